@@ -1,0 +1,80 @@
+//! Typed decode errors with messages written for the person who opened the file.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// Zero bytes, or a profile with no planes.
+    Empty,
+    /// The content is something else (JSON, text, unknown binary...).
+    NotAProfile { found: &'static str },
+    /// The data stops in the middle of a record.
+    Truncated { detail: String },
+    /// Over a size limit (input, or decompressed output: gzip bombs).
+    TooLarge { what: &'static str, limit: u64 },
+    /// Well-formed framing but invalid content.
+    Corrupt { detail: String },
+    /// An event or stat refers to metadata the plane does not define.
+    InconsistentIds { detail: String },
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Empty => write!(f, "The file is empty: it holds no profile data."),
+            Error::NotAProfile { found } => write!(
+                f,
+                "This is not an XSpace profile (*.xplane.pb): the content looks like {found}."
+            ),
+            Error::Truncated { detail } => write!(
+                f,
+                "The profile is truncated ({detail}); copy the file again from the profiler's log directory."
+            ),
+            Error::TooLarge { what, limit } => write!(
+                f,
+                "The {what} is larger than the {} limit, so it was not opened (a gzip bomb or a capture too large to analyse here).",
+                human_bytes(*limit)
+            ),
+            Error::Corrupt { detail } => write!(f, "The profile is damaged: {detail}."),
+            Error::InconsistentIds { detail } => {
+                write!(f, "The profile is inconsistent: {detail}.")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_sentences() {
+        let e = Error::TooLarge {
+            what: "decompressed profile",
+            limit: 2 << 30,
+        };
+        assert_eq!(
+            e.to_string(),
+            "The decompressed profile is larger than the 2.0 GiB limit, so it was not opened (a gzip bomb or a capture too large to analyse here)."
+        );
+        assert!(Error::Empty.to_string().ends_with('.'));
+        assert_eq!(human_bytes(512), "512 bytes");
+    }
+}

@@ -1,0 +1,206 @@
+//! gzip decompression with an output cap, so a gzip bomb stops early.
+
+use crate::{Error, Progress};
+use miniz_oxide::inflate::stream::{inflate, InflateState};
+use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+
+const CHUNK: usize = 1 << 20;
+
+/// Decompresses every gzip member of `bytes`, refusing output over `limit` bytes.
+pub fn gunzip(
+    bytes: &[u8],
+    limit: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<u8>, Error> {
+    let total = bytes.len() as u64;
+    let mut out = Vec::with_capacity(
+        bytes
+            .len()
+            .saturating_mul(4)
+            .min(limit as usize)
+            .min(256 << 20),
+    );
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let member_start = out.len();
+        pos = skip_header(bytes, pos)?;
+        let mut state = InflateState::new_boxed(DataFormat::Raw);
+        let mut last_report = pos;
+        loop {
+            let old_len = out.len();
+            out.resize(old_len + CHUNK, 0);
+            let result = inflate(
+                &mut state,
+                &bytes[pos..],
+                &mut out[old_len..],
+                MZFlush::None,
+            );
+            pos += result.bytes_consumed;
+            out.truncate(old_len + result.bytes_written);
+            if out.len() as u64 > limit {
+                return Err(Error::TooLarge {
+                    what: "decompressed profile",
+                    limit,
+                });
+            }
+            if pos - last_report >= CHUNK || pos == bytes.len() {
+                last_report = pos;
+                progress(Progress::Inflating {
+                    done: pos as u64,
+                    total,
+                });
+            }
+            match result.status {
+                Ok(MZStatus::StreamEnd) => break,
+                Ok(_)
+                    if result.bytes_consumed == 0
+                        && result.bytes_written == 0
+                        && pos >= bytes.len() =>
+                {
+                    return Err(truncated(pos));
+                }
+                Ok(_) => {}
+                Err(MZError::Buf) if pos >= bytes.len() => return Err(truncated(pos)),
+                Err(MZError::Buf) => {}
+                Err(_) => {
+                    return Err(Error::Corrupt {
+                        detail: format!("the gzip data is invalid near byte {pos}"),
+                    });
+                }
+            }
+        }
+        // Trailer: CRC-32 and size of the member's output.
+        let Some(trailer) = bytes.get(pos..pos + 8) else {
+            return Err(truncated(pos));
+        };
+        let crc = u32::from_le_bytes(trailer[..4].try_into().expect("4 bytes"));
+        if crc != crc32(&out[member_start..]) {
+            return Err(Error::Corrupt {
+                detail: "the gzip checksum does not match its content".into(),
+            });
+        }
+        pos += 8;
+        // Some writers pad with zeros after the last member.
+        if bytes[pos..].iter().all(|&b| b == 0) {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn truncated(pos: usize) -> Error {
+    Error::Truncated {
+        detail: format!("the gzip stream ends early, after {pos} bytes"),
+    }
+}
+
+/// Skips a gzip member header (RFC 1952) starting at `pos`.
+fn skip_header(bytes: &[u8], pos: usize) -> Result<usize, Error> {
+    let h = bytes
+        .get(pos..pos + 10)
+        .ok_or_else(|| truncated(bytes.len()))?;
+    if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
+        return Err(Error::Corrupt {
+            detail: format!("byte {pos} does not start a gzip member"),
+        });
+    }
+    let flags = h[3];
+    let mut p = pos + 10;
+    if flags & 0x04 != 0 {
+        let xlen = bytes.get(p..p + 2).ok_or_else(|| truncated(bytes.len()))?;
+        p += 2 + usize::from(u16::from_le_bytes([xlen[0], xlen[1]]));
+    }
+    for flag in [0x08, 0x10] {
+        if flags & flag != 0 {
+            let nul = bytes
+                .get(p..)
+                .and_then(|rest| rest.iter().position(|&b| b == 0));
+            p += nul.ok_or_else(|| truncated(bytes.len()))? + 1;
+        }
+    }
+    if flags & 0x02 != 0 {
+        p += 2;
+    }
+    if p > bytes.len() {
+        return Err(truncated(bytes.len()));
+    }
+    Ok(p)
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [0u32; 256];
+        for (i, entry) in t.iter_mut().enumerate() {
+            let mut c = i as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+            *entry = c;
+        }
+        t
+    });
+    !data.iter().fold(!0u32, |c, &b| {
+        table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds a gzip member around raw deflate data.
+    pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+        out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+        out.extend(crc32(data).to_le_bytes());
+        out.extend((data.len() as u32).to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn round_trips_and_checks_crc() {
+        let data = b"profile bytes ".repeat(1000);
+        let gz = gzip(&data);
+        assert_eq!(gunzip(&gz, 1 << 20, &mut |_| {}).unwrap(), data);
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        let mut bad = gz.clone();
+        let n = bad.len();
+        bad[n - 6] ^= 0xff;
+        assert!(matches!(
+            gunzip(&bad, 1 << 20, &mut |_| {}),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn stops_at_the_limit() {
+        let zeros = vec![0u8; 8 << 20];
+        let gz = gzip(&zeros);
+        assert!(gz.len() < 64 << 10, "zeros compress well");
+        let err = gunzip(&gz, 1 << 20, &mut |_| {}).unwrap_err();
+        assert_eq!(
+            err,
+            Error::TooLarge {
+                what: "decompressed profile",
+                limit: 1 << 20
+            }
+        );
+    }
+
+    #[test]
+    fn reports_truncation() {
+        let gz = gzip(&b"abc".repeat(10_000));
+        for cut in [5, 20, gz.len() / 2, gz.len() - 3] {
+            let err = gunzip(&gz[..cut], 1 << 20, &mut |_| {}).unwrap_err();
+            assert!(
+                matches!(err, Error::Truncated { .. }),
+                "cut at {cut}: {err:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Bytes → profile model.
+//!
+//! [`sniff`] recognises a file by its content, [`inflate`] unpacks gzip under
+//! size limits, [`xspace`] decodes XSpace protobuf into the model and
+//! [`logdir`] finds runs and hosts in a list of uploaded paths. Every failure
+//! is an [`Error`] whose `Display` is a sentence a user can act on.
+
+pub mod error;
+pub mod inflate;
+pub mod logdir;
+pub mod sniff;
+pub mod xspace;
+
+mod proto {
+    #![allow(clippy::all, clippy::pedantic)]
+    include!(concat!(env!("OUT_DIR"), "/tensorflow.profiler.rs"));
+}
+
+pub use error::Error;
+pub use sniff::FileKind;
+
+/// Size limits applied while decoding untrusted input.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest accepted input, compressed or not.
+    pub max_input_bytes: u64,
+    /// Largest accepted size after decompression (protobuf's own limit is 2 GiB).
+    pub max_decompressed_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 2 << 30,
+            max_decompressed_bytes: 2 << 30,
+        }
+    }
+}
+
+/// Where a long decode is, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress {
+    /// Decompressing: compressed bytes consumed of the total.
+    Inflating { done: u64, total: u64 },
+    /// Parsing the protobuf (one step, no finer progress).
+    Parsing,
+    /// Building the model: lines done of the total.
+    Building { done: u64, total: u64 },
+}
+
+impl Progress {
+    /// Overall fraction 0..=1, weighting the phases by their usual cost.
+    pub fn fraction(&self) -> f64 {
+        let part = |done: u64, total: u64| {
+            if total == 0 {
+                1.0
+            } else {
+                done as f64 / total as f64
+            }
+        };
+        match *self {
+            Progress::Inflating { done, total } => 0.3 * part(done, total),
+            Progress::Parsing => 0.3,
+            Progress::Building { done, total } => 0.6 + 0.4 * part(done, total),
+        }
+    }
+}
+
+/// Decodes one host's XSpace file (raw or gzip) into a profile.
+pub fn load_xspace(
+    bytes: &[u8],
+    limits: &Limits,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<proflens_model::Profile, Error> {
+    if bytes.len() as u64 > limits.max_input_bytes {
+        return Err(Error::TooLarge {
+            what: "file",
+            limit: limits.max_input_bytes,
+        });
+    }
+    match sniff::sniff(bytes) {
+        FileKind::Empty => Err(Error::Empty),
+        FileKind::Gzip => {
+            let raw = inflate::gunzip(bytes, limits.max_decompressed_bytes, progress)?;
+            match sniff::sniff(&raw) {
+                FileKind::XSpace => xspace::decode(&raw, progress),
+                FileKind::Empty => Err(Error::Empty),
+                other => Err(Error::NotAProfile {
+                    found: other.describe(),
+                }),
+            }
+        }
+        FileKind::XSpace => xspace::decode(bytes, progress),
+        other => Err(Error::NotAProfile {
+            found: other.describe(),
+        }),
+    }
+}

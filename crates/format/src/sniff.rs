@@ -1,0 +1,185 @@
+//! Recognising a file by its content, whatever its name says.
+
+/// What a file's bytes look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Empty,
+    Gzip,
+    Zstd,
+    /// Protobuf whose top-level fields are all XSpace fields.
+    XSpace,
+    /// Protobuf framing, but fields XSpace does not have.
+    OtherProtobuf,
+    Json,
+    Text,
+    Unknown,
+}
+
+impl FileKind {
+    /// Words for error messages: "the content looks like …".
+    pub fn describe(self) -> &'static str {
+        match self {
+            FileKind::Empty => "nothing (it is empty)",
+            FileKind::Gzip => "gzip-compressed data",
+            FileKind::Zstd => "zstd-compressed data, which Proflens does not read",
+            FileKind::XSpace => "an XSpace profile",
+            FileKind::OtherProtobuf => {
+                "a protobuf message of another kind (for example a legacy TensorBoard tool file such as overview_page.pb)"
+            }
+            FileKind::Json => {
+                "JSON text (a Chrome or PyTorch trace, or a TensorBoard tool file), not XSpace protobuf"
+            }
+            FileKind::Text => "plain text",
+            FileKind::Unknown => "binary data of an unknown kind",
+        }
+    }
+}
+
+pub fn sniff(bytes: &[u8]) -> FileKind {
+    if bytes.is_empty() {
+        return FileKind::Empty;
+    }
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return FileKind::Gzip;
+    }
+    if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        return FileKind::Zstd;
+    }
+    let first_text = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if matches!(first_text, Some(b'{') | Some(b'[')) {
+        return FileKind::Json;
+    }
+    let head = &bytes[..bytes.len().min(4096)];
+    let printable = head
+        .iter()
+        .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    match scan_top_level(bytes) {
+        Framing::XSpace => FileKind::XSpace,
+        _ if printable => FileKind::Text,
+        Framing::Protobuf => FileKind::OtherProtobuf,
+        Framing::NotProtobuf => FileKind::Unknown,
+    }
+}
+
+enum Framing {
+    XSpace,
+    Protobuf,
+    NotProtobuf,
+}
+
+/// Reads a base-128 varint at `pos`, returning (value, next position).
+pub(crate) fn read_varint(bytes: &[u8], mut pos: usize) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(pos)?;
+        pos += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some((value, pos));
+        }
+    }
+    None
+}
+
+/// One top-level field of an XSpace: its number and where its payload lies.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TopField {
+    pub number: u64,
+    pub start: usize,
+    pub len: u64,
+}
+
+/// Walks the top-level fields as XSpace framing (every field length-delimited,
+/// numbers 1..=4). Stops at the first field that breaks the framing and says why.
+pub(crate) fn top_level_fields(bytes: &[u8]) -> (Vec<TopField>, Option<FramingBreak>) {
+    let mut fields = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let Some((tag, after_tag)) = read_varint(bytes, pos) else {
+            return (fields, Some(FramingBreak::Truncated { at: pos }));
+        };
+        let (number, wire_type) = (tag >> 3, tag & 7);
+        if wire_type != 2 || !(1..=4).contains(&number) {
+            return (
+                fields,
+                Some(FramingBreak::ForeignField { number, wire_type }),
+            );
+        }
+        let Some((len, start)) = read_varint(bytes, after_tag) else {
+            return (fields, Some(FramingBreak::Truncated { at: pos }));
+        };
+        let available = (bytes.len() - start) as u64;
+        if len > available {
+            return (fields, Some(FramingBreak::Truncated { at: pos }));
+        }
+        fields.push(TopField { number, start, len });
+        pos = start + len as usize;
+    }
+    (fields, None)
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FramingBreak {
+    /// The data ends inside the field starting at byte `at`.
+    Truncated { at: usize },
+    /// A field XSpace does not have.
+    ForeignField { number: u64, wire_type: u64 },
+}
+
+fn scan_top_level(bytes: &[u8]) -> Framing {
+    let (fields, brk) = top_level_fields(bytes);
+    match (fields.first(), brk) {
+        // A plane must itself start with an XPlane field (1..=6).
+        (Some(first), _) if first.number == 1 && !plane_starts_well(bytes, first) => {
+            Framing::NotProtobuf
+        }
+        (Some(_), None | Some(FramingBreak::Truncated { .. })) => Framing::XSpace,
+        (None, Some(FramingBreak::Truncated { .. })) => Framing::NotProtobuf,
+        (_, Some(FramingBreak::ForeignField { number, wire_type })) => {
+            if (1..=536_870_911).contains(&number) && matches!(wire_type, 0 | 1 | 2 | 5) {
+                Framing::Protobuf
+            } else {
+                Framing::NotProtobuf
+            }
+        }
+        (None, None) => Framing::NotProtobuf,
+    }
+}
+
+fn plane_starts_well(bytes: &[u8], plane: &TopField) -> bool {
+    if plane.len == 0 {
+        return true;
+    }
+    match read_varint(bytes, plane.start) {
+        Some((tag, _)) => (1..=6).contains(&(tag >> 3)) && matches!(tag & 7, 0 | 2),
+        None => true, // truncated: reported as such by the decoder
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_kinds() {
+        assert_eq!(sniff(b""), FileKind::Empty);
+        assert_eq!(sniff(&[0x1f, 0x8b, 8, 0]), FileKind::Gzip);
+        assert_eq!(sniff(b"  {\"traceEvents\": []}"), FileKind::Json);
+        assert_eq!(sniff(b"hello world\n"), FileKind::Text);
+        // XSpace with one empty plane and a hostname "vm".
+        assert_eq!(
+            sniff(&[0x0a, 0x00, 0x22, 0x02, b'v', b'm']),
+            FileKind::XSpace
+        );
+        // Field 6 (legacy OverviewPage.run_environment) is not XSpace.
+        assert_eq!(sniff(&[0x32, 0x00]), FileKind::OtherProtobuf);
+        assert_eq!(sniff(&[0xff, 0xff, 0x00, 0x01, 0x02]), FileKind::Unknown);
+    }
+
+    #[test]
+    fn finds_truncation() {
+        let (fields, brk) = top_level_fields(&[0x0a, 0x05, 1, 2]);
+        assert!(fields.is_empty());
+        assert_eq!(brk, Some(FramingBreak::Truncated { at: 0 }));
+    }
+}

@@ -1,0 +1,448 @@
+//! XSpace protobuf → [`Profile`].
+
+use crate::proto::{x_event, x_stat, XPlane, XSpace, XStat};
+use crate::sniff::{top_level_fields, FramingBreak};
+use crate::{Error, Progress};
+use proflens_model::{
+    nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList,
+    Stats, StrId,
+};
+use prost::Message;
+use rustc_hash::FxHashMap;
+
+/// Plane whose stats record the wall-clock start and stop of the capture.
+pub const TASK_ENVIRONMENT_PLANE: &str = "Task Environment";
+
+/// Line timestamps above this (ns) are wall-clock times since the Unix epoch
+/// (2001 onwards) rather than offsets from the start of the capture.
+const EPOCH_NS_THRESHOLD: i64 = 1_000_000_000_000_000_000;
+
+/// Decodes raw (uncompressed) XSpace bytes.
+pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
+    if let (_, Some(FramingBreak::Truncated { at })) = top_level_fields(bytes) {
+        return Err(Error::Truncated {
+            detail: format!(
+                "it ends inside a record that starts at byte {at} of {}",
+                bytes.len()
+            ),
+        });
+    }
+    progress(Progress::Parsing);
+    let space = XSpace::decode(bytes).map_err(|e| Error::Corrupt {
+        detail: format!("the protobuf does not decode ({e})"),
+    })?;
+    build(space, progress)
+}
+
+/// Builds the model, consuming the decoded message plane by plane.
+pub fn build(space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
+    if space.planes.is_empty() {
+        return Err(if space.errors.is_empty() {
+            Error::Empty
+        } else {
+            Error::Corrupt {
+                detail: format!(
+                    "it holds no planes; the profiler reported: {}",
+                    space.errors.join("; ")
+                ),
+            }
+        });
+    }
+    let mut profile = Profile {
+        strings: Interner::new(),
+        errors: space.errors,
+        warnings: space.warnings,
+        hostnames: space.hostnames,
+        ..Profile::default()
+    };
+    let (start, stop) = capture_window(&space.planes);
+    profile.stop_ns = stop;
+    let origin = start
+        .map(|s| i64::try_from(s).unwrap_or(i64::MAX))
+        .or_else(|| earliest_epoch_line(&space.planes));
+    profile.origin_ns = origin.and_then(|o| u64::try_from(o).ok());
+
+    let total_lines: u64 = space.planes.iter().map(|p| p.lines.len() as u64).sum();
+    let mut lines_done = 0u64;
+    for plane in space.planes {
+        let built = build_plane(plane, origin, &mut profile.strings, &mut |n| {
+            lines_done += n;
+            progress(Progress::Building {
+                done: lines_done,
+                total: total_lines,
+            });
+        })?;
+        profile.planes.push(built);
+    }
+    Ok(profile)
+}
+
+/// `profile_start_time` / `profile_stop_time` of the Task Environment plane.
+fn capture_window(planes: &[XPlane]) -> (Option<u64>, Option<u64>) {
+    let Some(env) = planes.iter().find(|p| p.name == TASK_ENVIRONMENT_PLANE) else {
+        return (None, None);
+    };
+    let stat = |name: &str| {
+        let id = env
+            .stat_metadata
+            .iter()
+            .find(|(_, m)| m.name == name)
+            .map(|(&id, _)| id)?;
+        env.stats
+            .iter()
+            .find(|s| s.metadata_id == id)
+            .and_then(|s| match s.value {
+                Some(x_stat::Value::Uint64Value(v)) => Some(v),
+                Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
+                _ => None,
+            })
+    };
+    (
+        stat("profile_start_time").filter(|&v| v > 0),
+        stat("profile_stop_time").filter(|&v| v > 0),
+    )
+}
+
+/// Without a recorded start, the earliest wall-clock line start serves as origin.
+fn earliest_epoch_line(planes: &[XPlane]) -> Option<i64> {
+    planes
+        .iter()
+        .flat_map(|p| &p.lines)
+        .map(|l| l.timestamp_ns)
+        .filter(|&t| t >= EPOCH_NS_THRESHOLD)
+        .min()
+}
+
+struct PlaneContext<'a> {
+    name: &'a str,
+    stat_keys: FxHashMap<i64, StrId>,
+}
+
+impl PlaneContext<'_> {
+    fn stat_key(&self, id: i64, owner: &dyn Fn() -> String) -> Result<StrId, Error> {
+        self.stat_keys.get(&id).copied().ok_or_else(|| Error::InconsistentIds {
+            detail: format!("{} on plane '{}' refers to stat metadata {id}, which the plane does not define", owner(), self.name),
+        })
+    }
+
+    fn push_stat(
+        &self,
+        stats: &mut Stats,
+        stat: XStat,
+        strings: &mut Interner,
+        owner: &dyn Fn() -> String,
+    ) -> Result<(), Error> {
+        let Some(value) = stat.value else {
+            return Ok(());
+        };
+        let key = self.stat_key(stat.metadata_id, owner)?;
+        match value {
+            x_stat::Value::DoubleValue(v) => stats.push_double(key, v),
+            x_stat::Value::Uint64Value(v) => stats.push_uint(key, v),
+            x_stat::Value::Int64Value(v) => stats.push_int(key, v),
+            x_stat::Value::StrValue(s) => stats.push_str(key, strings.intern(&s)),
+            x_stat::Value::BytesValue(b) => stats.push_bytes(key, b),
+            x_stat::Value::RefValue(id) => {
+                let id = i64::try_from(id).unwrap_or(-1);
+                stats.push_str(key, self.stat_key(id, owner)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn build_plane(
+    plane: XPlane,
+    origin_ns: Option<i64>,
+    strings: &mut Interner,
+    lines_done: &mut dyn FnMut(u64),
+) -> Result<Plane, Error> {
+    let name = strings.intern(&plane.name);
+    let ctx = PlaneContext {
+        name: &plane.name,
+        stat_keys: plane
+            .stat_metadata
+            .iter()
+            .map(|(&id, m)| (id, strings.intern(&m.name)))
+            .collect(),
+    };
+
+    let mut plane_stats = Stats::default();
+    for stat in plane.stats {
+        ctx.push_stat(&mut plane_stats, stat, strings, &|| {
+            "a plane stat".to_string()
+        })?;
+    }
+    plane_stats.end_owner();
+
+    // Dense metadata indices, in id order so output is deterministic.
+    let mut metadata: Vec<_> = plane.event_metadata.into_iter().collect();
+    metadata.sort_unstable_by_key(|(id, _)| *id);
+    let index: FxHashMap<i64, MetaIdx> = metadata
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i as MetaIdx))
+        .collect();
+    let mut event_metadata = Vec::with_capacity(metadata.len());
+    for (id, m) in metadata {
+        let owner = || format!("event metadata {id} ('{}')", m.name);
+        let mut stats = Stats::default();
+        for stat in m.stats.iter().cloned() {
+            ctx.push_stat(&mut stats, stat, strings, &owner)?;
+        }
+        stats.end_owner();
+        // Children the plane does not define are dropped: they only group ops.
+        let children = m
+            .child_id
+            .iter()
+            .filter_map(|c| index.get(c).copied())
+            .collect();
+        event_metadata.push(EventMetadata {
+            id,
+            name: strings.intern(&m.name),
+            display_name: (!m.display_name.is_empty()).then(|| strings.intern(&m.display_name)),
+            stats: StatList(stats),
+            children,
+        });
+    }
+
+    let mut lines = Vec::with_capacity(plane.lines.len());
+    for line in plane.lines {
+        let line_name = line.name.clone();
+        let base_ps = relative_ns(line.timestamp_ns, origin_ns).saturating_mul(1000);
+        let mut events = Events::default();
+        let n = line.events.len();
+        events.start_ps.reserve_exact(n);
+        events.duration_ps.reserve_exact(n);
+        events.metadata.reserve_exact(n);
+        for (i, event) in line.events.into_iter().enumerate() {
+            let owner = || format!("event {i} of line '{line_name}'");
+            let meta = *index
+                .get(&event.metadata_id)
+                .ok_or_else(|| Error::InconsistentIds {
+                    detail: format!(
+                    "{} on plane '{}' refers to event metadata {}, which the plane does not define",
+                    owner(),
+                    ctx.name,
+                    event.metadata_id
+                ),
+                })?;
+            let offset = match event.data {
+                Some(x_event::Data::OffsetPs(o)) => o,
+                Some(x_event::Data::NumOccurrences(count)) => {
+                    events.aggregated.push((i as u32, count));
+                    0
+                }
+                None => 0,
+            };
+            events.start_ps.push(base_ps.saturating_add(offset));
+            events.duration_ps.push(event.duration_ps.max(0));
+            events.metadata.push(meta);
+            for stat in event.stats {
+                ctx.push_stat(&mut events.stats, stat, strings, &owner)?;
+            }
+            events.stats.end_owner();
+        }
+        sort_events(&mut events);
+        events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
+        lines.push(Line {
+            id: line.id,
+            display_id: if line.display_id != 0 {
+                line.display_id
+            } else {
+                line.id
+            },
+            name: strings.intern(&line.name),
+            display_name: (!line.display_name.is_empty())
+                .then(|| strings.intern(&line.display_name)),
+            events,
+        });
+        lines_done(1);
+    }
+    Ok(Plane {
+        id: plane.id,
+        name,
+        lines,
+        event_metadata,
+        stats: StatList(plane_stats),
+    })
+}
+
+/// A line timestamp relative to the origin: wall-clock stamps are shifted,
+/// stamps already relative to the capture start are kept.
+fn relative_ns(timestamp_ns: i64, origin_ns: Option<i64>) -> i64 {
+    match origin_ns {
+        Some(origin) if timestamp_ns >= origin => timestamp_ns - origin,
+        Some(origin) if timestamp_ns >= EPOCH_NS_THRESHOLD => timestamp_ns - origin,
+        _ => timestamp_ns,
+    }
+}
+
+/// Sorts a line's events by (start asc, duration desc), keeping columns aligned.
+fn sort_events(events: &mut Events) {
+    let key = |i: usize| (events.start_ps[i], std::cmp::Reverse(events.duration_ps[i]));
+    if (1..events.len()).all(|i| key(i - 1) <= key(i)) {
+        return;
+    }
+    let mut order: Vec<u32> = (0..events.len() as u32).collect();
+    order.sort_by_key(|&i| key(i as usize));
+    let pick = |col: &[i64]| order.iter().map(|&i| col[i as usize]).collect::<Vec<_>>();
+    let start = pick(&events.start_ps);
+    let duration = pick(&events.duration_ps);
+    let metadata = order.iter().map(|&i| events.metadata[i as usize]).collect();
+    let mut position = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        position[old as usize] = new as u32;
+    }
+    events
+        .aggregated
+        .iter_mut()
+        .for_each(|(i, _)| *i = position[*i as usize]);
+    events.stats = events.stats.permuted(&order);
+    events.start_ps = start;
+    events.duration_ps = duration;
+    events.metadata = metadata;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{XEvent, XEventMetadata, XLine, XStatMetadata};
+
+    fn sample_space() -> XSpace {
+        let mut plane = XPlane {
+            id: 0,
+            name: "/host:CPU".into(),
+            ..Default::default()
+        };
+        plane.event_metadata.insert(
+            7,
+            XEventMetadata {
+                id: 7,
+                name: "train".into(),
+                ..Default::default()
+            },
+        );
+        plane.stat_metadata.insert(
+            1,
+            XStatMetadata {
+                id: 1,
+                name: "step_num".into(),
+                ..Default::default()
+            },
+        );
+        plane.stat_metadata.insert(
+            2,
+            XStatMetadata {
+                id: 2,
+                name: "tf_op".into(),
+                ..Default::default()
+            },
+        );
+        plane.stat_metadata.insert(
+            3,
+            XStatMetadata {
+                id: 3,
+                name: "a:MatMul".into(),
+                ..Default::default()
+            },
+        );
+        let event = |offset, dur, stats| XEvent {
+            metadata_id: 7,
+            data: Some(x_event::Data::OffsetPs(offset)),
+            duration_ps: dur,
+            stats,
+        };
+        plane.lines.push(XLine {
+            id: 5,
+            name: "tf_Compute".into(),
+            timestamp_ns: 10,
+            events: vec![
+                event(
+                    500,
+                    10,
+                    vec![XStat {
+                        metadata_id: 2,
+                        value: Some(x_stat::Value::RefValue(3)),
+                    }],
+                ),
+                event(
+                    0,
+                    1000,
+                    vec![XStat {
+                        metadata_id: 1,
+                        value: Some(x_stat::Value::Uint64Value(4)),
+                    }],
+                ),
+            ],
+            ..Default::default()
+        });
+        XSpace {
+            planes: vec![plane],
+            hostnames: vec!["vm".into()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn builds_sorted_columns_with_resolved_stats() {
+        let p = build(sample_space(), &mut |_| {}).unwrap();
+        let line = &p.planes[0].lines[0];
+        assert_eq!(line.events.start_ps, vec![10_000, 10_500]);
+        assert_eq!(line.events.depth, vec![0, 1]);
+        let stats = &line.events.stats;
+        let first: Vec<_> = stats
+            .of(0)
+            .map(|s| {
+                (
+                    p.str(s.key).to_string(),
+                    stats.value(s, &p.strings).as_i64(),
+                )
+            })
+            .collect();
+        assert_eq!(first, vec![("step_num".to_string(), Some(4))]);
+        let second: Vec<_> = stats
+            .of(1)
+            .map(|s| stats.value(s, &p.strings).as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(second, vec![Some("a:MatMul".to_string())]);
+        assert_eq!(line.display_id, 5);
+        assert_eq!(p.event_count(), 2);
+    }
+
+    #[test]
+    fn missing_metadata_is_an_error() {
+        let mut space = sample_space();
+        space.planes[0].lines[0].events[0].metadata_id = 99;
+        let err = build(space, &mut |_| {}).unwrap_err();
+        assert!(
+            matches!(&err, Error::InconsistentIds { detail } if detail.contains("event metadata 99")),
+            "{err}"
+        );
+
+        let mut space = sample_space();
+        space.planes[0].lines[0].events[1].stats[0].metadata_id = 42;
+        let err = build(space, &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("stat metadata 42"), "{err}");
+    }
+
+    #[test]
+    fn wall_clock_lines_become_relative_to_capture_start() {
+        assert_eq!(
+            relative_ns(1_700_000_000_000_000_123, Some(1_700_000_000_000_000_000)),
+            123
+        );
+        assert_eq!(relative_ns(7761, Some(1_700_000_000_000_000_000)), 7761);
+        assert_eq!(relative_ns(7761, None), 7761);
+    }
+
+    #[test]
+    fn an_empty_space_is_an_error() {
+        assert_eq!(
+            build(XSpace::default(), &mut |_| {}).unwrap_err(),
+            Error::Empty
+        );
+        let bytes = XSpace::default().encode_to_vec();
+        assert!(bytes.is_empty());
+    }
+}

@@ -1,0 +1,184 @@
+//! The in-memory profile model every tool reads.
+//!
+//! One [`Profile`] is one host's capture (one XSpace file). It is built for
+//! tens of millions of events: each [`Line`] stores its events as parallel
+//! columns (start, duration, metadata, depth, stat range) instead of one
+//! struct per event, every string is interned once in the profile's
+//! [`Interner`], and stats are packed key/value columns. Times are
+//! picoseconds relative to [`Profile::origin_ns`], which is the wall-clock
+//! start of the capture when the file records it.
+
+mod interner;
+mod stats;
+
+pub use interner::{Interner, StrId};
+pub use stats::{StatKind, StatList, StatRef, StatValue, Stats};
+
+/// One host's profile (one XSpace).
+#[derive(Debug, Default)]
+pub struct Profile {
+    pub strings: Interner,
+    pub planes: Vec<Plane>,
+    /// Collector errors and warnings recorded in the file.
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    /// Host names recorded in the file (may differ from the file name).
+    pub hostnames: Vec<String>,
+    /// Wall-clock time (ns since the Unix epoch) that event time 0 stands for,
+    /// when the file records it (`Task Environment` plane).
+    pub origin_ns: Option<u64>,
+    /// Wall-clock end of the capture (ns since the Unix epoch), when recorded.
+    pub stop_ns: Option<u64>,
+}
+
+/// A device, or one kind of host activity.
+#[derive(Debug, Default)]
+pub struct Plane {
+    pub id: i64,
+    pub name: StrId,
+    pub lines: Vec<Line>,
+    /// Event metadata, indexed by [`MetaIdx`] (dense, not the file's ids).
+    pub event_metadata: Vec<EventMetadata>,
+    /// Plane-level stats (device capabilities and the like).
+    pub stats: StatList,
+}
+
+/// Dense index into [`Plane::event_metadata`].
+pub type MetaIdx = u32;
+
+#[derive(Debug, Default)]
+pub struct EventMetadata {
+    /// The id the file used.
+    pub id: i64,
+    pub name: StrId,
+    /// Shown in the trace viewer instead of `name` when present.
+    pub display_name: Option<StrId>,
+    /// Stats shared by every occurrence of the event.
+    pub stats: StatList,
+    /// Children (e.g. the ops of a fusion), as dense indices.
+    pub children: Vec<MetaIdx>,
+}
+
+/// A timeline: a host thread, a GPU stream, or a derived row.
+#[derive(Debug, Default)]
+pub struct Line {
+    pub id: i64,
+    pub display_id: i64,
+    pub name: StrId,
+    pub display_name: Option<StrId>,
+    pub events: Events,
+}
+
+/// Events of one line as parallel columns, sorted by (start asc, duration desc).
+#[derive(Debug, Default)]
+pub struct Events {
+    /// Start, ps relative to the profile origin.
+    pub start_ps: Vec<i64>,
+    pub duration_ps: Vec<i64>,
+    pub metadata: Vec<MetaIdx>,
+    /// Nesting depth within the line (0 = outermost); saturates at u16::MAX.
+    pub depth: Vec<u16>,
+    /// Per-occurrence stats.
+    pub stats: Stats,
+    /// Aggregated events (XEvent.num_occurrences) as (event index, count);
+    /// such events have no real start time.
+    pub aggregated: Vec<(u32, i64)>,
+}
+
+impl Events {
+    pub fn len(&self) -> usize {
+        self.start_ps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start_ps.is_empty()
+    }
+
+    /// End of event `i` in ps.
+    pub fn end_ps(&self, i: usize) -> i64 {
+        self.start_ps[i].saturating_add(self.duration_ps[i])
+    }
+
+    /// Earliest start and latest end over the line, if it has events.
+    pub fn span_ps(&self) -> Option<(i64, i64)> {
+        let first = *self.start_ps.first()?;
+        let last_end = (0..self.len()).map(|i| self.end_ps(i)).max()?;
+        Some((first, last_end))
+    }
+}
+
+impl Profile {
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// Total number of events over all planes and lines.
+    pub fn event_count(&self) -> usize {
+        self.planes.iter().map(Plane::event_count).sum()
+    }
+
+    /// Earliest start and latest end over all events, in ps.
+    pub fn span_ps(&self) -> Option<(i64, i64)> {
+        self.planes
+            .iter()
+            .flat_map(|p| p.lines.iter())
+            .filter_map(|l| l.events.span_ps())
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+    }
+
+    pub fn plane_by_name(&self, name: &str) -> Option<&Plane> {
+        let id = self.strings.lookup(name)?;
+        self.planes.iter().find(|p| p.name == id)
+    }
+}
+
+impl Plane {
+    pub fn event_count(&self) -> usize {
+        self.lines.iter().map(|l| l.events.len()).sum()
+    }
+}
+
+impl Line {
+    /// The name to show: display name when present, else the name.
+    pub fn shown_name(&self) -> StrId {
+        self.display_name.unwrap_or(self.name)
+    }
+}
+
+/// Computes nesting depth for events sorted by (start asc, duration desc):
+/// an event is nested in the closest earlier event that still covers its start.
+pub fn nesting_depths(start_ps: &[i64], duration_ps: &[i64]) -> Vec<u16> {
+    let mut depths = Vec::with_capacity(start_ps.len());
+    // Ends of the currently open ancestors, innermost last.
+    let mut open_ends: Vec<i64> = Vec::new();
+    for (&start, &dur) in start_ps.iter().zip(duration_ps) {
+        while open_ends.last().is_some_and(|&end| end <= start) {
+            open_ends.pop();
+        }
+        depths.push(u16::try_from(open_ends.len()).unwrap_or(u16::MAX));
+        open_ends.push(start.saturating_add(dur));
+    }
+    depths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depths_follow_nesting() {
+        // [0,100) contains [10,20) and [30,90) which contains [40,50); [100,110) is a sibling.
+        let start = [0, 10, 30, 40, 100];
+        let dur = [100, 10, 60, 10, 10];
+        assert_eq!(nesting_depths(&start, &dur), vec![0, 1, 1, 2, 0]);
+    }
+
+    #[test]
+    fn span_covers_longest_event() {
+        let mut ev = Events::default();
+        ev.start_ps = vec![5, 6];
+        ev.duration_ps = vec![100, 1];
+        assert_eq!(ev.span_ps(), Some((5, 105)));
+        assert_eq!(Events::default().span_ps(), None);
+    }
+}

@@ -1,0 +1,288 @@
+//! Stats stored as packed columns.
+//!
+//! A stat is a key (interned stat name) and a value. Integer stats written as
+//! int64 or uint64 are unified: a value that fits in i64 is always stored as
+//! [`StatValue::Int`], so readers need not care which field the writer used;
+//! only uint64 values above i64::MAX stay [`StatValue::Uint`]. String values
+//! (`str_value` and interned `ref_value` alike) become [`StatValue::Str`].
+
+use crate::StrId;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StatValue<'a> {
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl StatValue<'_> {
+    /// The value as an integer, whichever integer field it was written in.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            StatValue::Int(v) => Some(v),
+            StatValue::Uint(v) => i64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            StatValue::Int(v) => u64::try_from(v).ok(),
+            StatValue::Uint(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            StatValue::Int(v) => Some(v as f64),
+            StatValue::Uint(v) => Some(v as f64),
+            StatValue::Double(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            StatValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for StatValue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StatValue::Int(v) => write!(f, "{v}"),
+            StatValue::Uint(v) => write!(f, "{v}"),
+            StatValue::Double(v) => write!(f, "{v}"),
+            StatValue::Str(s) => f.write_str(s),
+            StatValue::Bytes(b) => write!(f, "<{} bytes>", b.len()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum StatKind {
+    Int = 0,
+    Uint = 1,
+    Double = 2,
+    Str = 3,
+    Bytes = 4,
+}
+
+/// A stat as stored: key, kind and 64 value bits (an integer, f64 bits,
+/// a [`StrId`] or an index into the bytes arena).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StatRef {
+    pub key: StrId,
+    pub kind: StatKind,
+    pub bits: u64,
+}
+
+/// Stats of many owners (events of a line) in shared columns; owner `i` has
+/// the stats in `offsets[i]..offsets[i + 1]`.
+#[derive(Debug, Default)]
+pub struct Stats {
+    keys: Vec<StrId>,
+    kinds: Vec<StatKind>,
+    bits: Vec<u64>,
+    offsets: Vec<u32>,
+    bytes: Vec<Box<[u8]>>,
+}
+
+impl Stats {
+    /// Starts the stats of the next owner; call once per owner, in order.
+    pub fn begin_owner(&mut self) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+    }
+
+    /// Ends the stats of the current owner.
+    pub fn end_owner(&mut self) {
+        self.begin_owner();
+        self.offsets
+            .push(u32::try_from(self.keys.len()).expect("fewer than 2^32 stats per line"));
+    }
+
+    pub fn push_int(&mut self, key: StrId, v: i64) {
+        self.push(key, StatKind::Int, v as u64);
+    }
+
+    /// Stores an unsigned value, unified with signed ones when it fits.
+    pub fn push_uint(&mut self, key: StrId, v: u64) {
+        match i64::try_from(v) {
+            Ok(signed) => self.push_int(key, signed),
+            Err(_) => self.push(key, StatKind::Uint, v),
+        }
+    }
+
+    pub fn push_double(&mut self, key: StrId, v: f64) {
+        self.push(key, StatKind::Double, v.to_bits());
+    }
+
+    pub fn push_str(&mut self, key: StrId, v: StrId) {
+        self.push(key, StatKind::Str, u64::from(v.0));
+    }
+
+    pub fn push_bytes(&mut self, key: StrId, v: Vec<u8>) {
+        let idx = self.bytes.len() as u64;
+        self.bytes.push(v.into_boxed_slice());
+        self.push(key, StatKind::Bytes, idx);
+    }
+
+    fn push(&mut self, key: StrId, kind: StatKind, bits: u64) {
+        self.begin_owner();
+        self.keys.push(key);
+        self.kinds.push(kind);
+        self.bits.push(bits);
+    }
+
+    /// Number of owners recorded.
+    pub fn owners(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Raw stats of owner `i`.
+    pub fn of(&self, i: usize) -> impl Iterator<Item = StatRef> + '_ {
+        let (lo, hi) = match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
+            _ => (0, 0),
+        };
+        (lo..hi).map(|j| StatRef {
+            key: self.keys[j],
+            kind: self.kinds[j],
+            bits: self.bits[j],
+        })
+    }
+
+    /// Resolves a stored stat to its value.
+    pub fn value<'a>(&'a self, stat: StatRef, strings: &'a crate::Interner) -> StatValue<'a> {
+        match stat.kind {
+            StatKind::Int => StatValue::Int(stat.bits as i64),
+            StatKind::Uint => StatValue::Uint(stat.bits),
+            StatKind::Double => StatValue::Double(f64::from_bits(stat.bits)),
+            StatKind::Str => StatValue::Str(strings.get(StrId(stat.bits as u32))),
+            StatKind::Bytes => {
+                StatValue::Bytes(self.bytes.get(stat.bits as usize).map_or(&[], |b| b))
+            }
+        }
+    }
+
+    /// Reorders owners: owner `i` of the result is owner `order[i]` of `self`.
+    pub fn permuted(&self, order: &[u32]) -> Stats {
+        let mut out = Stats {
+            bytes: Vec::new(),
+            ..Stats::default()
+        };
+        out.keys.reserve(self.keys.len());
+        let mut bytes_map = Vec::new();
+        for &src in order {
+            for stat in self.of(src as usize) {
+                let bits = if stat.kind == StatKind::Bytes {
+                    bytes_map.push(stat.bits);
+                    (bytes_map.len() - 1) as u64
+                } else {
+                    stat.bits
+                };
+                out.push(stat.key, stat.kind, bits);
+            }
+            out.end_owner();
+        }
+        out.bytes = bytes_map
+            .into_iter()
+            .map(|i| self.bytes[i as usize].clone())
+            .collect();
+        out
+    }
+
+    /// Total number of stats stored.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// The stats of a single owner (a plane or an event metadata).
+#[derive(Debug, Default)]
+pub struct StatList(pub Stats);
+
+impl StatList {
+    pub fn iter(&self) -> impl Iterator<Item = StatRef> + '_ {
+        self.0.of(0)
+    }
+
+    pub fn get<'a>(&'a self, key: StrId, strings: &'a crate::Interner) -> Option<StatValue<'a>> {
+        self.iter()
+            .find(|s| s.key == key)
+            .map(|s| self.0.value(s, strings))
+    }
+
+    pub fn value<'a>(&'a self, stat: StatRef, strings: &'a crate::Interner) -> StatValue<'a> {
+        self.0.value(stat, strings)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Interner;
+
+    #[test]
+    fn int_and_uint_are_unified() {
+        let mut strings = Interner::new();
+        let key = strings.intern("correlation_id");
+        let mut stats = Stats::default();
+        stats.push_uint(key, 42);
+        stats.push_int(key, 42);
+        stats.push_uint(key, u64::MAX);
+        stats.end_owner();
+        let values: Vec<_> = stats.of(0).map(|s| stats.value(s, &strings)).collect();
+        assert_eq!(values[0], StatValue::Int(42));
+        assert_eq!(values[0], values[1]);
+        assert_eq!(values[2], StatValue::Uint(u64::MAX));
+        assert_eq!(values[2].as_i64(), None);
+        assert_eq!(values[2].as_u64(), Some(u64::MAX));
+    }
+
+    #[test]
+    fn owners_keep_their_stats_and_permute() {
+        let mut strings = Interner::new();
+        let k = strings.intern("k");
+        let mut stats = Stats::default();
+        stats.push_int(k, 1);
+        stats.end_owner();
+        stats.end_owner(); // owner 1 has none
+        stats.push_bytes(k, vec![7, 8]);
+        stats.push_double(k, 0.5);
+        stats.end_owner();
+        assert_eq!(stats.owners(), 3);
+        assert_eq!(stats.of(1).count(), 0);
+        let p = stats.permuted(&[2, 0, 1]);
+        let first: Vec<_> = p.of(0).map(|s| p.value(s, &strings)).collect();
+        assert_eq!(
+            first,
+            vec![StatValue::Bytes(&[7, 8]), StatValue::Double(0.5)]
+        );
+        assert_eq!(
+            p.of(1).map(|s| p.value(s, &strings)).collect::<Vec<_>>(),
+            vec![StatValue::Int(1)]
+        );
+        assert_eq!(p.of(2).count(), 0);
+    }
+}
