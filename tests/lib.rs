@@ -1,1 +1,31 @@
+//! Helpers shared by the cross-crate tests.
 
+use std::path::{Path, PathBuf};
+
+/// `tests/data`, wherever the tests run from.
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
+}
+
+/// Every `*.xplane.pb` file below `dir`, sorted.
+pub fn xplane_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("readable test data") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(".xplane.pb") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+pub fn load(path: &Path) -> Result<proflens_model::Profile, proflens_format::Error> {
+    let bytes = std::fs::read(path).expect("readable fixture");
+    proflens_format::load_xspace(&bytes, &proflens_format::Limits::default(), &mut |_| {})
+}

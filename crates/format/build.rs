@@ -5,7 +5,5 @@ fn main() {
     let file = proto_dir.join("xplane.proto");
     println!("cargo:rerun-if-changed={}", file.display());
     let descriptors = protox::compile([&file], [&proto_dir]).expect("proto/xplane.proto compiles");
-    prost_build::Config::new()
-        .compile_fds(descriptors)
-        .expect("prost generates Rust for proto/xplane.proto");
+    prost_build::Config::new().compile_fds(descriptors).expect("prost generates Rust for proto/xplane.proto");
 }

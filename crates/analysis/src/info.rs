@@ -49,9 +49,9 @@ pub struct LineInfo {
 pub fn host_info(profile: &Profile) -> HostInfo {
     let span = profile.span_ps();
     let window = match (profile.origin_ns, profile.stop_ns) {
-        (Some(start), Some(stop)) if stop >= start => i64::try_from(stop - start)
-            .ok()
-            .map(|ns| ns.saturating_mul(1000)),
+        (Some(start), Some(stop)) if stop >= start => {
+            i64::try_from(stop - start).ok().map(|ns| ns.saturating_mul(1000))
+        }
         _ => None,
     };
     HostInfo {
@@ -61,11 +61,7 @@ pub fn host_info(profile: &Profile) -> HostInfo {
         start_time_ns: profile.origin_ns,
         duration_ps: window.or(span.map(|(s, e)| e - s)),
         events: profile.event_count() as u64,
-        planes: profile
-            .planes
-            .iter()
-            .map(|p| plane_info(profile, p))
-            .collect(),
+        planes: profile.planes.iter().map(|p| plane_info(profile, p)).collect(),
     }
 }
 
@@ -83,10 +79,7 @@ fn plane_info(profile: &Profile, plane: &Plane) -> PlaneInfo {
         .iter()
         .map(|line| {
             let name = profile.str(line.name).to_string();
-            let display_name = line
-                .display_name
-                .map(|d| profile.str(d).to_string())
-                .filter(|d| *d != name);
+            let display_name = line.display_name.map(|d| profile.str(d).to_string()).filter(|d| *d != name);
             let span = line.events.span_ps();
             LineInfo {
                 id: line.id,
@@ -121,13 +114,7 @@ mod tests {
         let mut events = Events::default();
         events.start_ps = vec![1_000, 2_000];
         events.duration_ps = vec![5_000, 10];
-        let line = Line {
-            id: 3,
-            display_id: 3,
-            name: strings.intern("Stream #3"),
-            display_name: None,
-            events,
-        };
+        let line = Line { id: 3, display_id: 3, name: strings.intern("Stream #3"), display_name: None, events };
         let plane = Plane {
             id: 0,
             name: strings.intern("/device:GPU:0"),
@@ -135,30 +122,13 @@ mod tests {
             stats: StatList(plane_stats),
             ..Plane::default()
         };
-        let profile = Profile {
-            strings,
-            planes: vec![plane],
-            origin_ns: Some(10),
-            stop_ns: Some(20),
-            ..Profile::default()
-        };
+        let profile =
+            Profile { strings, planes: vec![plane], origin_ns: Some(10), stop_ns: Some(20), ..Profile::default() };
         let info = host_info(&profile);
         assert_eq!(info.events, 2);
         assert_eq!(info.duration_ps, Some(10_000));
-        assert_eq!(
-            info.planes[0].stats,
-            vec![StatEntry {
-                name: "core_count".into(),
-                value: "108".into()
-            }]
-        );
-        assert_eq!(
-            (
-                info.planes[0].lines[0].start_ps,
-                info.planes[0].lines[0].end_ps
-            ),
-            (Some(1_000), Some(6_000))
-        );
+        assert_eq!(info.planes[0].stats, vec![StatEntry { name: "core_count".into(), value: "108".into() }]);
+        assert_eq!((info.planes[0].lines[0].start_ps, info.planes[0].lines[0].end_ps), (Some(1_000), Some(6_000)));
         let json = serde_json::to_value(&info).unwrap();
         assert_eq!(json["planes"][0]["name"], "/device:GPU:0");
     }

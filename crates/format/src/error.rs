@@ -12,6 +12,8 @@ pub enum Error {
     Truncated { detail: String },
     /// Over a size limit (input, or decompressed output: gzip bombs).
     TooLarge { what: &'static str, limit: u64 },
+    /// gzip data that expands far beyond what real profiles do.
+    GzipBomb { ratio: u64 },
     /// Well-formed framing but invalid content.
     Corrupt { detail: String },
     /// An event or stat refers to metadata the plane does not define.
@@ -50,6 +52,10 @@ impl fmt::Display for Error {
                 "The {what} is larger than the {} limit, so it was not opened (a gzip bomb or a capture too large to analyse here).",
                 human_bytes(*limit)
             ),
+            Error::GzipBomb { ratio } => write!(
+                f,
+                "The gzip data expands more than {ratio}-fold, which real profiles never do, so it was refused as a gzip bomb."
+            ),
             Error::Corrupt { detail } => write!(f, "The profile is damaged: {detail}."),
             Error::InconsistentIds { detail } => {
                 write!(f, "The profile is inconsistent: {detail}.")
@@ -66,10 +72,7 @@ mod tests {
 
     #[test]
     fn messages_are_sentences() {
-        let e = Error::TooLarge {
-            what: "decompressed profile",
-            limit: 2 << 30,
-        };
+        let e = Error::TooLarge { what: "decompressed profile", limit: 2 << 30 };
         assert_eq!(
             e.to_string(),
             "The decompressed profile is larger than the 2.0 GiB limit, so it was not opened (a gzip bomb or a capture too large to analyse here)."

@@ -6,21 +6,18 @@ use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
 
 const CHUNK: usize = 1 << 20;
 
+/// Real profiles compress 2–10 fold; deflate's ceiling is about 1000 fold.
+/// Output this many times larger than the input read so far, past
+/// [`BOMB_CHECK_AFTER`] bytes, is a gzip bomb: refused before it fills memory.
+const MAX_RATIO: u64 = 200;
+const BOMB_CHECK_AFTER: u64 = 64 << 20;
+
 /// Decompresses every gzip member of `bytes`, refusing output over `limit` bytes.
-pub fn gunzip(
-    bytes: &[u8],
-    limit: u64,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Vec<u8>, Error> {
+pub fn gunzip(bytes: &[u8], limit: u64, progress: &mut dyn FnMut(Progress)) -> Result<Vec<u8>, Error> {
     let total = bytes.len() as u64;
-    let mut out = Vec::with_capacity(
-        bytes
-            .len()
-            .saturating_mul(4)
-            .min(limit as usize)
-            .min(256 << 20),
-    );
+    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(limit as usize).min(256 << 20));
     let mut pos = 0;
+    progress(Progress::Inflating { done: 0, total });
     while pos < bytes.len() {
         let member_start = out.len();
         pos = skip_header(bytes, pos)?;
@@ -29,43 +26,31 @@ pub fn gunzip(
         loop {
             let old_len = out.len();
             out.resize(old_len + CHUNK, 0);
-            let result = inflate(
-                &mut state,
-                &bytes[pos..],
-                &mut out[old_len..],
-                MZFlush::None,
-            );
+            let result = inflate(&mut state, &bytes[pos..], &mut out[old_len..], MZFlush::None);
             pos += result.bytes_consumed;
             out.truncate(old_len + result.bytes_written);
-            if out.len() as u64 > limit {
-                return Err(Error::TooLarge {
-                    what: "decompressed profile",
-                    limit,
-                });
+            let produced = out.len() as u64;
+            if produced > limit {
+                return Err(Error::TooLarge { what: "decompressed profile", limit });
             }
-            if pos - last_report >= CHUNK || pos == bytes.len() {
+            if produced > BOMB_CHECK_AFTER && produced > MAX_RATIO * pos as u64 {
+                return Err(Error::GzipBomb { ratio: produced / pos.max(1) as u64 });
+            }
+            let finished = matches!(result.status, Ok(MZStatus::StreamEnd));
+            if pos - last_report >= CHUNK || finished {
                 last_report = pos;
-                progress(Progress::Inflating {
-                    done: pos as u64,
-                    total,
-                });
+                progress(Progress::Inflating { done: pos as u64, total });
             }
             match result.status {
                 Ok(MZStatus::StreamEnd) => break,
-                Ok(_)
-                    if result.bytes_consumed == 0
-                        && result.bytes_written == 0
-                        && pos >= bytes.len() =>
-                {
+                Ok(_) if result.bytes_consumed == 0 && result.bytes_written == 0 && pos >= bytes.len() => {
                     return Err(truncated(pos));
                 }
                 Ok(_) => {}
                 Err(MZError::Buf) if pos >= bytes.len() => return Err(truncated(pos)),
                 Err(MZError::Buf) => {}
                 Err(_) => {
-                    return Err(Error::Corrupt {
-                        detail: format!("the gzip data is invalid near byte {pos}"),
-                    });
+                    return Err(Error::Corrupt { detail: format!("the gzip data is invalid near byte {pos}") });
                 }
             }
         }
@@ -75,9 +60,7 @@ pub fn gunzip(
         };
         let crc = u32::from_le_bytes(trailer[..4].try_into().expect("4 bytes"));
         if crc != crc32(&out[member_start..]) {
-            return Err(Error::Corrupt {
-                detail: "the gzip checksum does not match its content".into(),
-            });
+            return Err(Error::Corrupt { detail: "the gzip checksum does not match its content".into() });
         }
         pos += 8;
         // Some writers pad with zeros after the last member.
@@ -89,20 +72,14 @@ pub fn gunzip(
 }
 
 fn truncated(pos: usize) -> Error {
-    Error::Truncated {
-        detail: format!("the gzip stream ends early, after {pos} bytes"),
-    }
+    Error::Truncated { detail: format!("the gzip stream ends early, after {pos} bytes") }
 }
 
 /// Skips a gzip member header (RFC 1952) starting at `pos`.
 fn skip_header(bytes: &[u8], pos: usize) -> Result<usize, Error> {
-    let h = bytes
-        .get(pos..pos + 10)
-        .ok_or_else(|| truncated(bytes.len()))?;
+    let h = bytes.get(pos..pos + 10).ok_or_else(|| truncated(bytes.len()))?;
     if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
-        return Err(Error::Corrupt {
-            detail: format!("byte {pos} does not start a gzip member"),
-        });
+        return Err(Error::Corrupt { detail: format!("byte {pos} does not start a gzip member") });
     }
     let flags = h[3];
     let mut p = pos + 10;
@@ -112,9 +89,7 @@ fn skip_header(bytes: &[u8], pos: usize) -> Result<usize, Error> {
     }
     for flag in [0x08, 0x10] {
         if flags & flag != 0 {
-            let nul = bytes
-                .get(p..)
-                .and_then(|rest| rest.iter().position(|&b| b == 0));
+            let nul = bytes.get(p..).and_then(|rest| rest.iter().position(|&b| b == 0));
             p += nul.ok_or_else(|| truncated(bytes.len()))? + 1;
         }
     }
@@ -134,19 +109,13 @@ fn crc32(data: &[u8]) -> u32 {
         for (i, entry) in t.iter_mut().enumerate() {
             let mut c = i as u32;
             for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
             }
             *entry = c;
         }
         t
     });
-    !data.iter().fold(!0u32, |c, &b| {
-        table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
-    })
+    !data.iter().fold(!0u32, |c, &b| table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8))
 }
 
 #[cfg(test)]
@@ -171,10 +140,7 @@ mod tests {
         let mut bad = gz.clone();
         let n = bad.len();
         bad[n - 6] ^= 0xff;
-        assert!(matches!(
-            gunzip(&bad, 1 << 20, &mut |_| {}),
-            Err(Error::Corrupt { .. })
-        ));
+        assert!(matches!(gunzip(&bad, 1 << 20, &mut |_| {}), Err(Error::Corrupt { .. })));
     }
 
     #[test]
@@ -182,25 +148,23 @@ mod tests {
         let zeros = vec![0u8; 8 << 20];
         let gz = gzip(&zeros);
         assert!(gz.len() < 64 << 10, "zeros compress well");
-        let err = gunzip(&gz, 1 << 20, &mut |_| {}).unwrap_err();
-        assert_eq!(
-            err,
-            Error::TooLarge {
-                what: "decompressed profile",
-                limit: 1 << 20
-            }
-        );
+        let err = gunzip(&gz, 1 << 20, &mut |_| {}).map(|v| v.len()).unwrap_err();
+        assert_eq!(err, Error::TooLarge { what: "decompressed profile", limit: 1 << 20 });
+    }
+
+    #[test]
+    fn refuses_bombs_by_ratio() {
+        let gz = gzip(&vec![0u8; 80 << 20]);
+        let err = gunzip(&gz, u64::MAX, &mut |_| {}).map(|v| v.len()).unwrap_err();
+        assert!(matches!(err, Error::GzipBomb { ratio } if ratio > MAX_RATIO), "{err:?}");
     }
 
     #[test]
     fn reports_truncation() {
         let gz = gzip(&b"abc".repeat(10_000));
         for cut in [5, 20, gz.len() / 2, gz.len() - 3] {
-            let err = gunzip(&gz[..cut], 1 << 20, &mut |_| {}).unwrap_err();
-            assert!(
-                matches!(err, Error::Truncated { .. }),
-                "cut at {cut}: {err:?}"
-            );
+            let err = gunzip(&gz[..cut], 1 << 20, &mut |_| {}).map(|v| v.len()).unwrap_err();
+            assert!(matches!(err, Error::Truncated { .. }), "cut at {cut}: {err:?}");
         }
     }
 }

@@ -11,8 +11,10 @@ pub mod logdir;
 pub mod sniff;
 pub mod xspace;
 
-mod proto {
-    #![allow(clippy::all, clippy::pedantic)]
+/// The generated XSpace types (for writers such as the collector and tests;
+/// readers use the model).
+pub mod proto {
+    #![allow(clippy::all, clippy::pedantic, missing_docs)]
     include!(concat!(env!("OUT_DIR"), "/tensorflow.profiler.rs"));
 }
 
@@ -30,10 +32,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_input_bytes: 2 << 30,
-            max_decompressed_bytes: 2 << 30,
-        }
+        Limits { max_input_bytes: 2 << 30, max_decompressed_bytes: 2 << 30 }
     }
 }
 
@@ -73,10 +72,7 @@ pub fn load_xspace(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<proflens_model::Profile, Error> {
     if bytes.len() as u64 > limits.max_input_bytes {
-        return Err(Error::TooLarge {
-            what: "file",
-            limit: limits.max_input_bytes,
-        });
+        return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
     }
     match sniff::sniff(bytes) {
         FileKind::Empty => Err(Error::Empty),
@@ -85,14 +81,10 @@ pub fn load_xspace(
             match sniff::sniff(&raw) {
                 FileKind::XSpace => xspace::decode(&raw, progress),
                 FileKind::Empty => Err(Error::Empty),
-                other => Err(Error::NotAProfile {
-                    found: other.describe(),
-                }),
+                other => Err(Error::NotAProfile { found: other.describe() }),
             }
         }
         FileKind::XSpace => xspace::decode(bytes, progress),
-        other => Err(Error::NotAProfile {
-            found: other.describe(),
-        }),
+        other => Err(Error::NotAProfile { found: other.describe() }),
     }
 }

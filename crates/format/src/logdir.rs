@@ -37,10 +37,7 @@ pub struct Skipped {
 
 /// Host name of an XSpace file name, if the name is one.
 pub fn host_name(file_name: &str) -> Option<&str> {
-    XSPACE_SUFFIXES
-        .iter()
-        .find_map(|s| file_name.strip_suffix(s))
-        .filter(|h| !h.is_empty())
+    XSPACE_SUFFIXES.iter().find_map(|s| file_name.strip_suffix(s)).filter(|h| !h.is_empty())
 }
 
 /// Groups profile files into runs and hosts. `root_run` names the run of files
@@ -49,32 +46,19 @@ pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) ->
     let mut found: Vec<(Vec<String>, String, usize)> = Vec::new(); // (run dir parts, host, file)
     let mut skipped = Vec::new();
     for (file, path) in paths.into_iter().enumerate() {
-        let parts: Vec<&str> = path
-            .split(['/', '\\'])
-            .filter(|p| !p.is_empty() && *p != ".")
-            .collect();
+        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty() && *p != ".").collect();
         let Some((file_name, dirs)) = parts.split_last() else {
             continue;
         };
         match host_name(file_name) {
-            Some(host) => found.push((
-                dirs.iter().map(|d| d.to_string()).collect(),
-                host.to_string(),
-                file,
-            )),
-            None => skipped.push(Skipped {
-                path: path.to_string(),
-                reason: reason_for(file_name),
-            }),
+            Some(host) => found.push((dirs.iter().map(|d| d.to_string()).collect(), host.to_string(), file)),
+            None => skipped.push(Skipped { path: path.to_string(), reason: reason_for(file_name) }),
         }
     }
 
     // Run name: the path below the directories all runs share, so a dropped
     // `logdir/` gives `train/<run>` and `validation/<run>` but a lone run is `<run>`.
-    let run_dirs: Vec<Vec<String>> = found
-        .iter()
-        .map(|(dirs, _, _)| run_identity(dirs))
-        .collect();
+    let run_dirs: Vec<Vec<String>> = found.iter().map(|(dirs, _, _)| run_identity(dirs)).collect();
     let common = common_prefix_len(&run_dirs);
     let mut runs: Vec<Run> = Vec::new();
     for ((_, host, file), dirs) in found.into_iter().zip(run_dirs) {
@@ -87,10 +71,7 @@ pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) ->
         let run = match runs.iter().position(|r| r.name == name) {
             Some(i) => &mut runs[i],
             None => {
-                runs.push(Run {
-                    name,
-                    hosts: Vec::new(),
-                });
+                runs.push(Run { name, hosts: Vec::new() });
                 runs.last_mut().expect("just pushed")
             }
         };
@@ -98,8 +79,7 @@ pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) ->
     }
     runs.sort_by(|a, b| a.name.cmp(&b.name));
     for run in &mut runs {
-        run.hosts
-            .sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
+        run.hosts.sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
         dedupe_host_names(&mut run.hosts);
     }
     Logdir { runs, skipped }
@@ -120,9 +100,7 @@ fn run_identity(dirs: &[String]) -> Vec<String> {
 
 fn common_prefix_len(all: &[Vec<String>]) -> usize {
     let Some(first) = all.first() else { return 0 };
-    (0..first.len())
-        .take_while(|&i| all.iter().all(|d| d.get(i) == first.get(i)))
-        .count()
+    (0..first.len()).take_while(|&i| all.iter().all(|d| d.get(i) == first.get(i))).count()
 }
 
 /// Two files naming the same host in one run (say `vm.xplane.pb` and
@@ -141,10 +119,7 @@ fn dedupe_host_names(hosts: &mut [Host]) {
 fn reason_for(file_name: &str) -> &'static str {
     if file_name.starts_with("events.out.tfevents") {
         "TensorBoard summary events, not a profile"
-    } else if file_name.ends_with(".json")
-        || file_name.ends_with(".json.gz")
-        || file_name.ends_with(".pb")
-    {
+    } else if file_name.ends_with(".json") || file_name.ends_with(".json.gz") || file_name.ends_with(".pb") {
         "a profiler file of a format Proflens does not read yet (only *.xplane.pb)"
     } else {
         "not a profile file (*.xplane.pb)"
@@ -156,30 +131,16 @@ mod tests {
     use super::*;
 
     fn names(l: &Logdir) -> Vec<(String, Vec<String>)> {
-        l.runs
-            .iter()
-            .map(|r| {
-                (
-                    r.name.clone(),
-                    r.hosts.iter().map(|h| h.name.clone()).collect(),
-                )
-            })
-            .collect()
+        l.runs.iter().map(|r| (r.name.clone(), r.hosts.iter().map(|h| h.name.clone()).collect())).collect()
     }
 
     #[test]
     fn keras_layout_below_the_dropped_folder() {
         let l = discover(
-            [
-                "keras_fit/train/plugins/profile/2026_11_22/vm.xplane.pb",
-                "keras_fit/train/events.out.tfevents.1.v2",
-            ],
+            ["keras_fit/train/plugins/profile/2026_11_22/vm.xplane.pb", "keras_fit/train/events.out.tfevents.1.v2"],
             "files",
         );
-        assert_eq!(
-            names(&l),
-            vec![("2026_11_22".to_string(), vec!["vm".to_string()])]
-        );
+        assert_eq!(names(&l), vec![("2026_11_22".to_string(), vec!["vm".to_string()])]);
         assert_eq!(l.skipped.len(), 1);
         assert_eq!(l.runs[0].hosts[0].file, 0);
     }
@@ -200,33 +161,19 @@ mod tests {
 
     #[test]
     fn two_hosts_one_run_and_loose_files() {
-        let l = discover(
-            [
-                "run/h2.xplane.pb",
-                "run/h1.xplane.pb",
-                "x.xplane.pb",
-                "x.xplane.pb.gz",
-            ],
-            "selected files",
-        );
+        let l = discover(["run/h2.xplane.pb", "run/h1.xplane.pb", "x.xplane.pb", "x.xplane.pb.gz"], "selected files");
         assert_eq!(
             names(&l),
             vec![
                 ("run".to_string(), vec!["h1".to_string(), "h2".to_string()]),
-                (
-                    "selected files".to_string(),
-                    vec!["x".to_string(), "x (2)".to_string()]
-                ),
+                ("selected files".to_string(), vec!["x".to_string(), "x (2)".to_string()]),
             ]
         );
     }
 
     #[test]
     fn host_names_from_file_names() {
-        assert_eq!(
-            host_name("34.83.195.179_6003.xplane.pb"),
-            Some("34.83.195.179_6003")
-        );
+        assert_eq!(host_name("34.83.195.179_6003.xplane.pb"), Some("34.83.195.179_6003"));
         assert_eq!(host_name(".xplane.pb"), None);
         assert_eq!(host_name("vm.trace.json.gz"), None);
     }

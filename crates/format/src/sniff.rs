@@ -50,9 +50,7 @@ pub fn sniff(bytes: &[u8]) -> FileKind {
         return FileKind::Json;
     }
     let head = &bytes[..bytes.len().min(4096)];
-    let printable = head
-        .iter()
-        .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+    let printable = head.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
     match scan_top_level(bytes) {
         Framing::XSpace => FileKind::XSpace,
         _ if printable => FileKind::Text,
@@ -100,10 +98,7 @@ pub(crate) fn top_level_fields(bytes: &[u8]) -> (Vec<TopField>, Option<FramingBr
         };
         let (number, wire_type) = (tag >> 3, tag & 7);
         if wire_type != 2 || !(1..=4).contains(&number) {
-            return (
-                fields,
-                Some(FramingBreak::ForeignField { number, wire_type }),
-            );
+            return (fields, Some(FramingBreak::ForeignField { number, wire_type }));
         }
         let Some((len, start)) = read_varint(bytes, after_tag) else {
             return (fields, Some(FramingBreak::Truncated { at: pos }));
@@ -130,11 +125,17 @@ fn scan_top_level(bytes: &[u8]) -> Framing {
     let (fields, brk) = top_level_fields(bytes);
     match (fields.first(), brk) {
         // A plane must itself start with an XPlane field (1..=6).
-        (Some(first), _) if first.number == 1 && !plane_starts_well(bytes, first) => {
+        (Some(first), _) if first.number == 1 && first.len > 0 && !plane_starts_well(bytes, first.start) => {
             Framing::NotProtobuf
         }
         (Some(_), None | Some(FramingBreak::Truncated { .. })) => Framing::XSpace,
-        (None, Some(FramingBreak::Truncated { .. })) => Framing::NotProtobuf,
+        // A file cut inside its first plane: judge by how that plane starts.
+        (None, Some(FramingBreak::Truncated { .. })) => match first_tag(bytes) {
+            Some((1, after)) if read_varint(bytes, after).is_some_and(|(_, at)| plane_starts_well(bytes, at)) => {
+                Framing::XSpace
+            }
+            _ => Framing::NotProtobuf,
+        },
         (_, Some(FramingBreak::ForeignField { number, wire_type })) => {
             if (1..=536_870_911).contains(&number) && matches!(wire_type, 0 | 1 | 2 | 5) {
                 Framing::Protobuf
@@ -146,13 +147,17 @@ fn scan_top_level(bytes: &[u8]) -> Framing {
     }
 }
 
-fn plane_starts_well(bytes: &[u8], plane: &TopField) -> bool {
-    if plane.len == 0 {
-        return true;
-    }
-    match read_varint(bytes, plane.start) {
+/// Field number of a length-delimited first field, and where its length starts.
+fn first_tag(bytes: &[u8]) -> Option<(u64, usize)> {
+    let (tag, after) = read_varint(bytes, 0)?;
+    (tag & 7 == 2).then_some((tag >> 3, after))
+}
+
+/// Whether the XPlane payload at `start` begins with an XPlane field (1..=6).
+fn plane_starts_well(bytes: &[u8], start: usize) -> bool {
+    match read_varint(bytes, start) {
         Some((tag, _)) => (1..=6).contains(&(tag >> 3)) && matches!(tag & 7, 0 | 2),
-        None => true, // truncated: reported as such by the decoder
+        None => false,
     }
 }
 
@@ -167,10 +172,7 @@ mod tests {
         assert_eq!(sniff(b"  {\"traceEvents\": []}"), FileKind::Json);
         assert_eq!(sniff(b"hello world\n"), FileKind::Text);
         // XSpace with one empty plane and a hostname "vm".
-        assert_eq!(
-            sniff(&[0x0a, 0x00, 0x22, 0x02, b'v', b'm']),
-            FileKind::XSpace
-        );
+        assert_eq!(sniff(&[0x0a, 0x00, 0x22, 0x02, b'v', b'm']), FileKind::XSpace);
         // Field 6 (legacy OverviewPage.run_environment) is not XSpace.
         assert_eq!(sniff(&[0x32, 0x00]), FileKind::OtherProtobuf);
         assert_eq!(sniff(&[0xff, 0xff, 0x00, 0x01, 0x02]), FileKind::Unknown);

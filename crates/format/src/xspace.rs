@@ -4,8 +4,7 @@ use crate::proto::{x_event, x_stat, XPlane, XSpace, XStat};
 use crate::sniff::{top_level_fields, FramingBreak};
 use crate::{Error, Progress};
 use proflens_model::{
-    nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList,
-    Stats, StrId,
+    nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList, Stats, StrId,
 };
 use prost::Message;
 use rustc_hash::FxHashMap;
@@ -21,16 +20,12 @@ const EPOCH_NS_THRESHOLD: i64 = 1_000_000_000_000_000_000;
 pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
     if let (_, Some(FramingBreak::Truncated { at })) = top_level_fields(bytes) {
         return Err(Error::Truncated {
-            detail: format!(
-                "it ends inside a record that starts at byte {at} of {}",
-                bytes.len()
-            ),
+            detail: format!("it ends inside a record that starts at byte {at} of {}", bytes.len()),
         });
     }
     progress(Progress::Parsing);
-    let space = XSpace::decode(bytes).map_err(|e| Error::Corrupt {
-        detail: format!("the protobuf does not decode ({e})"),
-    })?;
+    let space =
+        XSpace::decode(bytes).map_err(|e| Error::Corrupt { detail: format!("the protobuf does not decode ({e})") })?;
     build(space, progress)
 }
 
@@ -40,12 +35,7 @@ pub fn build(space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Profil
         return Err(if space.errors.is_empty() {
             Error::Empty
         } else {
-            Error::Corrupt {
-                detail: format!(
-                    "it holds no planes; the profiler reported: {}",
-                    space.errors.join("; ")
-                ),
-            }
+            Error::Corrupt { detail: format!("it holds no planes; the profiler reported: {}", space.errors.join("; ")) }
         });
     }
     let mut profile = Profile {
@@ -57,9 +47,7 @@ pub fn build(space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Profil
     };
     let (start, stop) = capture_window(&space.planes);
     profile.stop_ns = stop;
-    let origin = start
-        .map(|s| i64::try_from(s).unwrap_or(i64::MAX))
-        .or_else(|| earliest_epoch_line(&space.planes));
+    let origin = start.map(|s| i64::try_from(s).unwrap_or(i64::MAX)).or_else(|| earliest_epoch_line(&space.planes));
     profile.origin_ns = origin.and_then(|o| u64::try_from(o).ok());
 
     let total_lines: u64 = space.planes.iter().map(|p| p.lines.len() as u64).sum();
@@ -67,10 +55,7 @@ pub fn build(space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Profil
     for plane in space.planes {
         let built = build_plane(plane, origin, &mut profile.strings, &mut |n| {
             lines_done += n;
-            progress(Progress::Building {
-                done: lines_done,
-                total: total_lines,
-            });
+            progress(Progress::Building { done: lines_done, total: total_lines });
         })?;
         profile.planes.push(built);
     }
@@ -83,34 +68,19 @@ fn capture_window(planes: &[XPlane]) -> (Option<u64>, Option<u64>) {
         return (None, None);
     };
     let stat = |name: &str| {
-        let id = env
-            .stat_metadata
-            .iter()
-            .find(|(_, m)| m.name == name)
-            .map(|(&id, _)| id)?;
-        env.stats
-            .iter()
-            .find(|s| s.metadata_id == id)
-            .and_then(|s| match s.value {
-                Some(x_stat::Value::Uint64Value(v)) => Some(v),
-                Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
-                _ => None,
-            })
+        let id = env.stat_metadata.iter().find(|(_, m)| m.name == name).map(|(&id, _)| id)?;
+        env.stats.iter().find(|s| s.metadata_id == id).and_then(|s| match s.value {
+            Some(x_stat::Value::Uint64Value(v)) => Some(v),
+            Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
+            _ => None,
+        })
     };
-    (
-        stat("profile_start_time").filter(|&v| v > 0),
-        stat("profile_stop_time").filter(|&v| v > 0),
-    )
+    (stat("profile_start_time").filter(|&v| v > 0), stat("profile_stop_time").filter(|&v| v > 0))
 }
 
 /// Without a recorded start, the earliest wall-clock line start serves as origin.
 fn earliest_epoch_line(planes: &[XPlane]) -> Option<i64> {
-    planes
-        .iter()
-        .flat_map(|p| &p.lines)
-        .map(|l| l.timestamp_ns)
-        .filter(|&t| t >= EPOCH_NS_THRESHOLD)
-        .min()
+    planes.iter().flat_map(|p| &p.lines).map(|l| l.timestamp_ns).filter(|&t| t >= EPOCH_NS_THRESHOLD).min()
 }
 
 struct PlaneContext<'a> {
@@ -121,7 +91,11 @@ struct PlaneContext<'a> {
 impl PlaneContext<'_> {
     fn stat_key(&self, id: i64, owner: &dyn Fn() -> String) -> Result<StrId, Error> {
         self.stat_keys.get(&id).copied().ok_or_else(|| Error::InconsistentIds {
-            detail: format!("{} on plane '{}' refers to stat metadata {id}, which the plane does not define", owner(), self.name),
+            detail: format!(
+                "{} on plane '{}' refers to stat metadata {id}, which the plane does not define",
+                owner(),
+                self.name
+            ),
         })
     }
 
@@ -160,29 +134,19 @@ fn build_plane(
     let name = strings.intern(&plane.name);
     let ctx = PlaneContext {
         name: &plane.name,
-        stat_keys: plane
-            .stat_metadata
-            .iter()
-            .map(|(&id, m)| (id, strings.intern(&m.name)))
-            .collect(),
+        stat_keys: plane.stat_metadata.iter().map(|(&id, m)| (id, strings.intern(&m.name))).collect(),
     };
 
     let mut plane_stats = Stats::default();
     for stat in plane.stats {
-        ctx.push_stat(&mut plane_stats, stat, strings, &|| {
-            "a plane stat".to_string()
-        })?;
+        ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
     }
     plane_stats.end_owner();
 
     // Dense metadata indices, in id order so output is deterministic.
     let mut metadata: Vec<_> = plane.event_metadata.into_iter().collect();
     metadata.sort_unstable_by_key(|(id, _)| *id);
-    let index: FxHashMap<i64, MetaIdx> = metadata
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _))| (*id, i as MetaIdx))
-        .collect();
+    let index: FxHashMap<i64, MetaIdx> = metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect();
     let mut event_metadata = Vec::with_capacity(metadata.len());
     for (id, m) in metadata {
         let owner = || format!("event metadata {id} ('{}')", m.name);
@@ -192,11 +156,7 @@ fn build_plane(
         }
         stats.end_owner();
         // Children the plane does not define are dropped: they only group ops.
-        let children = m
-            .child_id
-            .iter()
-            .filter_map(|c| index.get(c).copied())
-            .collect();
+        let children = m.child_id.iter().filter_map(|c| index.get(c).copied()).collect();
         event_metadata.push(EventMetadata {
             id,
             name: strings.intern(&m.name),
@@ -217,16 +177,14 @@ fn build_plane(
         events.metadata.reserve_exact(n);
         for (i, event) in line.events.into_iter().enumerate() {
             let owner = || format!("event {i} of line '{line_name}'");
-            let meta = *index
-                .get(&event.metadata_id)
-                .ok_or_else(|| Error::InconsistentIds {
-                    detail: format!(
+            let meta = *index.get(&event.metadata_id).ok_or_else(|| Error::InconsistentIds {
+                detail: format!(
                     "{} on plane '{}' refers to event metadata {}, which the plane does not define",
                     owner(),
                     ctx.name,
                     event.metadata_id
                 ),
-                })?;
+            })?;
             let offset = match event.data {
                 Some(x_event::Data::OffsetPs(o)) => o,
                 Some(x_event::Data::NumOccurrences(count)) => {
@@ -247,25 +205,14 @@ fn build_plane(
         events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
         lines.push(Line {
             id: line.id,
-            display_id: if line.display_id != 0 {
-                line.display_id
-            } else {
-                line.id
-            },
+            display_id: if line.display_id != 0 { line.display_id } else { line.id },
             name: strings.intern(&line.name),
-            display_name: (!line.display_name.is_empty())
-                .then(|| strings.intern(&line.display_name)),
+            display_name: (!line.display_name.is_empty()).then(|| strings.intern(&line.display_name)),
             events,
         });
         lines_done(1);
     }
-    Ok(Plane {
-        id: plane.id,
-        name,
-        lines,
-        event_metadata,
-        stats: StatList(plane_stats),
-    })
+    Ok(Plane { id: plane.id, name, lines, event_metadata, stats: StatList(plane_stats) })
 }
 
 /// A line timestamp relative to the origin: wall-clock stamps are shifted,
@@ -294,10 +241,7 @@ fn sort_events(events: &mut Events) {
     for (new, &old) in order.iter().enumerate() {
         position[old as usize] = new as u32;
     }
-    events
-        .aggregated
-        .iter_mut()
-        .for_each(|(i, _)| *i = position[*i as usize]);
+    events.aggregated.iter_mut().for_each(|(i, _)| *i = position[*i as usize]);
     events.stats = events.stats.permuted(&order);
     events.start_ps = start;
     events.duration_ps = duration;
@@ -310,43 +254,11 @@ mod tests {
     use crate::proto::{XEvent, XEventMetadata, XLine, XStatMetadata};
 
     fn sample_space() -> XSpace {
-        let mut plane = XPlane {
-            id: 0,
-            name: "/host:CPU".into(),
-            ..Default::default()
-        };
-        plane.event_metadata.insert(
-            7,
-            XEventMetadata {
-                id: 7,
-                name: "train".into(),
-                ..Default::default()
-            },
-        );
-        plane.stat_metadata.insert(
-            1,
-            XStatMetadata {
-                id: 1,
-                name: "step_num".into(),
-                ..Default::default()
-            },
-        );
-        plane.stat_metadata.insert(
-            2,
-            XStatMetadata {
-                id: 2,
-                name: "tf_op".into(),
-                ..Default::default()
-            },
-        );
-        plane.stat_metadata.insert(
-            3,
-            XStatMetadata {
-                id: 3,
-                name: "a:MatMul".into(),
-                ..Default::default()
-            },
-        );
+        let mut plane = XPlane { id: 0, name: "/host:CPU".into(), ..Default::default() };
+        plane.event_metadata.insert(7, XEventMetadata { id: 7, name: "train".into(), ..Default::default() });
+        plane.stat_metadata.insert(1, XStatMetadata { id: 1, name: "step_num".into(), ..Default::default() });
+        plane.stat_metadata.insert(2, XStatMetadata { id: 2, name: "tf_op".into(), ..Default::default() });
+        plane.stat_metadata.insert(3, XStatMetadata { id: 3, name: "a:MatMul".into(), ..Default::default() });
         let event = |offset, dur, stats| XEvent {
             metadata_id: 7,
             data: Some(x_event::Data::OffsetPs(offset)),
@@ -358,30 +270,12 @@ mod tests {
             name: "tf_Compute".into(),
             timestamp_ns: 10,
             events: vec![
-                event(
-                    500,
-                    10,
-                    vec![XStat {
-                        metadata_id: 2,
-                        value: Some(x_stat::Value::RefValue(3)),
-                    }],
-                ),
-                event(
-                    0,
-                    1000,
-                    vec![XStat {
-                        metadata_id: 1,
-                        value: Some(x_stat::Value::Uint64Value(4)),
-                    }],
-                ),
+                event(500, 10, vec![XStat { metadata_id: 2, value: Some(x_stat::Value::RefValue(3)) }]),
+                event(0, 1000, vec![XStat { metadata_id: 1, value: Some(x_stat::Value::Uint64Value(4)) }]),
             ],
             ..Default::default()
         });
-        XSpace {
-            planes: vec![plane],
-            hostnames: vec!["vm".into()],
-            ..Default::default()
-        }
+        XSpace { planes: vec![plane], hostnames: vec!["vm".into()], ..Default::default() }
     }
 
     #[test]
@@ -391,20 +285,10 @@ mod tests {
         assert_eq!(line.events.start_ps, vec![10_000, 10_500]);
         assert_eq!(line.events.depth, vec![0, 1]);
         let stats = &line.events.stats;
-        let first: Vec<_> = stats
-            .of(0)
-            .map(|s| {
-                (
-                    p.str(s.key).to_string(),
-                    stats.value(s, &p.strings).as_i64(),
-                )
-            })
-            .collect();
+        let first: Vec<_> =
+            stats.of(0).map(|s| (p.str(s.key).to_string(), stats.value(s, &p.strings).as_i64())).collect();
         assert_eq!(first, vec![("step_num".to_string(), Some(4))]);
-        let second: Vec<_> = stats
-            .of(1)
-            .map(|s| stats.value(s, &p.strings).as_str().map(str::to_owned))
-            .collect();
+        let second: Vec<_> = stats.of(1).map(|s| stats.value(s, &p.strings).as_str().map(str::to_owned)).collect();
         assert_eq!(second, vec![Some("a:MatMul".to_string())]);
         assert_eq!(line.display_id, 5);
         assert_eq!(p.event_count(), 2);
@@ -415,10 +299,7 @@ mod tests {
         let mut space = sample_space();
         space.planes[0].lines[0].events[0].metadata_id = 99;
         let err = build(space, &mut |_| {}).unwrap_err();
-        assert!(
-            matches!(&err, Error::InconsistentIds { detail } if detail.contains("event metadata 99")),
-            "{err}"
-        );
+        assert!(matches!(&err, Error::InconsistentIds { detail } if detail.contains("event metadata 99")), "{err}");
 
         let mut space = sample_space();
         space.planes[0].lines[0].events[1].stats[0].metadata_id = 42;
@@ -428,20 +309,14 @@ mod tests {
 
     #[test]
     fn wall_clock_lines_become_relative_to_capture_start() {
-        assert_eq!(
-            relative_ns(1_700_000_000_000_000_123, Some(1_700_000_000_000_000_000)),
-            123
-        );
+        assert_eq!(relative_ns(1_700_000_000_000_000_123, Some(1_700_000_000_000_000_000)), 123);
         assert_eq!(relative_ns(7761, Some(1_700_000_000_000_000_000)), 7761);
         assert_eq!(relative_ns(7761, None), 7761);
     }
 
     #[test]
     fn an_empty_space_is_an_error() {
-        assert_eq!(
-            build(XSpace::default(), &mut |_| {}).unwrap_err(),
-            Error::Empty
-        );
+        assert_eq!(build(XSpace::default(), &mut |_| {}).unwrap_err(), Error::Empty);
         let bytes = XSpace::default().encode_to_vec();
         assert!(bytes.is_empty());
     }

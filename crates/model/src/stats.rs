@@ -105,8 +105,7 @@ impl Stats {
     /// Ends the stats of the current owner.
     pub fn end_owner(&mut self) {
         self.begin_owner();
-        self.offsets
-            .push(u32::try_from(self.keys.len()).expect("fewer than 2^32 stats per line"));
+        self.offsets.push(u32::try_from(self.keys.len()).expect("fewer than 2^32 stats per line"));
     }
 
     pub fn push_int(&mut self, key: StrId, v: i64) {
@@ -153,11 +152,7 @@ impl Stats {
             (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
             _ => (0, 0),
         };
-        (lo..hi).map(|j| StatRef {
-            key: self.keys[j],
-            kind: self.kinds[j],
-            bits: self.bits[j],
-        })
+        (lo..hi).map(|j| StatRef { key: self.keys[j], kind: self.kinds[j], bits: self.bits[j] })
     }
 
     /// Resolves a stored stat to its value.
@@ -167,18 +162,13 @@ impl Stats {
             StatKind::Uint => StatValue::Uint(stat.bits),
             StatKind::Double => StatValue::Double(f64::from_bits(stat.bits)),
             StatKind::Str => StatValue::Str(strings.get(StrId(stat.bits as u32))),
-            StatKind::Bytes => {
-                StatValue::Bytes(self.bytes.get(stat.bits as usize).map_or(&[], |b| b))
-            }
+            StatKind::Bytes => StatValue::Bytes(self.bytes.get(stat.bits as usize).map_or(&[], |b| b)),
         }
     }
 
     /// Reorders owners: owner `i` of the result is owner `order[i]` of `self`.
     pub fn permuted(&self, order: &[u32]) -> Stats {
-        let mut out = Stats {
-            bytes: Vec::new(),
-            ..Stats::default()
-        };
+        let mut out = Stats { bytes: Vec::new(), ..Stats::default() };
         out.keys.reserve(self.keys.len());
         let mut bytes_map = Vec::new();
         for &src in order {
@@ -193,10 +183,7 @@ impl Stats {
             }
             out.end_owner();
         }
-        out.bytes = bytes_map
-            .into_iter()
-            .map(|i| self.bytes[i as usize].clone())
-            .collect();
+        out.bytes = bytes_map.into_iter().map(|i| self.bytes[i as usize].clone()).collect();
         out
     }
 
@@ -220,9 +207,7 @@ impl StatList {
     }
 
     pub fn get<'a>(&'a self, key: StrId, strings: &'a crate::Interner) -> Option<StatValue<'a>> {
-        self.iter()
-            .find(|s| s.key == key)
-            .map(|s| self.0.value(s, strings))
+        self.iter().find(|s| s.key == key).map(|s| self.0.value(s, strings))
     }
 
     pub fn value<'a>(&'a self, stat: StatRef, strings: &'a crate::Interner) -> StatValue<'a> {
@@ -275,14 +260,8 @@ mod tests {
         assert_eq!(stats.of(1).count(), 0);
         let p = stats.permuted(&[2, 0, 1]);
         let first: Vec<_> = p.of(0).map(|s| p.value(s, &strings)).collect();
-        assert_eq!(
-            first,
-            vec![StatValue::Bytes(&[7, 8]), StatValue::Double(0.5)]
-        );
-        assert_eq!(
-            p.of(1).map(|s| p.value(s, &strings)).collect::<Vec<_>>(),
-            vec![StatValue::Int(1)]
-        );
+        assert_eq!(first, vec![StatValue::Bytes(&[7, 8]), StatValue::Double(0.5)]);
+        assert_eq!(p.of(1).map(|s| p.value(s, &strings)).collect::<Vec<_>>(), vec![StatValue::Int(1)]);
         assert_eq!(p.of(2).count(), 0);
     }
 }

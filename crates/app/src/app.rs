@@ -1,0 +1,396 @@
+//! The shell: header with run/host/tool selectors, the open panel (pickers,
+//! drop zone, demo), progress and errors, and the selected tool's view.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DragEvent, HtmlInputElement};
+
+use crate::bridge;
+use crate::fmt;
+use crate::intake;
+use crate::state::{AppState, Status};
+use crate::tools::{self, Tool};
+use crate::url_state::UrlState;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::new();
+    provide_context(state);
+
+    // The URL's selection is applied once files are opened; `#demo` opens the demo.
+    let url = UrlState::parse(&current_hash());
+    if let Some(tool) = url.tool {
+        state.tool.set(tool);
+    }
+    let open_demo_now = url.demo;
+    bridge::set_pending_url(url);
+    if open_demo_now {
+        bridge::open_demo(state);
+    }
+    watch_hash(state);
+    keep_hash_in_sync(state);
+    guard_window_drops();
+
+    view! {
+        <header class="topbar">
+            <h1 class="brand">"Proflens"</h1>
+            <Selectors/>
+        </header>
+        <main id="main">
+            <OpenPanel/>
+            <StatusArea/>
+            <ToolArea/>
+        </main>
+    }
+}
+
+fn state() -> AppState {
+    expect_context::<AppState>()
+}
+
+#[component]
+fn Selectors() -> impl IntoView {
+    let state = state();
+    let runs = move || {
+        state
+            .opened
+            .with(|o| o.as_ref().map(|o| o.runs.iter().map(|r| r.name.clone()).collect::<Vec<_>>()))
+            .unwrap_or_default()
+    };
+    let hosts = move || {
+        let run = state.run.get();
+        state.opened.with(|o| o.as_ref().map(|o| o.hosts_of(&run))).unwrap_or_default()
+    };
+    let no_files = move || state.opened.with(|o| o.as_ref().is_none_or(|o| o.runs.is_empty()));
+
+    let on_run = move |ev: web_sys::Event| {
+        let run = event_target_value(&ev);
+        let hosts = state.opened.with_untracked(|o| o.as_ref().map(|o| o.hosts_of(&run))).unwrap_or_default();
+        let current = state.host.get_untracked();
+        let host = if hosts.contains(&current) { current } else { hosts.first().cloned().unwrap_or_default() };
+        state.run.set(run);
+        state.host.set(host);
+        bridge::load_host(state);
+    };
+    let on_host = move |ev: web_sys::Event| {
+        state.host.set(event_target_value(&ev));
+        bridge::load_host(state);
+    };
+    let on_tool = move |ev: web_sys::Event| {
+        if let Some(tool) = Tool::from_id(&event_target_value(&ev)) {
+            state.tool.set(tool);
+        }
+    };
+
+    view! {
+        <nav class="selectors" aria-label="What to show">
+            <div class="field">
+                <label for="run">"Run"</label>
+                <select id="run" on:change=on_run prop:disabled=no_files>
+                    <For each=runs key=|r| r.clone() let:run>
+                        <option
+                            value=run.clone()
+                            prop:selected={
+                                let run = run.clone();
+                                move || state.run.get() == run
+                            }
+                        >
+                            {run.clone()}
+                        </option>
+                    </For>
+                </select>
+            </div>
+            <div class="field">
+                <label for="host">"Host"</label>
+                <select id="host" on:change=on_host prop:disabled=no_files>
+                    <For each=hosts key=|h| h.clone() let:host>
+                        <option
+                            value=host.clone()
+                            prop:selected={
+                                let host = host.clone();
+                                move || state.host.get() == host
+                            }
+                        >
+                            {host.clone()}
+                        </option>
+                    </For>
+                </select>
+            </div>
+            <div class="field">
+                <label for="tool">"Tool"</label>
+                <select id="tool" on:change=on_tool>
+                    {Tool::ALL
+                        .iter()
+                        .map(|&tool| {
+                            view! {
+                                <option
+                                    value=tool.id()
+                                    prop:selected=move || state.tool.get() == tool
+                                >
+                                    {tool.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+        </nav>
+    }
+}
+
+#[component]
+fn OpenPanel() -> impl IntoView {
+    let state = state();
+    let dragging = RwSignal::new(false);
+    let compact = move || state.shown.with(|s| s.is_some());
+
+    let on_pick = move |ev: web_sys::Event| {
+        let input = event_target::<HtmlInputElement>(&ev);
+        let files = intake::from_file_list(input.files());
+        // Let the same selection be picked again later.
+        input.set_value("");
+        bridge::open_files(state, files);
+    };
+    let on_drop = move |ev: DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        let Some(data) = ev.data_transfer() else {
+            return;
+        };
+        match intake::drop_entries(&data) {
+            Err(files) => bridge::open_files(state, files),
+            Ok(entries) if entries.is_empty() => {}
+            Ok(entries) => {
+                state.error.set(None);
+                state.notice.set(Some("Reading the dropped items…".into()));
+                spawn_local(async move {
+                    let (files, unreadable) = intake::walk(entries).await;
+                    state.notice.set(None);
+                    if files.is_empty() {
+                        state.error.set(Some(if unreadable > 0 {
+                            "The dropped items could not be read.".into()
+                        } else {
+                            "The dropped folder is empty.".into()
+                        }));
+                        return;
+                    }
+                    bridge::open_files(state, files);
+                    if unreadable > 0 {
+                        state.notice.set(Some(format!(
+                            "{} could not be read and {} left out.",
+                            fmt::plural(unreadable, "dropped item", "dropped items"),
+                            if unreadable == 1 { "was" } else { "were" }
+                        )));
+                    }
+                });
+            }
+        }
+    };
+    let on_drag_over = move |ev: DragEvent| {
+        ev.prevent_default();
+        if let Some(data) = ev.data_transfer() {
+            data.set_drop_effect("copy");
+        }
+        dragging.set(true);
+    };
+
+    view! {
+        <section id="open" class="open" class:compact=compact aria-labelledby="open-title">
+            <h2 id="open-title">"Open a profile"</h2>
+            <div
+                id="drop-zone"
+                class="drop-zone"
+                class:dragging=move || dragging.get()
+                on:dragenter=on_drag_over
+                on:dragover=on_drag_over
+                on:dragleave=move |_| dragging.set(false)
+                on:drop=on_drop
+            >
+                <p class="drop-hint">
+                    "Drop "
+                    <code>"*.xplane.pb"</code>
+                    " files or a TensorBoard log folder here, or:"
+                </p>
+                <div class="open-actions">
+                    <input
+                        type="file"
+                        id="open-files"
+                        class="visually-hidden"
+                        multiple
+                        on:change=on_pick
+                    />
+                    <label for="open-files" class="button">"Choose files…"</label>
+                    <input
+                        type="file"
+                        id="open-folder"
+                        class="visually-hidden"
+                        on:change=on_pick
+                        multiple
+                        prop:webkitdirectory=true
+                    />
+                    <label for="open-folder" class="button">"Choose a folder…"</label>
+                    <button id="open-demo" type="button" class="button" on:click=move |_| bridge::open_demo(state)>
+                        "Open demo"
+                    </button>
+                </div>
+            </div>
+            <p class="privacy">
+                "Everything stays on this machine: files are read by this page and never uploaded."
+            </p>
+        </section>
+    }
+}
+
+#[component]
+fn StatusArea() -> impl IntoView {
+    let state = state();
+    let loading = move || match state.status.get() {
+        Status::Loading { fraction, label } => Some((fraction, label)),
+        _ => None,
+    };
+    let error = move || state.error.get();
+    let skipped = move || state.opened.with(|o| o.as_ref().map(|o| o.skipped.clone())).filter(|s| !s.is_empty());
+
+    view! {
+        <div class="status">
+            {move || {
+                state.notice.get().map(|n| view! { <p id="notice" class="notice" role="status">{n}</p> })
+            }}
+            <div id="error" class="error" role="alert" hidden=move || error().is_none()>
+                {move || error().unwrap_or_default()}
+            </div>
+            {move || {
+                skipped()
+                    .map(|skipped| {
+                        let summary = format!(
+                            "{} not opened:",
+                            match skipped.len() {
+                                1 => "1 file was".to_string(),
+                                n => format!("{} files were", fmt::count(n as u64)),
+                            }
+                        );
+                        let items = skipped
+                            .into_iter()
+                            .map(|s| {
+                                view! {
+                                    <li>
+                                        <span class="path">{s.path}</span>
+                                        " — "
+                                        {s.reason}
+                                    </li>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <details id="skipped" class="skipped">
+                                <summary>{summary}</summary>
+                                <ul>{items}</ul>
+                            </details>
+                        }
+                    })
+            }}
+            {move || {
+                loading()
+                    .map(|(fraction, label)| {
+                        let percent = (fraction * 100.0).round() as u32;
+                        view! {
+                            <section id="loading" class="loading" aria-label="Loading">
+                                <label for="progress" id="phase">
+                                    {format!("{label}… {percent}%")}
+                                </label>
+                                <progress id="progress" max="1" prop:value=fraction></progress>
+                                <button
+                                    id="cancel"
+                                    type="button"
+                                    class="button"
+                                    on:click=move |_| bridge::cancel(state)
+                                >
+                                    "Cancel"
+                                </button>
+                            </section>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn ToolArea() -> impl IntoView {
+    let state = state();
+    move || {
+        let tool = state.tool.get();
+        state.shown.get().map(|shown| tools::tool_view(tool, shown))
+    }
+}
+
+fn current_hash() -> String {
+    window().location().hash().unwrap_or_default()
+}
+
+/// Writes the selection into the URL hash (without adding history entries).
+fn keep_hash_in_sync(state: AppState) {
+    Effect::new(move |_| {
+        let run = state.run.get();
+        let host = state.host.get();
+        let tool = state.tool.get();
+        let Some(demo) = state.opened.with(|o| o.as_ref().map(|o| o.demo)) else {
+            return;
+        };
+        let url = UrlState {
+            demo,
+            run: (!run.is_empty()).then_some(run),
+            host: (!host.is_empty()).then_some(host),
+            tool: Some(tool),
+        };
+        let hash = url.to_hash();
+        if hash != current_hash() {
+            if let Ok(history) = window().history() {
+                let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));
+            }
+        }
+    });
+}
+
+/// Follows hand edits of the hash (and back/forward between hashes).
+fn watch_hash(state: AppState) {
+    let on_change = Closure::<dyn FnMut()>::new(move || {
+        let url = UrlState::parse(&current_hash());
+        if let Some(tool) = url.tool {
+            if tool != state.tool.get_untracked() {
+                state.tool.set(tool);
+            }
+        }
+        let wanted = state.opened.with_untracked(|o| {
+            let o = o.as_ref()?;
+            let run = url.run.clone()?;
+            let host = url.host.clone().filter(|h| o.has(&run, h)).or_else(|| o.hosts_of(&run).first().cloned())?;
+            Some((run, host))
+        });
+        if let Some((run, host)) = wanted {
+            if run != state.run.get_untracked() || host != state.host.get_untracked() {
+                state.run.set(run);
+                state.host.set(host);
+                bridge::load_host(state);
+            }
+        } else if url.demo && state.opened.with_untracked(|o| o.is_none()) {
+            bridge::set_pending_url(url);
+            bridge::open_demo(state);
+        }
+    });
+    window().set_onhashchange(Some(on_change.as_ref().unchecked_ref()));
+    on_change.forget();
+}
+
+/// A file dropped outside the drop zone must not replace the page.
+fn guard_window_drops() {
+    let prevent = Closure::<dyn FnMut(web_sys::Event)>::new(|ev: web_sys::Event| {
+        ev.prevent_default();
+    });
+    let win = window();
+    let _ = win.add_event_listener_with_callback("dragover", prevent.as_ref().unchecked_ref());
+    let _ = win.add_event_listener_with_callback("drop", prevent.as_ref().unchecked_ref());
+    prevent.forget();
+}

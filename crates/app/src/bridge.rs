@@ -1,0 +1,313 @@
+//! The page's side of the worker: spawns it (through the loader's
+//! `proflensSpawnWorker`), sends requests, turns replies into state, and
+//! cancels by terminating the worker and starting a fresh one.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, File, MessageEvent, Worker};
+
+use crate::fmt;
+use crate::protocol::{self, Request, Response};
+use crate::state::{AppState, Opened, Shown, Status};
+use crate::url_state::UrlState;
+
+#[wasm_bindgen]
+extern "C" {
+    /// Defined by `web/loader.js`: a worker running this wasm, already sent
+    /// the compiled module; it answers `{kind: "ready"}` once listening.
+    #[wasm_bindgen(catch, js_name = proflensSpawnWorker)]
+    fn spawn_worker_js() -> Result<Worker, JsValue>;
+}
+
+struct Bridge {
+    worker: Worker,
+    ready: bool,
+    /// Messages waiting for `ready`.
+    queue: Vec<JsValue>,
+}
+
+#[derive(Default)]
+struct Session {
+    bridge: Option<Bridge>,
+    /// Bumped on every spawn; replies of an older worker are dropped.
+    generation: u32,
+    /// The last open request (envelope) and whether it was the demo, re-sent
+    /// to a fresh worker after a cancel.
+    last_open: Option<(JsValue, bool)>,
+    /// For each `Open` in flight, whether its reply should select and load a host.
+    expect_logdir: VecDeque<bool>,
+    /// A host decode is in flight.
+    decoding: bool,
+    /// Selection from the URL, applied when files are opened.
+    pending_url: Option<UrlState>,
+}
+
+thread_local! {
+    static SESSION: RefCell<Session> = RefCell::new(Session::default());
+}
+
+/// Remembers the URL's selection until files are opened.
+pub fn set_pending_url(url: UrlState) {
+    SESSION.with_borrow_mut(|s| s.pending_url = Some(url));
+}
+
+/// Opens files picked or dropped by the user.
+pub fn open_files(state: AppState, files: Vec<(String, File)>) {
+    if files.is_empty() {
+        return;
+    }
+    let (paths, list): (Vec<String>, Vec<File>) = files.into_iter().unzip();
+    let array: js_sys::Array = list.into_iter().map(JsValue::from).collect();
+    match protocol::envelope(&Request::Open { paths }, Some(&array)) {
+        Ok(message) => start_open(state, message, false),
+        Err(e) => fail(state, format!("Proflens could not pass the files on ({e}).")),
+    }
+}
+
+/// Opens the demo profile bundled in the app.
+pub fn open_demo(state: AppState) {
+    match protocol::envelope(&Request::OpenDemo, None) {
+        Ok(message) => start_open(state, message, true),
+        Err(e) => fail(state, format!("Proflens could not open the demo ({e}).")),
+    }
+}
+
+fn start_open(state: AppState, message: JsValue, demo: bool) {
+    if SESSION.with_borrow(|s| s.decoding) {
+        respawn(state, false);
+    }
+    SESSION.with_borrow_mut(|s| s.last_open = Some((message.clone(), demo)));
+    state.error.set(None);
+    state.notice.set(None);
+    state.shown.set(None);
+    state.status.set(Status::Loading { fraction: 0.0, label: "Listing the files".into() });
+    post(state, message, Some(true));
+}
+
+/// Decodes and shows the selected run and host.
+pub fn load_host(state: AppState) {
+    let run = state.run.get_untracked();
+    let host = state.host.get_untracked();
+    if run.is_empty() || host.is_empty() {
+        return;
+    }
+    if SESSION.with_borrow(|s| s.decoding) {
+        // The worker is busy decoding another host: replace it.
+        respawn(state, true);
+    }
+    state.error.set(None);
+    state.notice.set(None);
+    state.shown.set(None);
+    state.status.set(Status::Loading { fraction: 0.0, label: "Starting".into() });
+    match protocol::envelope(&Request::HostInfo { run, host }, None) {
+        Ok(message) => {
+            SESSION.with_borrow_mut(|s| s.decoding = true);
+            post(state, message, None);
+        }
+        Err(e) => fail(state, format!("Proflens could not ask for this host ({e}).")),
+    }
+}
+
+/// Stops the decode under way: the worker is terminated and a fresh one gets
+/// the opened files again.
+pub fn cancel(state: AppState) {
+    respawn(state, true);
+    state.status.set(Status::Idle);
+    state.shown.set(None);
+    state.error.set(None);
+    state.notice.set(Some("Cancelled.".into()));
+}
+
+fn fail(state: AppState, message: String) {
+    state.status.set(Status::Idle);
+    state.error.set(Some(message));
+}
+
+/// Terminates the current worker (if any) and starts a fresh one, optionally
+/// giving it the last opened files again (without loading a host).
+fn respawn(state: AppState, resend_last: bool) {
+    let resend = SESSION.with_borrow_mut(|s| {
+        if let Some(bridge) = s.bridge.take() {
+            bridge.worker.terminate();
+        }
+        s.generation = s.generation.wrapping_add(1);
+        s.expect_logdir.clear();
+        s.decoding = false;
+        if resend_last {
+            s.last_open.as_ref().map(|(m, _)| m.clone())
+        } else {
+            None
+        }
+    });
+    if let Some(message) = resend {
+        post(state, message, Some(false));
+    }
+}
+
+/// Sends a message, starting the worker if needed; queued until it is ready.
+fn post(state: AppState, message: JsValue, expect_logdir: Option<bool>) {
+    if let Err(e) = ensure_worker(state) {
+        fail(state, e);
+        return;
+    }
+    let result = SESSION.with_borrow_mut(|s| {
+        if let Some(autoload) = expect_logdir {
+            s.expect_logdir.push_back(autoload);
+        }
+        match s.bridge.as_mut() {
+            Some(bridge) if bridge.ready => bridge.worker.post_message(&message),
+            Some(bridge) => {
+                bridge.queue.push(message);
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    });
+    if let Err(e) = result {
+        fail(state, format!("Proflens could not pass the request to its analysis worker ({}).", describe(&e)));
+    }
+}
+
+fn ensure_worker(state: AppState) -> Result<(), String> {
+    if SESSION.with_borrow(|s| s.bridge.is_some()) {
+        return Ok(());
+    }
+    let worker = spawn_worker_js().map_err(|e| {
+        format!("Proflens could not start its analysis worker ({}). Try reloading the page.", describe(&e))
+    })?;
+    let generation = SESSION.with_borrow(|s| s.generation);
+
+    // The closures are leaked on purpose: a handler may respawn the worker,
+    // and a closure must not be dropped while it runs. One pair per worker.
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        if SESSION.with_borrow(|s| s.generation) != generation {
+            return;
+        }
+        match protocol::from_js::<Response>(event.data()) {
+            Ok(response) => on_response(state, response),
+            Err(e) => web_sys::console::warn_1(&format!("Proflens: unreadable worker message: {e}").into()),
+        }
+    });
+    let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
+        event.prevent_default();
+        if SESSION.with_borrow(|s| s.generation) != generation {
+            return;
+        }
+        let detail = event.message();
+        respawn(state, true);
+        state.shown.set(None);
+        fail(
+            state,
+            format!(
+                "The analysis stopped unexpectedly ({}). The files are still open; choose a host to try again.",
+                if detail.is_empty() { "no details".to_string() } else { detail }
+            ),
+        );
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_message.forget();
+    on_error.forget();
+    SESSION.with_borrow_mut(|s| s.bridge = Some(Bridge { worker, ready: false, queue: Vec::new() }));
+    Ok(())
+}
+
+fn on_response(state: AppState, response: Response) {
+    match response {
+        Response::Ready => {
+            let failed = SESSION.with_borrow_mut(|s| {
+                let bridge = s.bridge.as_mut()?;
+                bridge.ready = true;
+                let queue = std::mem::take(&mut bridge.queue);
+                queue.iter().find_map(|m| bridge.worker.post_message(m).err())
+            });
+            if let Some(e) = failed {
+                fail(state, format!("Proflens could not pass the request to its analysis worker ({}).", describe(&e)));
+            }
+        }
+        Response::Logdir { runs, skipped } => {
+            let (autoload, demo, url) = SESSION.with_borrow_mut(|s| {
+                let autoload = s.expect_logdir.pop_front().unwrap_or(true);
+                let demo = s.last_open.as_ref().is_some_and(|(_, d)| *d);
+                let url = if autoload { s.pending_url.take() } else { None };
+                (autoload, demo, url)
+            });
+            let opened = Opened { demo, runs, skipped };
+            let first = opened.runs.first().and_then(|r| r.hosts.first().map(|h| (r.name.clone(), h.clone())));
+            let Some(first) = first else {
+                state.opened.set(Some(opened.clone()));
+                state.run.set(String::new());
+                state.host.set(String::new());
+                if autoload {
+                    let n = opened.skipped.len();
+                    fail(
+                        state,
+                        if n == 1 {
+                            "No profile was found: the opened file is not an XSpace profile (*.xplane.pb).".to_string()
+                        } else {
+                            format!(
+                                "No profile was found: none of the {} opened files is an XSpace profile (*.xplane.pb).",
+                                fmt::count(n as u64)
+                            )
+                        },
+                    );
+                }
+                return;
+            };
+            let current = (state.run.get_untracked(), state.host.get_untracked());
+            let selection = if autoload {
+                url.as_ref()
+                    .and_then(|u| match (&u.run, &u.host) {
+                        (Some(r), Some(h)) if opened.has(r, h) => Some((r.clone(), h.clone())),
+                        (Some(r), _) => opened.hosts_of(r).first().map(|h| (r.clone(), h.clone())),
+                        _ => None,
+                    })
+                    .unwrap_or(first)
+            } else if opened.has(&current.0, &current.1) {
+                current
+            } else {
+                first
+            };
+            if let Some(tool) = url.as_ref().and_then(|u| u.tool) {
+                state.tool.set(tool);
+            }
+            state.opened.set(Some(opened));
+            state.run.set(selection.0);
+            state.host.set(selection.1);
+            if autoload {
+                load_host(state);
+            }
+        }
+        Response::Progress { fraction, phase_label } => {
+            if state.is_loading() {
+                state.status.set(Status::Loading { fraction, label: phase_label });
+            }
+        }
+        Response::HostInfo { run, host, info } => {
+            SESSION.with_borrow_mut(|s| s.decoding = false);
+            if run == state.run.get_untracked() && host == state.host.get_untracked() {
+                state.shown.set(Some(Shown { run, host, info: Arc::new(info) }));
+                state.status.set(Status::Ready);
+            }
+        }
+        Response::Error { message } => {
+            SESSION.with_borrow_mut(|s| s.decoding = false);
+            state.shown.set(None);
+            fail(state, message);
+        }
+    }
+}
+
+/// A JS exception as text.
+fn describe(value: &JsValue) -> String {
+    if let Some(e) = value.dyn_ref::<js_sys::Error>() {
+        String::from(e.message())
+    } else {
+        value.as_string().unwrap_or_else(|| "unknown error".into())
+    }
+}

@@ -1,0 +1,80 @@
+//! Numbers and times written for people.
+
+/// `9587` → `9,587`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Picoseconds as milliseconds with three decimals: `1_234_567_000` → `1.235`.
+pub fn ps_as_ms(ps: i64) -> String {
+    let ms = ps as f64 / 1e9;
+    let text = format!("{:.3}", ms.abs());
+    let (int, frac) = text.split_once('.').unwrap_or((&text, "000"));
+    let int: u64 = int.parse().unwrap_or(0);
+    let sign = if ms < 0.0 && text != "0.000" { "-" } else { "" };
+    format!("{sign}{}.{frac}", count(int))
+}
+
+/// Nanoseconds since the Unix epoch as `2026-11-22 09:04:34.123 UTC`.
+pub fn utc_datetime(ns: u64) -> String {
+    let secs = ns / 1_000_000_000;
+    let millis = (ns % 1_000_000_000) / 1_000_000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{millis:03} UTC", rem / 3600, (rem / 60) % 60, rem % 60)
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// "1 file" / "3 files".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", count(n as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(9587), "9,587");
+        assert_eq!(count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(ps_as_ms(1_234_567_000), "1.235");
+        assert_eq!(ps_as_ms(2_500_000_000_000), "2,500.000");
+        assert_eq!(ps_as_ms(-1_000_000_000), "-1.000");
+        assert_eq!(utc_datetime(0), "1970-01-01 00:00:00.000 UTC");
+        assert_eq!(utc_datetime(1_795_338_274_123_000_000), "2026-11-22 09:04:34.123 UTC");
+    }
+}

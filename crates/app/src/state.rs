@@ -1,0 +1,79 @@
+//! What the page shows, as signals. Only view models live here; the worker
+//! holds files and profiles.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use proflens_analysis::info::HostInfo;
+
+use crate::protocol::{RunEntry, SkippedEntry};
+use crate::tools::Tool;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// Nothing under way.
+    Idle,
+    /// The worker is listing files or decoding a host.
+    Loading { fraction: f64, label: String },
+    /// A host is on screen.
+    Ready,
+}
+
+/// The runs and hosts of the opened files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opened {
+    pub demo: bool,
+    pub runs: Vec<RunEntry>,
+    pub skipped: Vec<SkippedEntry>,
+}
+
+impl Opened {
+    pub fn hosts_of(&self, run: &str) -> Vec<String> {
+        self.runs.iter().find(|r| r.name == run).map(|r| r.hosts.clone()).unwrap_or_default()
+    }
+
+    pub fn has(&self, run: &str, host: &str) -> bool {
+        self.runs.iter().any(|r| r.name == run && r.hosts.iter().any(|h| h == host))
+    }
+}
+
+/// The host whose analysis is on screen.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    pub run: String,
+    pub host: String,
+    pub info: Arc<HostInfo>,
+}
+
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub opened: RwSignal<Option<Opened>>,
+    pub run: RwSignal<String>,
+    pub host: RwSignal<String>,
+    pub tool: RwSignal<Tool>,
+    pub status: RwSignal<Status>,
+    pub shown: RwSignal<Option<Shown>>,
+    /// A plain-words message for `#error`.
+    pub error: RwSignal<Option<String>>,
+    /// A short note such as "Cancelled.".
+    pub notice: RwSignal<Option<String>>,
+}
+
+impl AppState {
+    pub fn new() -> AppState {
+        AppState {
+            opened: RwSignal::new(None),
+            run: RwSignal::new(String::new()),
+            host: RwSignal::new(String::new()),
+            tool: RwSignal::new(Tool::default()),
+            status: RwSignal::new(Status::Idle),
+            shown: RwSignal::new(None),
+            error: RwSignal::new(None),
+            notice: RwSignal::new(None),
+        }
+    }
+
+    pub fn is_loading(&self) -> bool {
+        matches!(self.status.get_untracked(), Status::Loading { .. })
+    }
+}

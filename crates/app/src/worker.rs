@@ -1,0 +1,232 @@
+//! The analysis worker: holds the opened files and decoded profiles and
+//! answers [`Request`]s. Runs in a dedicated Web Worker with its own instance
+//! of this wasm; decoding is synchronous here, so the page stays responsive
+//! and cancelling is `Worker.terminate()`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use proflens_format::logdir;
+use proflens_format::{Limits, Progress};
+use proflens_model::Profile;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+
+use crate::protocol::{self, Request, Response, RunEntry, SkippedEntry};
+
+/// The demo profile: one host of a small TensorFlow custom training loop.
+const DEMO_PROFILE: &[u8] = include_bytes!("../demo/vm.xplane.pb");
+pub const DEMO_RUN: &str = "custom_loop (demo)";
+pub const DEMO_HOST: &str = "vm";
+/// Run name for files that sit in no folder.
+const LOOSE_RUN: &str = "Selected files";
+/// Decoded profiles kept for quick switching between hosts.
+const CACHE_SIZE: usize = 2;
+/// Least time between two progress messages.
+const PROGRESS_INTERVAL_MS: f64 = 50.0;
+
+enum Source {
+    Files(Vec<(String, File)>),
+    Demo,
+}
+
+struct HostEntry {
+    run: String,
+    host: String,
+    /// Index into the source's files (0 for the demo).
+    file: usize,
+}
+
+struct State {
+    source: Option<Source>,
+    hosts: Vec<HostEntry>,
+    /// Most recently used first.
+    cache: Vec<(usize, Rc<Profile>)>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = const {
+        RefCell::new(State { source: None, hosts: Vec::new(), cache: Vec::new() })
+    };
+}
+
+/// Installs the message handler and says `ready`.
+pub fn install() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
+        let reply = match protocol::open_envelope(&event.data()) {
+            Ok((request, files)) => handle(request, files),
+            Err(e) => Response::Error {
+                message: format!("Proflens sent its analysis worker a message it could not read ({e})."),
+            },
+        };
+        post(&reply);
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    post(&Response::Ready);
+}
+
+fn post(response: &Response) {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let message = match protocol::to_js(response) {
+        Ok(m) => m,
+        Err(e) => match protocol::to_js(&Response::Error {
+            message: format!("Proflens could not pass a result from its analysis worker ({e})."),
+        }) {
+            Ok(m) => m,
+            Err(_) => return,
+        },
+    };
+    // Posting a plain object cannot fail; nothing to tell anyone if it does.
+    let _ = scope.post_message(&message);
+}
+
+fn handle(request: Request, files: Vec<File>) -> Response {
+    match request {
+        Request::Open { paths } => {
+            let named: Vec<(String, File)> = paths.into_iter().zip(files).collect();
+            open_files(named)
+        }
+        Request::OpenDemo => STATE.with_borrow_mut(|state| {
+            state.source = Some(Source::Demo);
+            state.cache.clear();
+            state.hosts = vec![HostEntry { run: DEMO_RUN.to_string(), host: DEMO_HOST.to_string(), file: 0 }];
+            Response::Logdir {
+                runs: vec![RunEntry { name: DEMO_RUN.to_string(), hosts: vec![DEMO_HOST.to_string()] }],
+                skipped: Vec::new(),
+            }
+        }),
+        Request::HostInfo { run, host } => match profile_of(&run, &host) {
+            Ok(profile) => {
+                progress_now(1.0, "Summarising");
+                Response::HostInfo { info: proflens_analysis::info::host_info(&profile), run, host }
+            }
+            Err(message) => Response::Error { message },
+        },
+    }
+}
+
+fn open_files(files: Vec<(String, File)>) -> Response {
+    let found = logdir::discover(files.iter().map(|(p, _)| p.as_str()), LOOSE_RUN);
+    let mut hosts: Vec<HostEntry> = found
+        .runs
+        .iter()
+        .flat_map(|run| {
+            run.hosts.iter().map(|h| HostEntry { run: run.name.clone(), host: h.name.clone(), file: h.file })
+        })
+        .collect();
+    let mut runs: Vec<RunEntry> = found
+        .runs
+        .iter()
+        .map(|r| RunEntry { name: r.name.clone(), hosts: r.hosts.iter().map(|h| h.name.clone()).collect() })
+        .collect();
+    let mut skipped: Vec<SkippedEntry> =
+        found.skipped.iter().map(|s| SkippedEntry { path: s.path.clone(), reason: s.reason.to_string() }).collect();
+    // One file of any name: let content sniffing decide whether it is a profile.
+    if hosts.is_empty() && files.len() == 1 {
+        let host = loose_host_name(&files[0].0);
+        hosts.push(HostEntry { run: LOOSE_RUN.to_string(), host: host.clone(), file: 0 });
+        runs = vec![RunEntry { name: LOOSE_RUN.to_string(), hosts: vec![host] }];
+        skipped.clear();
+    }
+    STATE.with_borrow_mut(|state| {
+        state.source = Some(Source::Files(files));
+        state.hosts = hosts;
+        state.cache.clear();
+    });
+    Response::Logdir { runs, skipped }
+}
+
+/// `dir/name.ext` → `name`; a name that is all extension stays whole.
+fn loose_host_name(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => name[..dot].to_string(),
+        _ if name.is_empty() => "file".to_string(),
+        _ => name.to_string(),
+    }
+}
+
+fn profile_of(run: &str, host: &str) -> Result<Rc<Profile>, String> {
+    let file = STATE.with_borrow(|state| state.hosts.iter().find(|h| h.run == run && h.host == host).map(|h| h.file));
+    let Some(file) = file else {
+        return Err(format!("There is no host “{host}” in run “{run}” among the opened files."));
+    };
+    let cached = STATE.with_borrow_mut(|state| {
+        let pos = state.cache.iter().position(|(f, _)| *f == file)?;
+        let entry = state.cache.remove(pos);
+        let profile = entry.1.clone();
+        state.cache.insert(0, entry);
+        Some(profile)
+    });
+    if let Some(profile) = cached {
+        return Ok(profile);
+    }
+
+    progress_now(0.0, "Reading the file");
+    let bytes = read_bytes(file)?;
+    let mut last_post = f64::NEG_INFINITY;
+    let mut on_progress = |p: Progress| {
+        let now = js_sys::Date::now();
+        if now - last_post >= PROGRESS_INTERVAL_MS {
+            last_post = now;
+            progress_now(p.fraction(), phase_label(&p));
+        }
+    };
+    let profile =
+        proflens_format::load_xspace(&bytes, &Limits::default(), &mut on_progress).map_err(|e| e.to_string())?;
+    drop(bytes);
+    let profile = Rc::new(profile);
+    STATE.with_borrow_mut(|state| {
+        state.cache.insert(0, (file, profile.clone()));
+        state.cache.truncate(CACHE_SIZE);
+    });
+    Ok(profile)
+}
+
+fn read_bytes(file: usize) -> Result<Vec<u8>, String> {
+    let source = STATE.with_borrow(|state| match &state.source {
+        Some(Source::Demo) => Ok(None),
+        Some(Source::Files(files)) => files
+            .get(file)
+            .map(|(path, f)| Some((path.clone(), f.clone())))
+            .ok_or_else(|| "The file of this host is no longer open.".to_string()),
+        None => Err("No files are open.".to_string()),
+    })?;
+    let Some((path, file)) = source else {
+        return Ok(DEMO_PROFILE.to_vec());
+    };
+    let unreadable = || {
+        format!("The file “{path}” could not be read: it may have been moved, changed or deleted since it was opened. Open it again.")
+    };
+    let reader = FileReaderSync::new().map_err(|_| unreadable())?;
+    let buffer = reader.read_as_array_buffer(&file).map_err(|_| unreadable())?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+fn phase_label(p: &Progress) -> &'static str {
+    match p {
+        Progress::Inflating { .. } => "Decompressing",
+        Progress::Parsing => "Reading the protobuf",
+        Progress::Building { .. } => "Building the model",
+    }
+}
+
+fn progress_now(fraction: f64, label: &str) {
+    post(&Response::Progress { fraction: fraction.clamp(0.0, 1.0), phase_label: label.to_string() });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loose_host_name;
+
+    #[test]
+    fn loose_names() {
+        assert_eq!(loose_host_name("dir/vm.bin"), "vm");
+        assert_eq!(loose_host_name("random"), "random");
+        assert_eq!(loose_host_name(".hidden"), ".hidden");
+        assert_eq!(loose_host_name("a.b.c"), "a.b");
+    }
+}
