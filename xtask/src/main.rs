@@ -1,1 +1,85 @@
-fn main() {}
+//! `cargo xtask serve | test | dist`: the project's automation, in Rust.
+//!
+//! Both entry points a newcomer runs install what is missing first
+//! (the wasm target, the wasm-bindgen CLI matching Cargo.lock, Chromium and
+//! the browser-test packages), so they work on a fresh machine.
+
+mod dist;
+mod serve;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  serve [--port N]   install what is missing, build, serve the app on 127.0.0.1 (default port 8000)
+  test               install what is missing, run every test (format, lint, native, browser)
+  dist               build the static app into dist/ (plus the single-file dist/proflens.html)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dist") => tools::ensure_build_tools().and_then(|()| dist::build().map(|_| ())),
+        Some("serve") => serve_command(&args[1..]),
+        Some("test") => test_command(),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve_command(args: &[String]) -> Result<(), String> {
+    let port = match args {
+        [] => 8000,
+        [flag, value] if flag == "--port" => value.parse().map_err(|_| format!("bad port '{value}'"))?,
+        _ => return Err(format!("unexpected arguments {args:?}\n{USAGE}")),
+    };
+    tools::ensure_build_tools()?;
+    let dist = dist::build()?;
+    serve::serve(&dist, port)
+}
+
+fn test_command() -> Result<(), String> {
+    tools::ensure_build_tools()?;
+    tools::ensure_browser_tools()?;
+    let root = root();
+    run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root))?;
+    run(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).current_dir(&root))?;
+    run(Command::new("cargo")
+        .args(["clippy", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])
+        .current_dir(&root))?;
+    run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root))?;
+    let dist = dist::build()?;
+    run(Command::new("node")
+        .args(["--test", "--test-concurrency=1"])
+        .arg(root.join("tests/browser"))
+        .env("PROFLENS_DIST", &dist)
+        .current_dir(root.join("tests/browser")))
+}
+
+/// The workspace root (xtask lives one level below it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
+}
+
+/// Runs a command with inherited output; a failure names the command.
+pub fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    println!("xtask: running {shown}");
+    let status = cmd.status().map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}

@@ -1,0 +1,126 @@
+//! The `proflens` binary on real fixtures and on the bad-input corpus.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(rel)
+}
+
+fn proflens(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proflens")).args(args).output().expect("proflens runs")
+}
+
+fn info(path: &Path) -> Value {
+    let out = proflens(&["info".as_ref(), path.as_os_str()]);
+    assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("info prints JSON")
+}
+
+/// (plane name, lines, events) of every plane of a host.
+fn planes(host: &Value) -> Vec<(String, u64, u64)> {
+    host["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap().to_string(), p["lines"].as_u64().unwrap(), p["events"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn info_matches_the_reference_counts_for_file_run_and_logdir() {
+    for case in ["custom_loop", "custom_loop_xla", "input_bound", "jax_mlp", "keras_fit"] {
+        let summary: Value = serde_json::from_slice(&std::fs::read(data(&format!("xspace/{case}/xplane_summary.json"))).unwrap()).unwrap();
+        let expected: Vec<(String, u64, u64)> = summary["planes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["name"].as_str().unwrap().to_string(), p["num_lines"].as_u64().unwrap(), p["num_events"].as_u64().unwrap()))
+            .collect();
+
+        // As a logdir: one run named after its capture directory, one host `vm`.
+        let logdir = info(&data(&format!("xspace/{case}")));
+        let runs = logdir["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1, "{case}");
+        let run_name = runs[0]["name"].as_str().unwrap();
+        assert!(run_name.starts_with("2026_11_22_"), "{case}: run {run_name}");
+        assert_eq!(runs[0]["hosts"][0]["name"], "vm");
+        assert_eq!(planes(&runs[0]["hosts"][0]), expected, "{case}");
+
+        // As the run directory and as the single file: the same numbers.
+        let run_dir = std::fs::read_dir(data(&format!("xspace/{case}")))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.is_dir())
+            .unwrap();
+        let file = walk_xplane(&run_dir);
+        let run_dir = file.parent().unwrap();
+        for path in [run_dir, file.as_path()] {
+            let out = info(path);
+            assert_eq!(out["runs"][0]["name"], run_name, "{}", path.display());
+            assert_eq!(planes(&out["runs"][0]["hosts"][0]), expected, "{}", path.display());
+        }
+    }
+}
+
+fn walk_xplane(dir: &Path) -> PathBuf {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            return walk_xplane(&path);
+        }
+        if path.to_string_lossy().ends_with(".xplane.pb") {
+            return path;
+        }
+    }
+    panic!("no xplane below {}", dir.display());
+}
+
+#[test]
+fn two_hosts_with_the_same_inner_host_name_stay_apart() {
+    // external/tf-gpu-multiworker-bert-xplane: two workers, identical bytes.
+    let tmp = std::env::temp_dir().join(format!("proflens-cli-two-hosts-{}", std::process::id()));
+    let run = tmp.join("plugins/profile/2020_06_09_12_00_00");
+    std::fs::create_dir_all(&run).unwrap();
+    for host in ["34.83.195.179_6003", "34.83.195.180_6003"] {
+        std::fs::copy(data("xspace/external/34.83.195.179_6003.xplane.pb"), run.join(format!("{host}.xplane.pb"))).unwrap();
+    }
+    let out = info(&tmp);
+    std::fs::remove_dir_all(&tmp).unwrap();
+    let hosts = out["runs"][0]["hosts"].as_array().unwrap();
+    let names: Vec<_> = hosts.iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["34.83.195.179_6003", "34.83.195.180_6003"]);
+    let cpu = |h: &Value| planes(h).into_iter().find(|p| p.0 == "/host:CPU").unwrap();
+    assert_eq!(cpu(&hosts[0]), ("/host:CPU".to_string(), 22, 15_354));
+    assert_eq!(cpu(&hosts[0]), cpu(&hosts[1]));
+}
+
+#[test]
+fn bad_input_fails_with_one_clear_line() {
+    let cases = [
+        ("bad/empty.xplane.pb", "is empty"),
+        ("bad/random.xplane.pb", "not an XSpace profile"),
+        ("bad/truncated.xplane.pb", "truncated"),
+        ("bad/truncated.xplane.pb.gz", "truncated"),
+        ("bad/bomb.xplane.pb.gz", "gzip bomb"),
+        ("bad/trace.xplane.pb", "JSON"),
+        ("bad/legacy_overview_page.xplane.pb", "protobuf message of another kind"),
+        ("does-not-exist.xplane.pb", "No such file"),
+    ];
+    let no_profiles = std::env::temp_dir().join(format!("proflens-cli-empty-{}", std::process::id()));
+    std::fs::create_dir_all(no_profiles.join("plugins/profile/run")).unwrap();
+    std::fs::write(no_profiles.join("plugins/profile/run/notes.txt"), "not a profile").unwrap();
+    let paths = cases.iter().map(|(rel, phrase)| (data(rel), *rel, *phrase));
+    for (path, rel, phrase) in paths.chain([(no_profiles.clone(), "a folder without profiles", "no profiles")]) {
+        let out = proflens(&["info".as_ref(), path.as_os_str()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{rel}: {stderr}");
+        assert!(out.stdout.is_empty(), "{rel}");
+        assert_eq!(stderr.lines().count(), 1, "{rel}: one line, got {stderr}");
+        assert!(stderr.starts_with("proflens: "), "{rel}: {stderr}");
+        assert!(stderr.contains(phrase), "{rel}: expected '{phrase}' in {stderr}");
+        assert!(!stderr.contains("panicked"), "{rel}: {stderr}");
+    }
+    std::fs::remove_dir_all(no_profiles).unwrap();
+}

@@ -1,0 +1,156 @@
+//! `cargo xtask dist`: the static app.
+//!
+//! `dist/` works from any static web server (index.html, proflens.js,
+//! proflens_bg.wasm, loader.js, style.css); `dist/proflens.html` is the same
+//! app in one self-contained file that works opened from disk (file://),
+//! where browsers refuse module scripts and fetches: the wasm travels inside
+//! it gzip+base64 and the scripts are inline, allowed by their CSP hashes.
+
+use crate::{root, run};
+use base64::Engine;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PROFILE: &str = "wasm-release";
+const CSP_MARKER: &str = "<!-- PROFLENS:CSP -->";
+
+/// Builds dist/ and returns its path.
+pub fn build() -> Result<PathBuf, String> {
+    let root = root();
+    let dist = root.join("dist");
+    run(Command::new("cargo")
+        .args(["build", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--profile", PROFILE])
+        .current_dir(&root))?;
+    if dist.exists() {
+        std::fs::remove_dir_all(&dist).map_err(|e| format!("clearing {}: {e}", dist.display()))?;
+    }
+    let wasm = root.join("target/wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
+    run(Command::new("wasm-bindgen")
+        .args(["--target", "no-modules", "--no-typescript", "--out-name", "proflens", "--out-dir"])
+        .arg(&dist)
+        .arg(&wasm))?;
+
+    let web = root.join("web");
+    for entry in std::fs::read_dir(&web).map_err(|e| format!("{}: {e}", web.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_file() && path.file_name().is_some_and(|n| n != "index.html") {
+            std::fs::copy(&path, dist.join(path.file_name().expect("file"))).map_err(|e| e.to_string())?;
+        }
+    }
+    let shell = read(&web.join("index.html"))?;
+    if !shell.contains(CSP_MARKER) {
+        return Err(format!("web/index.html lacks the {CSP_MARKER} line"));
+    }
+    write(&dist.join("index.html"), &shell.replace(CSP_MARKER, &csp_meta(&[])))?;
+    let single = single_file(&shell, &dist)?;
+    write(&dist.join("proflens.html"), &single)?;
+
+    let wasm_bytes = std::fs::read(dist.join("proflens_bg.wasm")).map_err(|e| e.to_string())?;
+    println!(
+        "xtask: dist ready at {}\nxtask: wasm {} bytes raw, {} bytes gzip; single file {} bytes",
+        dist.display(),
+        wasm_bytes.len(),
+        gzip(&wasm_bytes).len(),
+        single.len()
+    );
+    Ok(dist)
+}
+
+/// The Content-Security-Policy: nothing from any other origin. Inline
+/// scripts are allowed by hash only; wasm compilation needs 'wasm-unsafe-eval'
+/// and the decoding worker is created from a blob: URL.
+fn csp_meta(inline_script_hashes: &[String]) -> String {
+    let hashes: String = inline_script_hashes.iter().map(|h| format!(" 'sha256-{h}'")).collect();
+    let policy = format!(
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval' blob:{hashes}; worker-src blob:; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; \
+         base-uri 'none'; form-action 'none'"
+    );
+    format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">")
+}
+
+fn single_file(shell: &str, dist: &Path) -> Result<String, String> {
+    let css = read(&dist.join("style.css"))?;
+    let glue = inline_safe(&read(&dist.join("proflens.js"))?)?;
+    let loader = inline_safe(&read(&dist.join("loader.js"))?)?;
+    let wasm = std::fs::read(dist.join("proflens_bg.wasm")).map_err(|e| e.to_string())?;
+    let wasm_b64 = base64::engine::general_purpose::STANDARD.encode(gzip(&wasm));
+    let hashes = vec![sha256_b64(&glue), sha256_b64(&loader)];
+
+    let replacements = [
+        (CSP_MARKER.to_string(), csp_meta(&hashes)),
+        ("<link rel=\"stylesheet\" href=\"style.css\">".to_string(), format!("<style>{css}</style>")),
+        ("<script src=\"proflens.js\"></script>".to_string(), format!("<script id=\"proflens-glue\">{glue}</script>")),
+        (
+            "<script src=\"loader.js\"></script>".to_string(),
+            format!(
+                "<script type=\"application/octet-stream\" id=\"proflens-wasm\" data-encoding=\"gzip-base64\">{wasm_b64}</script>\n<script>{loader}</script>"
+            ),
+        ),
+    ];
+    let mut html = shell.to_string();
+    for (from, to) in replacements {
+        if !html.contains(&from) {
+            return Err(format!("web/index.html lacks `{from}`"));
+        }
+        html = html.replacen(&from, &to, 1);
+    }
+    Ok(html)
+}
+
+/// Script text that cannot end its `<script>` element early.
+fn inline_safe(script: &str) -> Result<String, String> {
+    if script.to_ascii_lowercase().contains("</script") {
+        return Err("a script contains `</script`, which cannot be inlined".into());
+    }
+    Ok(script.to_string())
+}
+
+fn sha256_b64(text: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
+}
+
+/// gzip (RFC 1952) of `data`, as browsers' DecompressionStream reads it.
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(data).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csp_names_no_other_origin() {
+        let meta = csp_meta(&["abc=".to_string()]);
+        assert!(meta.contains("default-src 'none'"));
+        assert!(meta.contains("'sha256-abc='"));
+        assert!(!meta.contains("://") && !meta.contains("https:") && !meta.contains(" *"), "{meta}");
+    }
+
+    #[test]
+    fn gzip_round_trips() {
+        let data = b"wasm bytes".repeat(100);
+        let gz = gzip(&data);
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut raw).unwrap();
+        assert_eq!(raw, data);
+    }
+
+    #[test]
+    fn refuses_scripts_that_would_close_their_element() {
+        assert!(inline_safe("let s = '</SCRIPT>';").is_err());
+        assert!(inline_safe("let s = 1;").is_ok());
+    }
+}
