@@ -1,0 +1,171 @@
+// Browser tests: the built app (dist/) in real headless Chromium.
+// Run by `cargo xtask test` after `cargo xtask dist`; PROFLENS_DIST points at dist/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './serve.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DIST = process.env.PROFLENS_DIST ?? path.resolve(here, '../../dist');
+const DATA = path.resolve(here, '../data');
+const ARTIFACTS = path.resolve(here, 'artifacts');
+const KERAS_DIR = path.join(DATA, 'xspace/keras_fit');
+const KERAS_FILE = path.join(KERAS_DIR, 'train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb');
+
+let browser;
+let server;
+
+before(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  server = await serveStatic(DIST);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      // Any attempt to reach another host fails fast; the tests still assert none was made.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A fresh page that records every request, console error and CSP violation. */
+async function openPage(url) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const seen = { requests: [], errors: [], csp: [] };
+  context.on('request', (r) => seen.requests.push(r.url()));
+  const page = await context.newPage();
+  page.on('console', (m) => m.type() === 'error' && seen.errors.push(m.text()));
+  page.on('pageerror', (e) => seen.errors.push(String(e)));
+  await page.exposeFunction('__reportCsp', (v) => seen.csp.push(v));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__reportCsp(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  return { page, seen, close: () => context.close() };
+}
+
+/** Every request stayed on the page's own origin (or was a blob:/data: URL). */
+function assertOwnOrigin(seen, origin) {
+  const foreign = seen.requests.filter((u) => !(u.startsWith(origin) || u.startsWith('blob:') || u.startsWith('data:')));
+  assert.deepEqual(foreign, [], 'requests outside the origin');
+  assert.deepEqual(seen.csp, [], 'CSP violations');
+}
+
+function summary(caseName) {
+  return JSON.parse(fs.readFileSync(path.join(DATA, 'xspace', caseName, 'xplane_summary.json'), 'utf8'));
+}
+
+/** Plane rows shown: [{name, lines, events}]. */
+async function shownPlanes(page) {
+  await page.locator('#planes tr[data-plane]').first().waitFor({ timeout: 30_000 });
+  return page.$$eval('#planes tr[data-plane]', (rows) =>
+    rows.map((r) => ({
+      name: r.querySelector('.plane-name').textContent.trim(),
+      lines: Number(r.querySelector('.lines').textContent.trim()),
+      events: Number(r.querySelector('.events').dataset.value),
+    })));
+}
+
+function expectedPlanes(caseName) {
+  return summary(caseName).planes.map((p) => ({ name: p.name, lines: p.num_lines, events: p.num_events }));
+}
+
+test('uploading a profile shows its planes, lines and event counts', async () => {
+  const { page, seen, close } = await openPage(`${server.url}/index.html`);
+  await page.setInputFiles('#open-files', KERAS_FILE);
+  assert.deepEqual(await shownPlanes(page), expectedPlanes('keras_fit'));
+  assert.equal(await page.locator('#total-events').textContent().then((t) => t.replace(/\D/g, '')), '5093');
+  // Names from the file are text: the first line of /host:CPU is listed once expanded.
+  await page.locator('#planes tr[data-plane]').first().click();
+  const lineNames = await page.$$eval('table.lines tr[data-line]', (rows) => rows.map((r) => r.textContent));
+  assert.equal(lineNames.length, 10);
+  assert.ok(lineNames.some((t) => t.includes('tf_data_iterator_get_next')), lineNames.join('\n'));
+  assert.match(await page.evaluate(() => location.hash), /tool=info/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'profile-info.png'), fullPage: true });
+  assertOwnOrigin(seen, server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
+
+test('a whole logdir folder opens with its run and host selectors', async () => {
+  const { page, seen, close } = await openPage(`${server.url}/`);
+  await page.setInputFiles('#open-folder', KERAS_DIR);
+  await page.locator('#planes tr[data-plane]').first().waitFor({ timeout: 30_000 });
+  const runs = await page.$$eval('#run option', (o) => o.map((x) => x.textContent.trim()));
+  assert.deepEqual(runs, ['2026_11_22_09_04_23']);
+  const hosts = await page.$$eval('#host option', (o) => o.map((x) => x.textContent.trim()));
+  assert.deepEqual(hosts, ['vm']);
+  assert.match(await page.evaluate(() => location.hash), /run=2026_11_22_09_04_23/);
+  // The TensorBoard summary file beside the profile is reported, not opened.
+  assert.match(await page.locator('body').textContent(), /events\.out\.tfevents/);
+  assertOwnOrigin(seen, server.url);
+  await close();
+});
+
+test('the demo opens with no network', async () => {
+  const { page, seen, close } = await openPage(`${server.url}/`);
+  await page.click('#open-demo');
+  assert.deepEqual(await shownPlanes(page), expectedPlanes('custom_loop'));
+  assertOwnOrigin(seen, server.url);
+  await close();
+});
+
+test('bad files get a plain-words error, not a blank page', async () => {
+  const cases = [
+    ['truncated.xplane.pb', /truncated/],
+    ['random.xplane.pb', /not an XSpace profile/],
+    ['empty.xplane.pb', /empty/],
+    ['trace.xplane.pb', /JSON/],
+    ['bomb.xplane.pb.gz', /gzip bomb/],
+  ];
+  const { page, close } = await openPage(`${server.url}/`);
+  for (const [name, message] of cases) {
+    await page.setInputFiles('#open-files', path.join(DATA, 'bad', name));
+    await page.locator('#error').filter({ hasText: message }).waitFor({ timeout: 30_000 });
+  }
+  // The app still works afterwards.
+  await page.click('#open-demo');
+  assert.equal((await shownPlanes(page))[0].name, '/host:CPU');
+  await close();
+});
+
+test('a long decode shows progress and can be cancelled', async () => {
+  // Concatenated XSpace messages are one valid XSpace (repeated fields append):
+  // 40 copies of the 3 MB GPU profile make a 120 MB profile that takes a while.
+  const big = path.join(os.tmpdir(), `proflens-big-${process.pid}.xplane.pb`);
+  const one = fs.readFileSync(path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb'));
+  fs.writeFileSync(big, Buffer.concat(Array(40).fill(one)));
+  const { page, close } = await openPage(`${server.url}/`);
+  await page.setInputFiles('#open-files', big);
+  await page.locator('#progress').waitFor({ timeout: 10_000 });
+  await page.click('#cancel');
+  await page.locator('body').filter({ hasText: 'Cancelled' }).waitFor({ timeout: 10_000 });
+  // A fresh worker serves the next file.
+  await page.click('#open-demo');
+  assert.equal((await shownPlanes(page))[0].events, 9587);
+  fs.unlinkSync(big);
+  await close();
+});
+
+test('the single-file build works opened from disk', async () => {
+  const url = pathToFileURL(path.join(DIST, 'proflens.html')).href;
+  const { page, seen, close } = await openPage(url);
+  await page.click('#open-demo');
+  assert.deepEqual(await shownPlanes(page), expectedPlanes('custom_loop'));
+  const foreign = seen.requests.filter((u) => !(u.startsWith('file://') || u.startsWith('blob:') || u.startsWith('data:')));
+  assert.deepEqual(foreign, []);
+  assert.deepEqual(seen.csp, []);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'single-file.png'), fullPage: true });
+  await close();
+});
