@@ -2,5 +2,12 @@
 //!
 //! One module per tool; each turns a [`proflens_model::Profile`] into a serde
 //! view model that the CLI prints and the app renders. No I/O, no web types.
+//! Shared passes (grouping, op metrics, step events) are computed once per
+//! host and reused by every tool.
 
+pub mod framework_op_stats;
+pub mod grouping;
 pub mod info;
+pub mod op_metrics;
+pub mod schema;
+pub mod tf_op;

@@ -1,0 +1,1 @@
+//! Framework (TensorFlow) op stats: the tool view and its XProf JSON.

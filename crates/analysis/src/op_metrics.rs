@@ -1,0 +1,1 @@
+//! Op metrics databases (host and device): per op occurrences, total and self time.
