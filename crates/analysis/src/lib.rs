@@ -10,4 +10,6 @@ pub mod grouping;
 pub mod info;
 pub mod op_metrics;
 pub mod schema;
+pub mod stats;
+pub mod steps;
 pub mod tf_op;
