@@ -5,9 +5,11 @@
 //! Shared passes (grouping, op metrics, step events) are computed once per
 //! host and reused by every tool.
 
+pub mod datatable;
 pub mod framework_op_stats;
 pub mod grouping;
 pub mod info;
+pub mod input_pipeline;
 pub mod op_metrics;
 pub mod schema;
 pub mod stats;
