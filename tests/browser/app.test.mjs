@@ -98,6 +98,20 @@ test('uploading a profile shows its planes, lines and event counts', async () =>
   await close();
 });
 
+test('the largest fixture decodes in the browser (measured, not timed)', async () => {
+  const { page, seen, close } = await openPage(`${server.url}/`);
+  await page.setInputFiles('#open-files', path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb'));
+  const planes = await shownPlanes(page);
+  assert.equal(planes.find((p) => p.name === '/host:CPU').events, 15354);
+  const decodeMs = Number(await page.locator('#decode-time').getAttribute('data-value'));
+  const memory = Number(await page.locator('#worker-memory').getAttribute('data-value'));
+  assert.ok(decodeMs > 0 && memory > 3_000_000, `decode ${decodeMs} ms, memory ${memory} bytes`);
+  // A measurement for the record, not a pass/fail criterion.
+  console.log(`measurement: 3.0 MB GPU profile decoded in ${decodeMs.toFixed(0)} ms; worker wasm memory ${(memory / 2 ** 20).toFixed(1)} MiB`);
+  assertOwnOrigin(seen, server.url);
+  await close();
+});
+
 test('a whole logdir folder opens with its run and host selectors', async () => {
   const { page, seen, close } = await openPage(`${server.url}/`);
   await page.setInputFiles('#open-folder', KERAS_DIR);

@@ -256,7 +256,32 @@ fn StatusArea() -> impl IntoView {
     view! {
         <div class="status">
             {move || {
-                state.notice.get().map(|n| view! { <p id="notice" class="notice" role="status">{n}</p> })
+                state
+                    .notice
+                    .get()
+                    .map(|n| {
+                        let retry = (state.status.get() == Status::Cancelled
+                            && !state.host.get().is_empty())
+                            .then(|| {
+                                view! {
+                                    " "
+                                    <button
+                                        id="retry"
+                                        type="button"
+                                        class="button small"
+                                        on:click=move |_| bridge::load_host(state)
+                                    >
+                                        {format!("Load {} again", state.host.get_untracked())}
+                                    </button>
+                                }
+                            });
+                        view! {
+                            <p id="notice" class="notice" role="status">
+                                {n}
+                                {retry}
+                            </p>
+                        }
+                    })
             }}
             <div id="error" class="error" role="alert" hidden=move || error().is_none()>
                 {move || error().unwrap_or_default()}
@@ -264,6 +289,7 @@ fn StatusArea() -> impl IntoView {
             {move || {
                 skipped()
                     .map(|skipped| {
+                        let skipped_count = skipped.len();
                         let summary = format!(
                             "{} not opened:",
                             match skipped.len() {
@@ -283,8 +309,9 @@ fn StatusArea() -> impl IntoView {
                                 }
                             })
                             .collect_view();
+                        let few = skipped_count <= 3;
                         view! {
-                            <details id="skipped" class="skipped">
+                            <details id="skipped" class="skipped" open=few>
                                 <summary>{summary}</summary>
                                 <ul>{items}</ul>
                             </details>

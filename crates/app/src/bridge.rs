@@ -117,7 +117,7 @@ pub fn load_host(state: AppState) {
 /// the opened files again.
 pub fn cancel(state: AppState) {
     respawn(state, true);
-    state.status.set(Status::Idle);
+    state.status.set(Status::Cancelled);
     state.shown.set(None);
     state.error.set(None);
     state.notice.set(Some("Cancelled.".into()));
@@ -288,15 +288,25 @@ fn on_response(state: AppState, response: Response) {
                 state.status.set(Status::Loading { fraction, label: phase_label });
             }
         }
-        Response::HostInfo { run, host, info } => {
+        Response::HostInfo { run, host, info, load } => {
             SESSION.with_borrow_mut(|s| s.decoding = false);
             if run == state.run.get_untracked() && host == state.host.get_untracked() {
-                state.shown.set(Some(Shown { run, host, info: Arc::new(info) }));
+                state.shown.set(Some(Shown { run, host, info: Arc::new(info), load }));
                 state.status.set(Status::Ready);
             }
         }
         Response::Error { message } => {
-            SESSION.with_borrow_mut(|s| s.decoding = false);
+            SESSION.with_borrow_mut(|s| {
+                s.decoding = false;
+                // A worker that failed to start is dropped; the next request starts another.
+                if s.bridge.as_ref().is_some_and(|b| !b.ready) {
+                    if let Some(bridge) = s.bridge.take() {
+                        bridge.worker.terminate();
+                    }
+                    s.generation = s.generation.wrapping_add(1);
+                    s.expect_logdir.clear();
+                }
+            });
             state.shown.set(None);
             fail(state, message);
         }

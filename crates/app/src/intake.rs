@@ -54,19 +54,15 @@ pub async fn walk(entries: Vec<FileSystemEntry>) -> (Vec<(String, File)>, usize)
     stack.reverse();
     while let Some((entry, depth)) = stack.pop() {
         if entry.is_file() {
-            let Ok(file_entry) = entry.clone().dyn_into::<FileSystemFileEntry>() else {
-                unreadable += 1;
-                continue;
-            };
+            // Chromium's entries are not instances of the standard interface
+            // names (no `instanceof`), so cast by the entry's own `isFile`.
+            let file_entry: FileSystemFileEntry = entry.clone().unchecked_into();
             match file_of(&file_entry).await {
                 Ok(file) => files.push((relative_path(&entry), file)),
                 Err(_) => unreadable += 1,
             }
         } else if entry.is_directory() && depth < MAX_DEPTH {
-            let Ok(dir) = entry.dyn_into::<FileSystemDirectoryEntry>() else {
-                unreadable += 1;
-                continue;
-            };
+            let dir: FileSystemDirectoryEntry = entry.unchecked_into();
             match children_of(&dir).await {
                 Ok(children) => {
                     stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
@@ -113,7 +109,7 @@ async fn children_of(dir: &FileSystemDirectoryEntry) -> Result<Vec<FileSystemEnt
         if batch.length() == 0 {
             break;
         }
-        all.extend(batch.iter().filter_map(|e| e.dyn_into::<FileSystemEntry>().ok()));
+        all.extend(batch.iter().filter(|e| e.is_object()).map(|e| e.unchecked_into::<FileSystemEntry>()));
     }
     Ok(all)
 }

@@ -43,11 +43,22 @@ pub enum Response {
         run: String,
         host: String,
         info: HostInfo,
+        load: LoadStats,
     },
     /// A sentence for the person who opened the file.
     Error {
         message: String,
     },
+}
+
+/// What decoding a host's file cost, shown beside its info.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadStats {
+    pub file_bytes: u64,
+    /// Reading and decoding the file, wall-clock ms.
+    pub decode_ms: f64,
+    /// The worker's wasm memory afterwards (it never shrinks: the peak so far).
+    pub wasm_memory_bytes: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,6 +17,8 @@ pub enum Status {
     Loading { fraction: f64, label: String },
     /// A host is on screen.
     Ready,
+    /// The user stopped a decode; the files are still open.
+    Cancelled,
 }
 
 /// The runs and hosts of the opened files.
@@ -43,6 +45,8 @@ pub struct Shown {
     pub run: String,
     pub host: String,
     pub info: Arc<HostInfo>,
+    /// What decoding it cost.
+    pub load: crate::protocol::LoadStats,
 }
 
 #[derive(Clone, Copy)]

@@ -13,10 +13,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
-use crate::protocol::{self, Request, Response, RunEntry, SkippedEntry};
+use crate::protocol::{self, LoadStats, Request, Response, RunEntry, SkippedEntry};
 
 /// The demo profile: one host of a small TensorFlow custom training loop.
-const DEMO_PROFILE: &[u8] = include_bytes!("../demo/vm.xplane.pb");
+const DEMO_PROFILE: &[u8] =
+    include_bytes!("../../../tests/data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb");
 pub const DEMO_RUN: &str = "custom_loop (demo)";
 pub const DEMO_HOST: &str = "vm";
 /// Run name for files that sit in no folder.
@@ -41,8 +42,8 @@ struct HostEntry {
 struct State {
     source: Option<Source>,
     hosts: Vec<HostEntry>,
-    /// Most recently used first.
-    cache: Vec<(usize, Rc<Profile>)>,
+    /// Most recently used first, with what loading each one cost.
+    cache: Vec<(usize, Rc<Profile>, LoadStats)>,
 }
 
 thread_local! {
@@ -99,9 +100,9 @@ fn handle(request: Request, files: Vec<File>) -> Response {
             }
         }),
         Request::HostInfo { run, host } => match profile_of(&run, &host) {
-            Ok(profile) => {
+            Ok((profile, load)) => {
                 progress_now(1.0, "Summarising");
-                Response::HostInfo { info: proflens_analysis::info::host_info(&profile), run, host }
+                Response::HostInfo { info: proflens_analysis::info::host_info(&profile), load, run, host }
             }
             Err(message) => Response::Error { message },
         },
@@ -149,23 +150,24 @@ fn loose_host_name(path: &str) -> String {
     }
 }
 
-fn profile_of(run: &str, host: &str) -> Result<Rc<Profile>, String> {
+fn profile_of(run: &str, host: &str) -> Result<(Rc<Profile>, LoadStats), String> {
     let file = STATE.with_borrow(|state| state.hosts.iter().find(|h| h.run == run && h.host == host).map(|h| h.file));
     let Some(file) = file else {
         return Err(format!("There is no host “{host}” in run “{run}” among the opened files."));
     };
     let cached = STATE.with_borrow_mut(|state| {
-        let pos = state.cache.iter().position(|(f, _)| *f == file)?;
+        let pos = state.cache.iter().position(|(f, _, _)| *f == file)?;
         let entry = state.cache.remove(pos);
-        let profile = entry.1.clone();
+        let found = (entry.1.clone(), entry.2.clone());
         state.cache.insert(0, entry);
-        Some(profile)
+        Some(found)
     });
-    if let Some(profile) = cached {
-        return Ok(profile);
+    if let Some(found) = cached {
+        return Ok(found);
     }
 
     progress_now(0.0, "Reading the file");
+    let started = js_sys::Date::now();
     let bytes = read_bytes(file)?;
     let mut last_post = f64::NEG_INFINITY;
     let mut on_progress = |p: Progress| {
@@ -177,13 +179,26 @@ fn profile_of(run: &str, host: &str) -> Result<Rc<Profile>, String> {
     };
     let profile =
         proflens_format::load_xspace(&bytes, &Limits::default(), &mut on_progress).map_err(|e| e.to_string())?;
+    let load = LoadStats {
+        file_bytes: bytes.len() as u64,
+        decode_ms: js_sys::Date::now() - started,
+        wasm_memory_bytes: wasm_memory_bytes(),
+    };
     drop(bytes);
     let profile = Rc::new(profile);
     STATE.with_borrow_mut(|state| {
-        state.cache.insert(0, (file, profile.clone()));
+        state.cache.insert(0, (file, profile.clone(), load.clone()));
         state.cache.truncate(CACHE_SIZE);
     });
-    Ok(profile)
+    Ok((profile, load))
+}
+
+/// Size of this worker's wasm memory: it only grows, so it is the peak so far.
+fn wasm_memory_bytes() -> u64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| m.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64)
+        .unwrap_or(0)
 }
 
 fn read_bytes(file: usize) -> Result<Vec<u8>, String> {

@@ -20,6 +20,9 @@ pub fn InfoView(shown: Shown) -> impl IntoView {
     let errors = info.errors.clone();
     let warnings = info.warnings.clone();
     let plane_count = info.planes.len();
+    let load = shown.load.clone();
+    let decode_ms = format!("{:.0}", load.decode_ms);
+    let memory_mib = format!("{:.1}", load.wasm_memory_bytes as f64 / (1024.0 * 1024.0));
     let rows = info
         .planes
         .iter()
@@ -57,6 +60,22 @@ pub fn InfoView(shown: Shown) -> impl IntoView {
                 <div>
                     <dt>"Planes"</dt>
                     <dd id="plane-count">{plane_count}</dd>
+                </div>
+                <div>
+                    <dt>"Decoded in"</dt>
+                    <dd>
+                        <span id="decode-time" data-value=load.decode_ms.to_string()>{decode_ms}</span>
+                        " ms"
+                    </dd>
+                </div>
+                <div>
+                    <dt>"Worker memory"</dt>
+                    <dd>
+                        <span id="worker-memory" data-value=load.wasm_memory_bytes.to_string()>
+                            {memory_mib}
+                        </span>
+                        " MiB"
+                    </dd>
                 </div>
             </dl>
             <MessageList id="xspace-errors" title="Errors recorded by the profiler" items=errors/>
@@ -120,16 +139,13 @@ fn PlaneRow(index: usize, plane: PlaneInfo) -> impl IntoView {
                 }
             }
         >
-            <td class="plane-name">
-                <span class="disclosure" aria-hidden="true">{move || if open.get() { "▾" } else { "▸" }}</span>
-                {name}
-            </td>
-            <td class="lines num" data-value=line_count.to_string()>{fmt::count(line_count as u64)}</td>
+            <td class="plane-name">{name}</td>
+            <td class="lines num" data-value=line_count.to_string()>{line_count}</td>
             <td class="events num" data-value=events.to_string()>{fmt::count(events)}</td>
         </tr>
         <Show when=move || open.get()>
             <tr class="plane-detail" id=detail_id.clone()>
-                <td colspan="3">{plane.with_value(|p| plane_detail(p))}</td>
+                <td colspan="3">{plane.with_value(plane_detail)}</td>
             </tr>
         </Show>
     }
