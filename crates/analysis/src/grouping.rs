@@ -66,8 +66,11 @@ pub fn group_events(profile: &Profile) -> Grouping {
         read_file_groups(profile, &keys, &mut grouping);
         return grouping;
     }
-    let has_loop_op =
-        profile.planes.iter().flat_map(|p| &p.event_metadata).any(|m| EventType::of_name(profile.str(m.name)) == EventType::LoopOp);
+    let has_loop_op = profile
+        .planes
+        .iter()
+        .flat_map(|p| &p.event_metadata)
+        .any(|m| EventType::of_name(profile.str(m.name)) == EventType::LoopOp);
     if has_loop_op {
         return grouping;
     }
@@ -86,7 +89,9 @@ fn read_file_groups(profile: &Profile, keys: &StatKeys, grouping: &mut Grouping)
                 };
                 let g = i32::try_from(g).unwrap_or(-1);
                 grouping.planes[p][l].group[i] = g;
-                if let Some(name) = event_stat(profile, plane, line, i, keys.step_name).and_then(|v| v.as_str().map(str::to_owned)) {
+                if let Some(name) =
+                    event_stat(profile, plane, line, i, keys.step_name).and_then(|v| v.as_str().map(str::to_owned))
+                {
                     grouping.planes[p][l].flags[i] |= FLAG_STEP_ROOT;
                     grouping.names.entry(g).or_insert(name);
                 }
@@ -97,7 +102,8 @@ fn read_file_groups(profile: &Profile, keys: &StatKeys, grouping: &mut Grouping)
         }
     }
     // Groups seen without a name are named by their id, as the profiler does.
-    let ids: FxHashSet<i32> = grouping.planes.iter().flatten().flat_map(|l| l.group.iter().copied()).filter(|&g| g >= 0).collect();
+    let ids: FxHashSet<i32> =
+        grouping.planes.iter().flatten().flat_map(|l| l.group.iter().copied()).filter(|&g| g >= 0).collect();
     for g in ids {
         grouping.names.entry(g).or_insert_with(|| g.to_string());
     }
@@ -174,7 +180,8 @@ impl Forest {
             }
             let is_host = plane_name == HOST_PLANE;
             let plane_pid = plane_stat(profile, plane, keys.process_id).and_then(|v| v.as_i64());
-            let meta_types: Vec<EventType> = plane.event_metadata.iter().map(|m| EventType::of_name(profile.str(m.name))).collect();
+            let meta_types: Vec<EventType> =
+                plane.event_metadata.iter().map(|m| EventType::of_name(profile.str(m.name))).collect();
             for (l, line) in plane.lines.iter().enumerate() {
                 let base = types.len() as u32;
                 lines.push((p as u32, l as u32, base));
@@ -198,10 +205,16 @@ impl Forest {
                     let level = stat(keys.is_root).and_then(|v| v.as_i64()).map(|v| v as i32);
                     let level = level.unwrap_or(if ty == EventType::TraceContext { 1 } else { 0 });
                     let pid = stat(keys.consumer_pid).and_then(|v| v.as_i64()).or(plane_pid);
-                    if let (Some(t), Some(id)) = (stat(keys.producer_type).and_then(|v| v.as_i64()), stat(keys.producer_id).and_then(|v| v.as_u64())) {
+                    if let (Some(t), Some(id)) = (
+                        stat(keys.producer_type).and_then(|v| v.as_i64()),
+                        stat(keys.producer_id).and_then(|v| v.as_u64()),
+                    ) {
                         contexts.entry((t, id, pid)).or_default().producers.push(node);
                     }
-                    if let (Some(t), Some(id)) = (stat(keys.consumer_type).and_then(|v| v.as_i64()), stat(keys.consumer_id).and_then(|v| v.as_u64())) {
+                    if let (Some(t), Some(id)) = (
+                        stat(keys.consumer_type).and_then(|v| v.as_i64()),
+                        stat(keys.consumer_id).and_then(|v| v.as_u64()),
+                    ) {
                         contexts.entry((t, id, pid)).or_default().consumers.push(node);
                     }
                     let step_id = stat(keys.step_id).and_then(|v| v.as_i64());
@@ -341,7 +354,12 @@ impl Forest {
         None
     }
 
-    fn context_stat<'a>(&self, profile: &'a Profile, node: u32, key: Option<proflens_model::StrId>) -> Option<StatValue<'a>> {
+    fn context_stat<'a>(
+        &self,
+        profile: &'a Profile,
+        node: u32,
+        key: Option<proflens_model::StrId>,
+    ) -> Option<StatValue<'a>> {
         key?;
         let found = self.find_ancestor(node, true, |n| self.stat(profile, n, key).is_some())?;
         self.stat(profile, found, key)
@@ -369,8 +387,9 @@ impl Forest {
                     continue;
                 }
                 let level = self.root_level[root as usize];
-                let same_level_parent =
-                    self.find_ancestor(root, false, |n| self.root_level[n as usize] > 0 && self.root_level[n as usize] == level);
+                let same_level_parent = self.find_ancestor(root, false, |n| {
+                    self.root_level[n as usize] > 0 && self.root_level[n as usize] == level
+                });
                 if same_level_parent.is_some() {
                     continue;
                 }
@@ -402,8 +421,10 @@ impl Forest {
             if ty != EventType::TfOpRun && !is_kernel {
                 continue;
             }
-            let eager_parent = self.find_ancestor(node, true, |n| self.types[n as usize] == EventType::EagerKernelExecute);
-            let eager = eager_parent.is_some_and(|n| self.stat(profile, n, keys.is_func).and_then(|v| v.as_i64()) == Some(0));
+            let eager_parent =
+                self.find_ancestor(node, true, |n| self.types[n as usize] == EventType::EagerKernelExecute);
+            let eager =
+                eager_parent.is_some_and(|n| self.stat(profile, n, keys.is_func).and_then(|v| v.as_i64()) == Some(0));
             if eager {
                 let (p, l, i) = self.locate(node);
                 out.planes[p][l].flags[i] |= FLAG_EAGER;

@@ -54,7 +54,10 @@ impl EventType {
 
     /// Roots that name their group without the event name ("3", not "FunctionRun 3").
     pub fn is_implicit_root(self) -> bool {
-        matches!(self, EventType::FunctionRun | EventType::SessionRun | EventType::RunGraph | EventType::ExecutorStateProcess)
+        matches!(
+            self,
+            EventType::FunctionRun | EventType::SessionRun | EventType::RunGraph | EventType::ExecutorStateProcess
+        )
     }
 }
 

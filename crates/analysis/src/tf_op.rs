@@ -72,7 +72,8 @@ fn is_tf_op_name(s: &str) -> bool {
 /// `[A-Z_][a-zA-Z0-9_]*`
 fn is_tf_op_type(s: &str) -> bool {
     let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_uppercase() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    chars.next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `[a-z_][a-z0-9_]*(\[.*\])?`
@@ -103,7 +104,10 @@ mod tests {
     #[test]
     fn parses_the_kinds_of_names() {
         let op = parse("sequential_1/conv1_1/Relu:Relu");
-        assert_eq!((op.category, op.name, op.op_type.as_ref()), (OpCategory::TensorFlow, "sequential_1/conv1_1/Relu", "Relu"));
+        assert_eq!(
+            (op.category, op.name, op.op_type.as_ref()),
+            (OpCategory::TensorFlow, "sequential_1/conv1_1/Relu", "Relu")
+        );
         assert_eq!(parse("Iterator::Root::Prefetch").category, OpCategory::TfData);
         assert_eq!(parse("Iterator::Root::Prefetch").op_type, "Dataset");
         let jax = parse("jit(train_step)/dot_general:dot_general[precision=None]");

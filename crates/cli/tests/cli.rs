@@ -31,12 +31,20 @@ fn planes(host: &Value) -> Vec<(String, u64, u64)> {
 #[test]
 fn info_matches_the_reference_counts_for_file_run_and_logdir() {
     for case in ["custom_loop", "custom_loop_xla", "input_bound", "jax_mlp", "keras_fit"] {
-        let summary: Value = serde_json::from_slice(&std::fs::read(data(&format!("xspace/{case}/xplane_summary.json"))).unwrap()).unwrap();
+        let summary: Value =
+            serde_json::from_slice(&std::fs::read(data(&format!("xspace/{case}/xplane_summary.json"))).unwrap())
+                .unwrap();
         let expected: Vec<(String, u64, u64)> = summary["planes"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|p| (p["name"].as_str().unwrap().to_string(), p["num_lines"].as_u64().unwrap(), p["num_events"].as_u64().unwrap()))
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["num_lines"].as_u64().unwrap(),
+                    p["num_events"].as_u64().unwrap(),
+                )
+            })
             .collect();
 
         // As a logdir: one run named after its capture directory, one host `vm`.
@@ -84,7 +92,8 @@ fn two_hosts_with_the_same_inner_host_name_stay_apart() {
     let run = tmp.join("plugins/profile/2020_06_09_12_00_00");
     std::fs::create_dir_all(&run).unwrap();
     for host in ["34.83.195.179_6003", "34.83.195.180_6003"] {
-        std::fs::copy(data("xspace/external/34.83.195.179_6003.xplane.pb"), run.join(format!("{host}.xplane.pb"))).unwrap();
+        std::fs::copy(data("xspace/external/34.83.195.179_6003.xplane.pb"), run.join(format!("{host}.xplane.pb")))
+            .unwrap();
     }
     let out = info(&tmp);
     std::fs::remove_dir_all(&tmp).unwrap();
