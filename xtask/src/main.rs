@@ -54,7 +54,9 @@ fn test_command() -> Result<(), String> {
     tools::ensure_browser_tools()?;
     let root = root();
     run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root))?;
-    run(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]).current_dir(&root))?;
+    run(Command::new("cargo")
+        .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
+        .current_dir(&root))?;
     run(Command::new("cargo")
         .args(["clippy", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])
         .current_dir(&root))?;

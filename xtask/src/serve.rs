@@ -6,7 +6,8 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 
 pub fn serve(dir: &Path, port: u16) -> Result<(), String> {
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let listener =
+        TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     println!("Proflens is served at http://127.0.0.1:{port}/  (Ctrl-C stops it)");
     println!("The single-file build also opens from disk: {}", dir.join("proflens.html").display());
     for stream in listener.incoming().flatten() {
