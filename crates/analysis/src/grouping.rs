@@ -47,7 +47,17 @@ impl Grouping {
     }
 }
 
+/// Keras 3 marks each profiled batch with this TraceMe (with `step_num`, without `_r`).
+pub const KERAS_BATCH_MARKER: &str = "Profiled batch";
+
+/// Groups events as XProf does.
 pub fn group_events(profile: &Profile) -> Grouping {
+    group_events_with(profile, false)
+}
+
+/// Groups events; with `keras_batches`, Keras 3's `Profiled batch` markers
+/// count as step roots, which XProf does not recognise.
+pub fn group_events_with(profile: &Profile, keras_batches: bool) -> Grouping {
     let keys = StatKeys::new(profile);
     let mut grouping = Grouping {
         planes: profile
@@ -74,7 +84,7 @@ pub fn group_events(profile: &Profile) -> Grouping {
     if has_loop_op {
         return grouping;
     }
-    Forest::build(profile, &keys).group(profile, &keys, &mut grouping);
+    Forest::build(profile, &keys, keras_batches).group(profile, &keys, &mut grouping);
     grouping
 }
 
@@ -158,7 +168,7 @@ struct ContextGroup {
 }
 
 impl Forest {
-    fn build(profile: &Profile, keys: &StatKeys) -> Forest {
+    fn build(profile: &Profile, keys: &StatKeys, keras_batches: bool) -> Forest {
         let mut lines = Vec::new();
         let mut types = Vec::new();
         let mut root_level = Vec::new();
@@ -203,7 +213,10 @@ impl Forest {
                         }
                     }
                     let level = stat(keys.is_root).and_then(|v| v.as_i64()).map(|v| v as i32);
-                    let level = level.unwrap_or(if ty == EventType::TraceContext { 1 } else { 0 });
+                    let keras_root = keras_batches
+                        && profile.str(plane.event_metadata[ev.metadata[i] as usize].name) == KERAS_BATCH_MARKER
+                        && stat(keys.step_num).is_some();
+                    let level = level.unwrap_or(if ty == EventType::TraceContext || keras_root { 1 } else { 0 });
                     let pid = stat(keys.consumer_pid).and_then(|v| v.as_i64()).or(plane_pid);
                     if let (Some(t), Some(id)) = (
                         stat(keys.producer_type).and_then(|v| v.as_i64()),

@@ -111,9 +111,7 @@ mod tests {
         let mut plane_stats = Stats::default();
         plane_stats.push_int(strings.intern("core_count"), 108);
         plane_stats.end_owner();
-        let mut events = Events::default();
-        events.start_ps = vec![1_000, 2_000];
-        events.duration_ps = vec![5_000, 10];
+        let events = Events { start_ps: vec![1_000, 2_000], duration_ps: vec![5_000, 10], ..Events::default() };
         let line = Line { id: 3, display_id: 3, name: strings.intern("Stream #3"), display_name: None, events };
         let plane = Plane {
             id: 0,

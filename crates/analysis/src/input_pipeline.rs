@@ -166,6 +166,8 @@ pub struct Diagnostic {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputPipelineAnalysis {
     pub hardware_type: HardwareType,
+    /// Set when the steps are Proflens's inference, not XProf's: why.
+    pub steps_note: Option<String>,
     pub steps: Vec<StepBreakdown>,
     pub step_time: Summary,
     pub breakdown: BreakdownSummary,
@@ -210,6 +212,7 @@ pub fn analyze(db: &StepDb, hardware_type: HardwareType, host_ops: &[HostOp<'_>]
     }
     InputPipelineAnalysis {
         hardware_type,
+        steps_note: None,
         steps,
         step_time,
         breakdown,
@@ -563,9 +566,64 @@ pub fn to_xprof_json(a: &InputPipelineAnalysis) -> Value {
     ])
 }
 
+/// One CSV field, quoted when it must be (RFC 4180).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The step-time table as CSV (ms per step and category).
+pub fn steps_csv(a: &InputPipelineAnalysis) -> String {
+    let mut out = String::from("step,step_time_ms,device_compute_ms,device_to_device_ms,device_collectives_ms,host_compute_ms,kernel_launch_ms,input_ms,output_ms,compile_ms,all_others_ms\n");
+    for s in &a.steps {
+        out += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            csv_field(&s.name),
+            s.step_time_ms,
+            s.device_compute_ms,
+            s.device_to_device_ms,
+            s.device_collectives_ms,
+            s.host_compute_ms,
+            s.kernel_launch_ms,
+            s.input_ms(),
+            s.output_ms,
+            s.compile_ms,
+            s.other_ms
+        );
+    }
+    out
+}
+
+/// The input-op table as CSV.
+pub fn input_ops_csv(a: &InputPipelineAnalysis) -> String {
+    let mut out = String::from("input_op,count,total_ms,total_fraction,self_ms,self_fraction,category\n");
+    for op in &a.input_ops {
+        out += &format!(
+            "{},{},{},{},{},{},{}\n",
+            csv_field(&op.name),
+            op.count,
+            op.time_ms,
+            op.time_fraction,
+            op.self_time_ms,
+            op.self_time_fraction,
+            csv_field(&op.category)
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_quotes_only_when_needed() {
+        assert_eq!(csv_field("a::b"), "a::b");
+        assert_eq!(csv_field("x,\"y\""), "\"x,\"\"y\"\"\"");
+    }
 
     #[test]
     fn categorises_input_ops_like_xprof() {

@@ -8,9 +8,12 @@
 pub mod datatable;
 pub mod framework_op_stats;
 pub mod grouping;
+pub mod host;
 pub mod info;
 pub mod input_pipeline;
 pub mod op_metrics;
+pub mod overview;
+pub mod run_environment;
 pub mod schema;
 pub mod stats;
 pub mod steps;

@@ -1,7 +1,7 @@
 //! The names the profilers write (event and stat metadata names) and a
 //! per-profile lookup of them, so that hot loops compare interned ids.
 
-use proflens_model::{Plane, Profile, StatValue, StrId};
+use proflens_model::{Line, Plane, Profile, StatValue, StrId};
 
 /// Host event types that the analyses treat specially.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,6 +65,22 @@ pub const HOST_PLANE: &str = "/host:CPU";
 pub const GPU_PLANE_PREFIX: &str = "/device:GPU:";
 pub const TPU_PLANE_PREFIX: &str = "/device:TPU:";
 pub const STEPS_LINE: &str = "Steps";
+
+/// First id of the lines the profiler derives (Steps, TF ops, XLA ops…):
+/// `0xdeadbeef` as a C `int`; XProf compares the 32-bit truncation of the id.
+pub const DERIVED_LINE_ID_MIN: i32 = 0xdead_beef_u32 as i32;
+/// Last derived id: host XLA regions end at +289, then 100 device-derived ids.
+const DERIVED_LINE_ID_MAX: i32 = DERIVED_LINE_ID_MIN + 389;
+
+/// Lines derived from other lines; op metrics skip them.
+pub fn is_derived_line(line: &Line) -> bool {
+    (DERIVED_LINE_ID_MIN..=DERIVED_LINE_ID_MAX).contains(&(line.id as i32))
+}
+
+/// The derived `Steps` line of a device plane.
+pub fn is_step_info_line(line: &Line) -> bool {
+    line.id as i32 == DERIVED_LINE_ID_MIN
+}
 
 /// Interned ids of the stat names the analyses read (None: the profile never uses it).
 #[derive(Debug, Clone, Copy, Default)]

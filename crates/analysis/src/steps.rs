@@ -6,9 +6,11 @@
 //! resolved by type priority, and the rest of the step is "unknown" time.
 
 use crate::grouping::{Grouping, FLAG_STEP_ROOT};
-use crate::schema::{event_stat, StatKeys, GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};
+use crate::schema::{
+    event_stat, is_derived_line, is_step_info_line, StatKeys, GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX,
+};
 use crate::tf_op::{self, OpCategory};
-use proflens_model::{Line, Plane, Profile};
+use proflens_model::{Plane, Profile};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
@@ -132,7 +134,14 @@ impl StepInfo {
 pub struct StepDb {
     pub steps: Vec<StepInfo>,
     pub has_device: bool,
+    /// Device compute time at 16 and 32 bit over all step events (dropped
+    /// steps included, as XProf counts them), ps.
+    pub compute_16bit_ps: i64,
+    pub compute_32bit_ps: i64,
 }
+
+/// Up to this many steps, none is dropped as incomplete.
+const KEEP_ALL_STEPS_UP_TO: usize = 5;
 
 /// Steps of one host. With `drop_incomplete_steps`, the first and last step are
 /// dropped when there are more than five (they are usually cut by the capture).
@@ -166,6 +175,7 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
         }
     }
     let mut steps = Vec::new();
+    let (mut compute_16bit_ps, mut compute_32bit_ps) = (0i64, 0i64);
     for (group, details) in step_events {
         let (begin, end) = details.step_time();
         let duration = end - begin;
@@ -173,6 +183,11 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
         let mut seen = [false; SPAN_TYPES];
         let mut total = 0i64;
         for (ty, s, e) in non_overlapped(&details.events) {
+            match ty {
+                SpanType::DeviceCompute16 => compute_16bit_ps += e - s,
+                SpanType::DeviceCompute32 => compute_32bit_ps += e - s,
+                _ => {}
+            }
             let overlap = (e.min(end) - s.max(begin)).max(0);
             type_ps[ty as usize] += overlap;
             seen[ty as usize] = true;
@@ -193,25 +208,15 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
         let name = details.name.clone().unwrap_or_else(|| group.to_string());
         steps.push(StepInfo { group, name, begin_ps: begin, duration_ps: duration, type_ps });
     }
-    if drop_incomplete_steps && steps.len() > 5 {
+    if drop_incomplete_steps && steps.len() > KEEP_ALL_STEPS_UP_TO {
         steps.remove(0);
         steps.pop();
     }
-    StepDb { steps, has_device }
+    StepDb { steps, has_device, compute_16bit_ps, compute_32bit_ps }
 }
 
 fn planes_with_prefix(profile: &Profile, prefix: &str) -> Vec<usize> {
     (0..profile.planes.len()).filter(|&p| profile.str(profile.planes[p].name).starts_with(prefix)).collect()
-}
-
-/// First id of the lines derived by the profiler (Steps, TF ops, XLA ops...):
-/// `0xdeadbeef` as a C `int`, so negative once widened to the 64-bit line id.
-const DERIVED_LINE_ID_MIN: i64 = 0xdead_beef_u32 as i32 as i64;
-const DERIVED_LINE_ID_MAX: i64 = DERIVED_LINE_ID_MIN + 10_000;
-const STEP_INFO_LINE_ID: i64 = DERIVED_LINE_ID_MIN;
-
-fn is_derived_line(line: &Line) -> bool {
-    (DERIVED_LINE_ID_MIN..DERIVED_LINE_ID_MAX).contains(&line.id)
 }
 
 fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
@@ -220,7 +225,7 @@ fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p
     let mut events = StepEvents::new();
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
-        if line.id == STEP_INFO_LINE_ID {
+        if is_step_info_line(line) {
             for i in 0..ev.len() {
                 if let Some(g) = grouping.group(p, l, i) {
                     let m = Marker { on_device: true, begin: ev.start_ps[i], end: ev.end_ps(i) };

@@ -34,7 +34,8 @@ pub fn parse(full_name: &str) -> TfOp<'_> {
     let unknown = TfOp { category: OpCategory::Unknown, name: full_name, op_type: "".into() };
     let Some((left, right)) = full_name.split_once(':') else {
         for (prefix, category) in MEMCPY_PREFIXES {
-            if full_name.len() >= prefix.len() && full_name[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            let head = full_name.as_bytes().get(..prefix.len());
+            if head.is_some_and(|h| h.eq_ignore_ascii_case(prefix.as_bytes())) {
                 return TfOp { category, name: full_name, op_type: prefix.into() };
             }
         }
@@ -115,6 +116,8 @@ mod tests {
         assert_eq!(parse("MEMCPYHToD").category, OpCategory::MemcpyHToD);
         assert_eq!(parse("ExecutorState::Process").category, OpCategory::Unknown);
         assert_eq!(parse("train").category, OpCategory::Unknown);
+        // A multi-byte character where the memcpy prefix would end must not panic.
+        assert_eq!(parse("MemcpyHTé_x").category, OpCategory::Unknown);
         let derived = parse("dense/MatMul_1:");
         assert_eq!((derived.category, derived.op_type.as_ref()), (OpCategory::TensorFlow, "MatMul"));
     }

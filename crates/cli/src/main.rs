@@ -3,8 +3,10 @@
 //! Every failure is one line on stderr (`proflens: …`) and a non-zero exit;
 //! the panic hook keeps even a bug from printing a backtrace at users.
 
+mod bench;
 mod info;
 mod input;
+mod tool;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -23,6 +25,33 @@ enum Command {
     Info {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
+    },
+    /// Time decoding and each tool on one host file; print JSON.
+    Bench {
+        /// A host's profile file.
+        path: PathBuf,
+        /// Repeats per phase; the best time is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+    },
+    /// Run one analysis tool on one host and print its result.
+    Tool {
+        /// A profile file, a run directory or a whole log directory.
+        path: PathBuf,
+        /// overview_page, input_pipeline_analyzer or framework_op_stats.
+        tool: String,
+        /// The run, when PATH holds several.
+        #[arg(long)]
+        run: Option<String>,
+        /// The host, when the run has several.
+        #[arg(long)]
+        host: Option<String>,
+        /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON.
+        #[arg(long, value_enum, default_value = "json")]
+        format: tool::Format,
+        /// Write to FILE instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -44,6 +73,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { path } => info::run(&path),
+        Command::Bench { path, repeat } => bench::run(&path, repeat),
+        Command::Tool { path, tool, run, host, format, output } => {
+            tool::run(&tool::Args { path, tool, run, host, format, output })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

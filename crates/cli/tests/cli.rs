@@ -133,3 +133,56 @@ fn bad_input_fails_with_one_clear_line() {
     }
     std::fs::remove_dir_all(no_profiles).unwrap();
 }
+
+#[test]
+fn tool_prints_xprof_json_own_json_and_csv() {
+    let path = data("xspace/input_bound");
+    let run = |args: &[&str]| {
+        let mut all: Vec<&std::ffi::OsStr> = vec!["tool".as_ref(), path.as_os_str()];
+        all.extend(args.iter().map(|a| std::ffi::OsStr::new(*a)));
+        proflens(&all)
+    };
+    let out = run(&["overview_page", "--format", "xprof"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let xprof: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(xprof.as_array().unwrap().len(), 7);
+    assert_eq!(xprof[3]["p"]["bottleneck"], "host");
+    assert_eq!(xprof[1]["rows"].as_array().unwrap().len(), 10);
+
+    let out = run(&["input_pipeline_analyzer"]);
+    let own: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(own["input_ops"][0]["name"], "Iterator::Root::Prefetch::MapAndBatch::ParallelMapV2");
+    assert_eq!(own["bottleneck"]["input_classification"], "host");
+
+    let file = std::env::temp_dir().join(format!("proflens-ops-{}.csv", std::process::id()));
+    let out = run(&["framework_op_stats", "--format", "csv", "-o", file.to_str().unwrap()]);
+    assert!(out.status.success() && out.stdout.is_empty());
+    let csv = std::fs::read_to_string(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("Rank,"), "{}", lines[0]);
+    assert!(lines.len() > 20);
+    assert!(lines.iter().any(|l| l.contains("EagerPyFunc")));
+}
+
+#[test]
+fn tool_refuses_unknown_tools_and_ambiguous_hosts() {
+    let out = proflens(&["tool".as_ref(), data("xspace/input_bound").as_os_str(), "trace_everything".as_ref()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("overview_page"));
+
+    let out = proflens(&["tool".as_ref(), data("xspace").as_os_str(), "overview_page".as_ref()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("choose one with --run") && stderr.lines().count() == 1, "{stderr}");
+
+    let out = proflens(&[
+        "tool".as_ref(),
+        data("xspace").as_os_str(),
+        "overview_page".as_ref(),
+        "--run".as_ref(),
+        "external".as_ref(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("choose one with --host") && stderr.contains("tw003"), "{stderr}");
+}

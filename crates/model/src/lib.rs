@@ -175,9 +175,7 @@ mod tests {
 
     #[test]
     fn span_covers_longest_event() {
-        let mut ev = Events::default();
-        ev.start_ps = vec![5, 6];
-        ev.duration_ps = vec![100, 1];
+        let ev = Events { start_ps: vec![5, 6], duration_ps: vec![100, 1], ..Events::default() };
         assert_eq!(ev.span_ps(), Some((5, 105)));
         assert_eq!(Events::default().span_ps(), None);
     }

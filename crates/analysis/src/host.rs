@@ -1,0 +1,116 @@
+//! Everything the step-based tools share for one host, computed once:
+//! groups, steps, op metrics and the run environment.
+
+use crate::framework_op_stats::{self, DeviceEnv, FrameworkOpStats};
+use crate::grouping::{group_events, group_events_with, Grouping, KERAS_BATCH_MARKER};
+use crate::input_pipeline::{self, InputPipelineAnalysis};
+use crate::op_metrics::{device_op_metrics, host_op_metrics, OpMetricsDb};
+use crate::overview::{self, OverviewPage};
+use crate::run_environment::{run_environment, RunEnvironment};
+use crate::steps::{step_db, StepDb};
+use proflens_model::Profile;
+
+pub struct HostAnalysis {
+    pub grouping: Grouping,
+    /// Steps as XProf finds them.
+    pub steps: StepDb,
+    /// Steps Proflens infers where XProf finds none (Keras 3 batch markers),
+    /// with the reason shown to the user.
+    pub inferred_steps: Option<(StepDb, String)>,
+    pub host_ops: OpMetricsDb,
+    pub device_ops: OpMetricsDb,
+    pub environment: RunEnvironment,
+    /// Device peaks for the roofline columns.
+    pub device_env: DeviceEnv,
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+impl HostAnalysis {
+    pub fn new(profile: &Profile) -> HostAnalysis {
+        let grouping = group_events(profile);
+        // XProf drops the first and last step (cut by the capture) when there are more than five.
+        let steps = step_db(profile, &grouping, true);
+        let inferred_steps = if steps.steps.is_empty() { keras_steps(profile) } else { None };
+        let host_ops = host_op_metrics(profile, &grouping);
+        let device_ops = device_op_metrics(profile, &grouping);
+        HostAnalysis {
+            steps,
+            inferred_steps,
+            host_ops,
+            device_ops,
+            environment: run_environment(profile),
+            device_env: DeviceEnv::of(profile),
+            errors: profile.errors.clone(),
+            warnings: profile.warnings.clone(),
+            grouping,
+        }
+    }
+
+    /// The steps Proflens shows: XProf's, or inferred ones where XProf has none.
+    pub fn shown_steps(&self) -> (&StepDb, Option<&str>) {
+        match &self.inferred_steps {
+            Some((db, why)) => (db, Some(why.as_str())),
+            None => (&self.steps, None),
+        }
+    }
+
+    /// The overview Proflens shows (with inferred steps where XProf has none).
+    pub fn overview(&self) -> OverviewPage {
+        let (steps, note) = self.shown_steps();
+        let mut page = self.overview_of(steps);
+        page.steps_note = note.map(str::to_owned);
+        page
+    }
+
+    /// The overview exactly as XProf computes it (for `--format xprof`).
+    pub fn overview_xprof(&self) -> OverviewPage {
+        self.overview_of(&self.steps)
+    }
+
+    fn overview_of(&self, steps: &StepDb) -> OverviewPage {
+        overview::overview(steps, &self.host_ops, &self.device_ops, &self.environment, &self.errors, &self.warnings)
+    }
+
+    pub fn framework_op_stats(&self) -> FrameworkOpStats {
+        framework_op_stats::from_op_metrics(&self.host_ops, &self.device_ops, &self.device_env)
+    }
+
+    /// The input pipeline analysis Proflens shows.
+    pub fn input_pipeline(&self) -> InputPipelineAnalysis {
+        let (steps, note) = self.shown_steps();
+        let mut analysis = self.input_pipeline_of(steps);
+        analysis.steps_note = note.map(str::to_owned);
+        analysis
+    }
+
+    /// The input pipeline analysis exactly as XProf computes it.
+    pub fn input_pipeline_xprof(&self) -> InputPipelineAnalysis {
+        self.input_pipeline_of(&self.steps)
+    }
+
+    fn input_pipeline_of(&self, steps: &StepDb) -> InputPipelineAnalysis {
+        let host_ops = overview::host_input_ops(&self.host_ops);
+        input_pipeline::analyze(steps, self.environment.hardware_type, &host_ops)
+    }
+}
+
+/// Keras 3's `Profiled batch` TraceMe carries `step_num` but no root marker, so
+/// XProf finds no steps in `model.fit` profiles. Keras starts and stops the
+/// trace at batch boundaries, so every marked batch is complete: none is dropped.
+fn keras_steps(profile: &Profile) -> Option<(StepDb, String)> {
+    let has_marker =
+        profile.planes.iter().flat_map(|p| &p.event_metadata).any(|m| profile.str(m.name) == KERAS_BATCH_MARKER);
+    if !has_marker {
+        return None;
+    }
+    let grouping = group_events_with(profile, true);
+    let db = step_db(profile, &grouping, false);
+    (!db.steps.is_empty()).then(|| {
+        (
+            db,
+            "Steps inferred from Keras's \"Profiled batch\" markers, which XProf does not recognise as steps."
+                .to_string(),
+        )
+    })
+}

@@ -1,0 +1,87 @@
+//! `proflens bench FILE`: how long decoding and each tool take on one host
+//! file, and the process's peak memory after each phase, as JSON. A script
+//! compares these with XProf's conversion of the same file
+//! (tests/bench/compare_xprof.py); the numbers are meant as ratios, not as
+//! absolute targets.
+
+use crate::Failure;
+use proflens_analysis::host::HostAnalysis;
+use proflens_analysis::{framework_op_stats, input_pipeline, overview};
+use serde::Serialize;
+use std::path::Path;
+use std::time::Instant;
+
+#[derive(Serialize)]
+struct Phase {
+    name: &'static str,
+    /// Best (minimum) wall time over the repeats, ms.
+    ms: f64,
+    /// Peak resident memory of the process after the phase (Linux), bytes.
+    peak_rss_bytes: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    file: String,
+    bytes: u64,
+    events: u64,
+    repeats: u32,
+    phases: Vec<Phase>,
+}
+
+pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
+    let repeats = repeats.max(1);
+    let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    let mut phases = Vec::new();
+    let mut time = |name: &'static str, f: &mut dyn FnMut() -> Result<(), Failure>| -> Result<(), Failure> {
+        let mut best = f64::INFINITY;
+        for _ in 0..repeats {
+            let start = Instant::now();
+            f()?;
+            best = best.min(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        phases.push(Phase { name, ms: best, peak_rss_bytes: peak_rss() });
+        Ok(())
+    };
+    let limits = proflens_format::Limits::default();
+    let decode = || {
+        proflens_format::load_xspace(&bytes, &limits, &mut |_| {})
+            .map_err(|e| Failure(format!("{}: {e}", path.display())))
+    };
+    let profile = decode()?;
+    time("decode", &mut || decode().map(drop))?;
+    let analysis = HostAnalysis::new(&profile);
+    time("shared_analysis", &mut || {
+        std::hint::black_box(HostAnalysis::new(&profile));
+        Ok(())
+    })?;
+    time("overview_page", &mut || {
+        std::hint::black_box(overview::to_xprof_json(&analysis.overview_xprof()));
+        Ok(())
+    })?;
+    time("input_pipeline_analyzer", &mut || {
+        std::hint::black_box(input_pipeline::to_xprof_json(&analysis.input_pipeline_xprof()));
+        Ok(())
+    })?;
+    time("framework_op_stats", &mut || {
+        std::hint::black_box(framework_op_stats::to_xprof_json(&analysis.framework_op_stats()));
+        Ok(())
+    })?;
+    let report = Report {
+        file: path.display().to_string(),
+        bytes: bytes.len() as u64,
+        events: profile.event_count() as u64,
+        repeats,
+        phases,
+    };
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
+
+/// VmHWM of this process, where /proc exists.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -1,0 +1,116 @@
+//! `proflens tool PATH TOOL`: one tool's numbers for one host, as Proflens's
+//! own JSON view model, CSV, or exactly the JSON XProf 2.24 returns.
+
+use crate::input::{self, Input};
+use crate::Failure;
+use proflens_analysis::host::HostAnalysis;
+use proflens_analysis::{framework_op_stats, input_pipeline, overview};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Proflens's view model.
+    Json,
+    /// The tool's main table.
+    Csv,
+    /// XProf 2.24's JSON for the tool (DataTable arrays).
+    Xprof,
+}
+
+/// The tools, named as XProf names them.
+pub const TOOLS: [&str; 3] = ["overview_page", "input_pipeline_analyzer", "framework_op_stats"];
+
+pub struct Args {
+    pub path: PathBuf,
+    pub tool: String,
+    pub run: Option<String>,
+    pub host: Option<String>,
+    pub format: Format,
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: &Args) -> Result<(), Failure> {
+    if !TOOLS.contains(&args.tool.as_str()) {
+        return Err(Failure(format!("unknown tool '{}'; the tools are: {}", args.tool, TOOLS.join(", "))));
+    }
+    let input = input::resolve(&args.path)?;
+    let file = choose_host(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    let profile = input::load(&file)?;
+    let analysis = HostAnalysis::new(&profile);
+    let text = render(&args.tool, args.format, &analysis)?;
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("{}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failure> {
+    let json = |v: &serde_json::Value| serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(Failure::from);
+    Ok(match (tool, format) {
+        ("overview_page", Format::Json) => json(&serde_json::to_value(a.overview())?)?,
+        ("overview_page", Format::Xprof) => json(&overview::to_xprof_json(&a.overview_xprof()))?,
+        ("overview_page", Format::Csv) => input_pipeline::steps_csv(&a.overview().input),
+        ("input_pipeline_analyzer", Format::Json) => json(&serde_json::to_value(a.input_pipeline())?)?,
+        ("input_pipeline_analyzer", Format::Xprof) => json(&input_pipeline::to_xprof_json(&a.input_pipeline_xprof()))?,
+        ("input_pipeline_analyzer", Format::Csv) => input_pipeline::input_ops_csv(&a.input_pipeline()),
+        ("framework_op_stats", f) => {
+            let view = a.framework_op_stats();
+            match f {
+                Format::Json => json(&serde_json::to_value(&view)?)?,
+                Format::Xprof => json(&framework_op_stats::to_xprof_json(&view))?,
+                Format::Csv => framework_op_stats::to_csv(&view, false),
+            }
+        }
+        _ => return Err(Failure(format!("unknown tool '{tool}'"))),
+    })
+}
+
+/// The file of the host to analyse: `--run`/`--host` when given, else the
+/// only one; several without a choice is an error that lists them.
+fn choose_host(input: &Input, run: Option<&str>, host: Option<&str>, path: &Path) -> Result<PathBuf, Failure> {
+    let runs = &input.logdir.runs;
+    let run = match run {
+        Some(name) => runs.iter().find(|r| r.name == name).ok_or_else(|| {
+            Failure(format!(
+                "{}: no run '{name}'; the runs are: {}",
+                path.display(),
+                names(runs.iter().map(|r| &r.name))
+            ))
+        })?,
+        None if runs.len() == 1 => &runs[0],
+        None => {
+            return Err(Failure(format!(
+                "{} holds {} runs; choose one with --run: {}",
+                path.display(),
+                runs.len(),
+                names(runs.iter().map(|r| &r.name))
+            )))
+        }
+    };
+    let chosen = match host {
+        Some(name) => run.hosts.iter().find(|h| h.name == name).ok_or_else(|| {
+            Failure(format!(
+                "run '{}' has no host '{name}'; its hosts are: {}",
+                run.name,
+                names(run.hosts.iter().map(|h| &h.name))
+            ))
+        })?,
+        None if run.hosts.len() == 1 => &run.hosts[0],
+        None => {
+            return Err(Failure(format!(
+                "run '{}' has {} hosts; choose one with --host: {}",
+                run.name,
+                run.hosts.len(),
+                names(run.hosts.iter().map(|h| &h.name))
+            )))
+        }
+    };
+    Ok(input.files[chosen.file].clone())
+}
+
+fn names<'a>(items: impl Iterator<Item = &'a String>) -> String {
+    items.map(String::as_str).collect::<Vec<_>>().join(", ")
+}
