@@ -156,3 +156,16 @@ fn amd_profiles_without_steps_match_xprof() {
         check_input_pipeline(case, &a, &golden(&format!("{case}/input_pipeline_analyzer.json")));
     }
 }
+
+#[test]
+fn all_hosts_of_the_gpu_run_match_xprof() {
+    // The two workers of tf-gpu-multiworker-bert-xplane are byte-identical files.
+    let host = || analysis(&data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb"));
+    let all = HostAnalysis::combine(&[host(), host()]);
+    check_overview("bert all hosts", &all, &golden("tf-gpu-multiworker-bert-xplane/overview_page.ALL_HOSTS.json"), &[]);
+    check_input_pipeline(
+        "bert all hosts",
+        &all,
+        &golden("tf-gpu-multiworker-bert-xplane/input_pipeline_analyzer.ALL_HOSTS.json"),
+    );
+}

@@ -2,16 +2,15 @@
 //! groups, steps, op metrics and the run environment.
 
 use crate::framework_op_stats::{self, DeviceEnv, FrameworkOpStats};
-use crate::grouping::{group_events, group_events_with, Grouping, KERAS_BATCH_MARKER};
+use crate::grouping::{group_events, group_events_with, KERAS_BATCH_MARKER};
 use crate::input_pipeline::{self, InputPipelineAnalysis};
 use crate::op_metrics::{device_op_metrics, host_op_metrics, OpMetricsDb};
 use crate::overview::{self, OverviewPage};
 use crate::run_environment::{run_environment, RunEnvironment};
-use crate::steps::{step_db, StepDb};
+use crate::steps::{self, step_db, StepDb};
 use proflens_model::Profile;
 
 pub struct HostAnalysis {
-    pub grouping: Grouping,
     /// Steps as XProf finds them.
     pub steps: StepDb,
     /// Steps Proflens infers where XProf finds none (Keras 3 batch markers),
@@ -43,7 +42,49 @@ impl HostAnalysis {
             device_env: DeviceEnv::of(profile),
             errors: profile.errors.clone(),
             warnings: profile.warnings.clone(),
-            grouping,
+        }
+    }
+
+    /// All hosts of a run as one, as XProf's "all hosts" view: ops add up,
+    /// steps are matched by name and each takes its slowest host's time and
+    /// breakdown, the devices of every host count.
+    pub fn combine(hosts: &[HostAnalysis]) -> HostAnalysis {
+        let mut host_ops = OpMetricsDb::default();
+        let mut device_ops = OpMetricsDb::default();
+        for h in hosts {
+            host_ops.combine(&h.host_ops);
+            device_ops.combine(&h.device_ops);
+        }
+        let steps = steps::combine_hosts(&hosts.iter().map(|h| &h.steps).collect::<Vec<_>>());
+        let inferred: Vec<&StepDb> = hosts.iter().filter_map(|h| h.inferred_steps.as_ref().map(|(db, _)| db)).collect();
+        let inferred_steps = (steps.steps.is_empty() && !inferred.is_empty() && inferred.len() == hosts.len())
+            .then(|| hosts[0].inferred_steps.as_ref().map(|(_, why)| (steps::combine_hosts(&inferred), why.clone())))
+            .flatten();
+        let mut environment = hosts.first().map(|h| h.environment.clone()).unwrap_or_else(|| RunEnvironment {
+            hardware_type: crate::input_pipeline::HardwareType::CpuOnly,
+            device_type: "CPU".into(),
+            device_core_count: 0,
+            host_count: 0,
+            task_count: 0,
+            hostnames: Vec::new(),
+            device: None,
+        });
+        environment.device_core_count = hosts.iter().map(|h| h.environment.device_core_count).sum();
+        environment.task_count = hosts.len() as u64;
+        let mut names: Vec<String> = hosts.iter().flat_map(|h| h.environment.hostnames.iter().cloned()).collect();
+        names.sort();
+        names.dedup();
+        environment.host_count = names.len().max(1) as u64;
+        environment.hostnames = names;
+        HostAnalysis {
+            steps,
+            inferred_steps,
+            host_ops,
+            device_ops,
+            environment,
+            device_env: hosts.first().map(|h| h.device_env).unwrap_or_default(),
+            errors: hosts.iter().flat_map(|h| h.errors.iter().cloned()).collect(),
+            warnings: hosts.iter().flat_map(|h| h.warnings.iter().cloned()).collect(),
         }
     }
 

@@ -215,6 +215,33 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
     StepDb { steps, has_device, compute_16bit_ps, compute_32bit_ps }
 }
 
+/// Steps of several hosts as one: the steps every host has (matched by
+/// name, in the first host's order), each with its slowest host's time and
+/// breakdown, since the slowest host sets the pace of a synchronous step.
+pub fn combine_hosts(dbs: &[&StepDb]) -> StepDb {
+    let Some(first) = dbs.first() else { return StepDb::default() };
+    let steps = first
+        .steps
+        .iter()
+        .filter_map(|step| {
+            let mut slowest = step;
+            for db in &dbs[1..] {
+                let other = db.steps.iter().find(|s| s.name == step.name)?;
+                if other.duration_ps > slowest.duration_ps {
+                    slowest = other;
+                }
+            }
+            Some(slowest.clone())
+        })
+        .collect();
+    StepDb {
+        steps,
+        has_device: dbs.iter().any(|d| d.has_device),
+        compute_16bit_ps: dbs.iter().map(|d| d.compute_16bit_ps).sum(),
+        compute_32bit_ps: dbs.iter().map(|d| d.compute_32bit_ps).sum(),
+    }
+}
+
 fn planes_with_prefix(profile: &Profile, prefix: &str) -> Vec<usize> {
     (0..profile.planes.len()).filter(|&p| profile.str(profile.planes[p].name).starts_with(prefix)).collect()
 }

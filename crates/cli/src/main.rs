@@ -43,7 +43,7 @@ enum Command {
         /// The run, when PATH holds several.
         #[arg(long)]
         run: Option<String>,
-        /// The host, when the run has several.
+        /// One host of the run; without it, all hosts together (XProf's "all hosts").
         #[arg(long)]
         host: Option<String>,
         /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON.

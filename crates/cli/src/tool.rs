@@ -34,9 +34,13 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         return Err(Failure(format!("unknown tool '{}'; the tools are: {}", args.tool, TOOLS.join(", "))));
     }
     let input = input::resolve(&args.path)?;
-    let file = choose_host(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
-    let profile = input::load(&file)?;
-    let analysis = HostAnalysis::new(&profile);
+    let files = choose_hosts(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    let mut hosts = Vec::with_capacity(files.len());
+    for file in &files {
+        // One profile in memory at a time: each host is analysed, then dropped.
+        hosts.push(HostAnalysis::new(&input::load(file)?));
+    }
+    let analysis = if hosts.len() == 1 { hosts.remove(0) } else { HostAnalysis::combine(&hosts) };
     let text = render(&args.tool, args.format, &analysis)?;
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("{}: {e}", path.display()))),
@@ -68,9 +72,10 @@ fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failur
     })
 }
 
-/// The file of the host to analyse: `--run`/`--host` when given, else the
-/// only one; several without a choice is an error that lists them.
-fn choose_host(input: &Input, run: Option<&str>, host: Option<&str>, path: &Path) -> Result<PathBuf, Failure> {
+/// The files of the hosts to analyse: the run named by `--run` (or the only
+/// one; several runs without a choice is an error that lists them), and in it
+/// the host named by `--host`, or all its hosts together.
+fn choose_hosts(input: &Input, run: Option<&str>, host: Option<&str>, path: &Path) -> Result<Vec<PathBuf>, Failure> {
     let runs = &input.logdir.runs;
     let run = match run {
         Some(name) => runs.iter().find(|r| r.name == name).ok_or_else(|| {
@@ -90,25 +95,19 @@ fn choose_host(input: &Input, run: Option<&str>, host: Option<&str>, path: &Path
             )))
         }
     };
-    let chosen = match host {
-        Some(name) => run.hosts.iter().find(|h| h.name == name).ok_or_else(|| {
-            Failure(format!(
-                "run '{}' has no host '{name}'; its hosts are: {}",
-                run.name,
-                names(run.hosts.iter().map(|h| &h.name))
-            ))
-        })?,
-        None if run.hosts.len() == 1 => &run.hosts[0],
-        None => {
-            return Err(Failure(format!(
-                "run '{}' has {} hosts; choose one with --host: {}",
-                run.name,
-                run.hosts.len(),
-                names(run.hosts.iter().map(|h| &h.name))
-            )))
+    match host {
+        Some(name) => {
+            let chosen = run.hosts.iter().find(|h| h.name == name).ok_or_else(|| {
+                Failure(format!(
+                    "run '{}' has no host '{name}'; its hosts are: {}",
+                    run.name,
+                    names(run.hosts.iter().map(|h| &h.name))
+                ))
+            })?;
+            Ok(vec![input.files[chosen.file].clone()])
         }
-    };
-    Ok(input.files[chosen.file].clone())
+        None => Ok(run.hosts.iter().map(|h| input.files[h.file].clone()).collect()),
+    }
 }
 
 fn names<'a>(items: impl Iterator<Item = &'a String>) -> String {

@@ -182,7 +182,35 @@ fn tool_refuses_unknown_tools_and_ambiguous_hosts() {
         "overview_page".as_ref(),
         "--run".as_ref(),
         "external".as_ref(),
+        "--host".as_ref(),
+        "nowhere".as_ref(),
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("choose one with --host") && stderr.contains("tw003"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no host 'nowhere'") && stderr.contains("tw003"), "{stderr}");
+}
+
+#[test]
+fn tool_combines_all_hosts_of_a_run_unless_one_is_chosen() {
+    let tmp = std::env::temp_dir().join(format!("proflens-cli-all-hosts-{}", std::process::id()));
+    let run = tmp.join("plugins/profile/2020_06_09_12_00_00");
+    std::fs::create_dir_all(&run).unwrap();
+    for host in ["34.83.195.179_6003", "34.83.195.180_6003"] {
+        std::fs::copy(data("xspace/external/34.83.195.179_6003.xplane.pb"), run.join(format!("{host}.xplane.pb")))
+            .unwrap();
+    }
+    let overview = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["tool".as_ref(), tmp.as_os_str(), "overview_page".as_ref()];
+        args.extend(["--format", "xprof"].iter().chain(extra).map(|a| std::ffi::OsStr::new(*a)));
+        let out = proflens(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let all = overview(&[]);
+    let one = overview(&["--host", "34.83.195.180_6003"]);
+    std::fs::remove_dir_all(&tmp).unwrap();
+    assert_eq!(all[2]["p"]["device_core_count"], "16");
+    assert_eq!(all[2]["p"]["task_count"], "2 (num tasks per host = 2)");
+    assert_eq!(one[2]["p"]["device_core_count"], "8");
+    assert_eq!(all[1]["p"]["steptime_ms_average"], one[1]["p"]["steptime_ms_average"]);
 }
