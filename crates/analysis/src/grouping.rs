@@ -8,7 +8,7 @@
 //! group id to everything reachable below it. Files grouped at capture time
 //! (they carry `group_id`) keep their own groups.
 
-use crate::schema::{event_stat, plane_stat, EventType, StatKeys, HOST_PLANE, TPU_PLANE_PREFIX};
+use crate::schema::{event_stat, plane_stat, EventType, StatKeys, StatPicker, HOST_PLANE, TPU_PLANE_PREFIX};
 use proflens_model::{Profile, StatValue};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, VecDeque};
@@ -119,6 +119,19 @@ fn read_file_groups(profile: &Profile, keys: &StatKeys, grouping: &mut Grouping)
     }
 }
 
+// Slots of the stats the forest reads (order of the StatPicker keys).
+const CORRELATION: usize = 0;
+const IS_ROOT: usize = 1;
+const STEP_NUM: usize = 2;
+const CONSUMER_PID: usize = 3;
+const PRODUCER_TYPE: usize = 4;
+const PRODUCER_ID: usize = 5;
+const CONSUMER_TYPE: usize = 6;
+const CONSUMER_ID: usize = 7;
+const STEP_ID: usize = 8;
+const ITER_NUM: usize = 9;
+const IS_ASYNC: usize = 10;
+
 /// Node `n` is event `n - line_base[k]` of the k-th (plane, line).
 struct Forest {
     /// (plane, line, first node id) per line, in node order.
@@ -130,6 +143,36 @@ struct Forest {
     parents: Csr,
     tf_loop_roots: Vec<u32>,
     tf_data_step_ids: FxHashSet<i64>,
+}
+
+/// Nodes seen by the current walk: a mark per node, so that walks need no
+/// allocation (one walk per root or op, over millions of nodes).
+struct Visited {
+    marks: Vec<u32>,
+    stamp: u32,
+}
+
+impl Visited {
+    fn new(nodes: usize) -> Visited {
+        Visited { marks: vec![0; nodes], stamp: 0 }
+    }
+
+    /// Starts a new walk.
+    fn next(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Marks `n`; false when the current walk had already seen it.
+    fn insert(&mut self, n: u32) -> bool {
+        let mark = &mut self.marks[n as usize];
+        let fresh = *mark != self.stamp;
+        *mark = self.stamp;
+        fresh
+    }
 }
 
 /// Adjacency lists in compressed form, keeping insertion order per node.
@@ -181,6 +224,23 @@ impl Forest {
         let mut kernels: Vec<(u32, i64)> = Vec::new();
         let mut tf_data_step_ids = FxHashSet::default();
         let mut executor_iterations: Vec<(u32, i64, i64)> = Vec::new();
+        let picker = StatPicker::new(
+            profile,
+            &[
+                keys.correlation_id,
+                keys.is_root,
+                keys.step_num,
+                keys.consumer_pid,
+                keys.producer_type,
+                keys.producer_id,
+                keys.consumer_type,
+                keys.consumer_id,
+                keys.step_id,
+                keys.iter_num,
+                keys.is_async,
+            ],
+        );
+        let mut values = [None; 11];
 
         for (p, plane) in profile.planes.iter().enumerate() {
             let plane_name = profile.str(plane.name);
@@ -199,40 +259,33 @@ impl Forest {
                 let ev = &line.events;
                 for i in 0..ev.len() {
                     let node = base + i as u32;
-                    let stat = |key| event_stat(profile, plane, line, i, key);
-                    let ty = meta_types[ev.metadata[i] as usize];
-                    let correlation = stat(keys.correlation_id).and_then(|v| v.as_i64());
-                    if ty == EventType::Other && correlation.is_some() {
+                    picker.pick(profile, plane, line, i, &mut values);
+                    let int = |slot: usize| values[slot].and_then(|v| v.as_i64());
+                    let mut ty = meta_types[ev.metadata[i] as usize];
+                    if let (EventType::Other, Some(c)) = (ty, int(CORRELATION)) {
                         // Launches and kernels are typed by where they are.
-                        match correlation {
-                            Some(c) if is_host => {
-                                launches.insert(c, node);
-                            }
-                            Some(c) => kernels.push((node, c)),
-                            None => {}
+                        if is_host {
+                            ty = EventType::KernelLaunch;
+                            launches.insert(c, node);
+                        } else {
+                            ty = EventType::KernelExecute;
+                            kernels.push((node, c));
                         }
                     }
-                    let level = stat(keys.is_root).and_then(|v| v.as_i64()).map(|v| v as i32);
+                    let level = int(IS_ROOT).map(|v| v as i32);
                     let keras_root = keras_batches
-                        && profile.str(plane.event_metadata[ev.metadata[i] as usize].name) == KERAS_BATCH_MARKER
-                        && stat(keys.step_num).is_some();
+                        && values[STEP_NUM].is_some()
+                        && profile.str(plane.event_metadata[ev.metadata[i] as usize].name) == KERAS_BATCH_MARKER;
                     let level = level.unwrap_or(if ty == EventType::TraceContext || keras_root { 1 } else { 0 });
-                    let pid = stat(keys.consumer_pid).and_then(|v| v.as_i64()).or(plane_pid);
-                    if let (Some(t), Some(id)) = (
-                        stat(keys.producer_type).and_then(|v| v.as_i64()),
-                        stat(keys.producer_id).and_then(|v| v.as_u64()),
-                    ) {
+                    let pid = int(CONSUMER_PID).or(plane_pid);
+                    let uint = |slot: usize| values[slot].and_then(|v| v.as_u64());
+                    if let (Some(t), Some(id)) = (int(PRODUCER_TYPE), uint(PRODUCER_ID)) {
                         contexts.entry((t, id, pid)).or_default().producers.push(node);
                     }
-                    if let (Some(t), Some(id)) = (
-                        stat(keys.consumer_type).and_then(|v| v.as_i64()),
-                        stat(keys.consumer_id).and_then(|v| v.as_u64()),
-                    ) {
+                    if let (Some(t), Some(id)) = (int(CONSUMER_TYPE), uint(CONSUMER_ID)) {
                         contexts.entry((t, id, pid)).or_default().consumers.push(node);
                     }
-                    let step_id = stat(keys.step_id).and_then(|v| v.as_i64());
-                    let iter_num = stat(keys.iter_num).and_then(|v| v.as_i64());
-                    match (ty, step_id, iter_num) {
+                    match (ty, int(STEP_ID), int(ITER_NUM)) {
                         (EventType::ExecutorStateProcess, Some(id), Some(it)) => {
                             executors.insert((id, it), node);
                             executor_iterations.push((node, id, it));
@@ -245,7 +298,7 @@ impl Forest {
                         }
                         _ => {}
                     }
-                    let is_async = stat(keys.is_async).is_some_and(|v| v.as_i64().unwrap_or(0) != 0);
+                    let is_async = int(IS_ASYNC).is_some_and(|v| v != 0);
                     if !is_async {
                         let (s, e) = (ev.start_ps[i], ev.end_ps(i));
                         while let Some(&(parent, parent_end)) = open.last() {
@@ -341,15 +394,21 @@ impl Forest {
     }
 
     /// Breadth-first over `node` (if `include_self`) and its ancestors.
-    fn find_ancestor(&self, node: u32, include_self: bool, mut pred: impl FnMut(u32) -> bool) -> Option<u32> {
-        let mut seen: FxHashSet<u32> = FxHashSet::default();
-        seen.insert(node);
+    fn find_ancestor(
+        &self,
+        visited: &mut Visited,
+        node: u32,
+        include_self: bool,
+        mut pred: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        visited.next();
+        visited.insert(node);
         let mut queue: VecDeque<u32> = VecDeque::new();
         if include_self {
             queue.push_back(node);
         } else {
             for &p in self.parents.of(node) {
-                if seen.insert(p) {
+                if visited.insert(p) {
                     queue.push_back(p);
                 }
             }
@@ -359,7 +418,7 @@ impl Forest {
                 return Some(n);
             }
             for &p in self.parents.of(n) {
-                if seen.insert(p) {
+                if visited.insert(p) {
                     queue.push_back(p);
                 }
             }
@@ -369,17 +428,19 @@ impl Forest {
 
     fn context_stat<'a>(
         &self,
+        visited: &mut Visited,
         profile: &'a Profile,
         node: u32,
         key: Option<proflens_model::StrId>,
     ) -> Option<StatValue<'a>> {
         key?;
-        let found = self.find_ancestor(node, true, |n| self.stat(profile, n, key).is_some())?;
+        let found = self.find_ancestor(visited, node, true, |n| self.stat(profile, n, key).is_some())?;
         self.stat(profile, found, key)
     }
 
     fn group(&self, profile: &Profile, keys: &StatKeys, out: &mut Grouping) {
         let mut group_of = vec![-1i32; self.types.len()];
+        let mut visited = Visited::new(self.types.len());
         let roots: Vec<u32> = if self.tf_loop_roots.is_empty() {
             let mut roots: Vec<u32> = (0..self.types.len() as u32)
                 .filter(|&n| self.root_level[n as usize] > 0)
@@ -400,7 +461,7 @@ impl Forest {
                     continue;
                 }
                 let level = self.root_level[root as usize];
-                let same_level_parent = self.find_ancestor(root, false, |n| {
+                let same_level_parent = self.find_ancestor(&mut visited, root, false, |n| {
                     self.root_level[n as usize] > 0 && self.root_level[n as usize] == level
                 });
                 if same_level_parent.is_some() {
@@ -409,8 +470,8 @@ impl Forest {
             }
             let group = next_group;
             next_group += 1;
-            self.propagate(root, group, &mut group_of);
-            let name = self.group_name(profile, keys, root, group);
+            self.propagate(&mut visited, root, group, &mut group_of);
+            let name = self.group_name(&mut visited, profile, keys, root, group);
             let (p, l, i) = self.locate(root);
             if !self.types[root as usize].is_implicit_root() {
                 out.planes[p][l].flags[i] |= FLAG_STEP_ROOT;
@@ -424,18 +485,11 @@ impl Forest {
             }
         }
         for node in 0..self.types.len() as u32 {
-            let ty = self.types[node as usize];
-            let is_kernel = {
-                let (p, _, _) = self.locate(node);
-                ty == EventType::Other
-                    && profile.str(profile.planes[p].name) != HOST_PLANE
-                    && self.stat(profile, node, keys.correlation_id).is_some()
-            };
-            if ty != EventType::TfOpRun && !is_kernel {
+            if !matches!(self.types[node as usize], EventType::TfOpRun | EventType::KernelExecute) {
                 continue;
             }
-            let eager_parent =
-                self.find_ancestor(node, true, |n| self.types[n as usize] == EventType::EagerKernelExecute);
+            let eager_parent = self
+                .find_ancestor(&mut visited, node, true, |n| self.types[n as usize] == EventType::EagerKernelExecute);
             let eager =
                 eager_parent.is_some_and(|n| self.stat(profile, n, keys.is_func).and_then(|v| v.as_i64()) == Some(0));
             if eager {
@@ -445,9 +499,9 @@ impl Forest {
         }
     }
 
-    fn propagate(&self, root: u32, group: i32, group_of: &mut [i32]) {
-        let mut seen: FxHashSet<u32> = FxHashSet::default();
-        seen.insert(root);
+    fn propagate(&self, visited: &mut Visited, root: u32, group: i32, group_of: &mut [i32]) {
+        visited.next();
+        visited.insert(root);
         let mut queue = VecDeque::from([root]);
         while let Some(n) = queue.pop_front() {
             if group_of[n as usize] >= 0 {
@@ -455,16 +509,16 @@ impl Forest {
             }
             group_of[n as usize] = group;
             for &c in self.children.of(n) {
-                if seen.insert(c) {
+                if visited.insert(c) {
                     queue.push_back(c);
                 }
             }
         }
     }
 
-    fn group_name(&self, profile: &Profile, keys: &StatKeys, root: u32, group: i32) -> String {
+    fn group_name(&self, visited: &mut Visited, profile: &Profile, keys: &StatKeys, root: u32, group: i32) -> String {
         let mut name = String::new();
-        if let Some(graph_type) = self.context_stat(profile, root, keys.graph_type) {
+        if let Some(graph_type) = self.context_stat(visited, profile, root, keys.graph_type) {
             name.push_str(&graph_type.to_string());
             name.push(' ');
         } else if !self.types[root as usize].is_implicit_root() {
@@ -475,8 +529,8 @@ impl Forest {
             name.push(' ');
         }
         let number = self
-            .context_stat(profile, root, keys.iter_num)
-            .or_else(|| self.context_stat(profile, root, keys.step_num))
+            .context_stat(visited, profile, root, keys.iter_num)
+            .or_else(|| self.context_stat(visited, profile, root, keys.step_num))
             .and_then(|v| v.as_i64())
             .unwrap_or(i64::from(group));
         name.push_str(&number.to_string());

@@ -23,6 +23,10 @@ pub enum EventType {
     Iterator,
     MemoryAllocation,
     MemoryDeallocation,
+    /// A host event with a `correlation_id`: it launched device work.
+    KernelLaunch,
+    /// A device event with a `correlation_id`: the launched work.
+    KernelExecute,
 }
 
 impl EventType {
@@ -173,4 +177,59 @@ pub fn event_stat<'a>(
 /// A plane-level stat.
 pub fn plane_stat<'a>(profile: &'a Profile, plane: &'a Plane, key: Option<StrId>) -> Option<StatValue<'a>> {
     plane.stats.get(key?, &profile.strings)
+}
+
+/// Reads several stats of an event in one pass over its stats (and its
+/// metadata's), instead of one scan per stat: the hot loops over millions of
+/// events use it.
+pub struct StatPicker {
+    /// Slot + 1 of each interned string that is a wanted key, else 0.
+    slot_of: Vec<u8>,
+    slots: usize,
+}
+
+impl StatPicker {
+    /// `keys[s]` is the key read into slot `s` (absent keys never match).
+    pub fn new(profile: &Profile, keys: &[Option<StrId>]) -> StatPicker {
+        let mut slot_of = vec![0u8; profile.strings.len()];
+        for (slot, key) in keys.iter().enumerate() {
+            if let Some(k) = key {
+                if let Some(entry) = slot_of.get_mut(k.0 as usize) {
+                    *entry = u8::try_from(slot + 1).expect("fewer than 255 keys");
+                }
+            }
+        }
+        StatPicker { slot_of, slots: keys.len() }
+    }
+
+    /// Fills `out[slot]` for each wanted stat of event `i`: the event's own
+    /// value first, else its metadata's (XProf's precedence).
+    pub fn pick<'a>(
+        &self,
+        profile: &'a Profile,
+        plane: &'a Plane,
+        line: &'a Line,
+        i: usize,
+        out: &mut [Option<StatValue<'a>>],
+    ) {
+        out[..self.slots].fill(None);
+        let events = &line.events;
+        for s in events.stats.of(i) {
+            if let Some(&slot @ 1..) = self.slot_of.get(s.key.0 as usize) {
+                let cell = &mut out[slot as usize - 1];
+                if cell.is_none() {
+                    *cell = Some(events.stats.value(s, &profile.strings));
+                }
+            }
+        }
+        let Some(meta) = plane.event_metadata.get(events.metadata[i] as usize) else { return };
+        for s in meta.stats.iter() {
+            if let Some(&slot @ 1..) = self.slot_of.get(s.key.0 as usize) {
+                let cell = &mut out[slot as usize - 1];
+                if cell.is_none() {
+                    *cell = Some(meta.stats.value(s, &profile.strings));
+                }
+            }
+        }
+    }
 }

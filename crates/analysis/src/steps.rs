@@ -7,7 +7,8 @@
 
 use crate::grouping::{Grouping, FLAG_STEP_ROOT};
 use crate::schema::{
-    event_stat, is_derived_line, is_step_info_line, StatKeys, GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX,
+    event_stat, is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE,
+    TPU_PLANE_PREFIX,
 };
 use crate::tf_op::{self, OpCategory};
 use proflens_model::{Plane, Profile};
@@ -340,14 +341,47 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
+/// What an event's name alone says about it as a host step event.
+#[derive(Clone, Copy)]
+enum HostRole {
+    Marker,
+    /// Real work of this type (HostCompute may turn into input wait when the
+    /// event is a root input-pipeline stage).
+    Work(SpanType),
+    Ignored,
+}
+
+fn host_role(name: &str) -> HostRole {
+    if is_explicit_step_marker(name) {
+        HostRole::Marker
+    } else if is_real_cpu_compute(name) {
+        // Host events of host-only profiles: no device, so no kernel launches.
+        HostRole::Work(classify_cpu_event(name, false, false, false))
+    } else {
+        HostRole::Ignored
+    }
+}
+
 fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
     let plane: &Plane = &profile.planes[p];
+    let roles: Vec<HostRole> = plane.event_metadata.iter().map(|m| host_role(profile.str(m.name))).collect();
+    const PRODUCER_TYPE: usize = 0;
+    const PRODUCER_ID: usize = 1;
+    const CONSUMER_TYPE: usize = 2;
+    const CONSUMER_ID: usize = 3;
+    const STAGE_NAME: usize = 4;
+    let picker = StatPicker::new(
+        profile,
+        &[keys.producer_type, keys.producer_id, keys.consumer_type, keys.consumer_id, keys.ipl_stage_name],
+    );
+    let mut values = [None; 5];
     // (type, id) of every producer: consumers of these are async input-stage children.
     let mut async_parents: FxHashSet<(i64, u64)> = FxHashSet::default();
     for line in &plane.lines {
         for i in 0..line.events.len() {
-            let t = event_stat(profile, plane, line, i, keys.producer_type).and_then(|v| v.as_i64());
-            let id = event_stat(profile, plane, line, i, keys.producer_id).and_then(|v| v.as_u64());
+            picker.pick(profile, plane, line, i, &mut values);
+            let t = values[PRODUCER_TYPE].and_then(|v| v.as_i64());
+            let id = values[PRODUCER_ID].and_then(|v| v.as_u64());
             if let (Some(t), Some(id)) = (t, id) {
                 async_parents.insert((t, id));
             }
@@ -356,14 +390,14 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
     let mut result = StepEvents::new();
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
-        // (end, is_stage, is_stage_descendant) of enclosing events.
+        // (start, end, is_stage, is_stage_descendant) of enclosing events.
         let mut stack: Vec<(i64, i64, bool, bool)> = Vec::new();
         for i in 0..ev.len() {
             let (s, e) = (ev.start_ps[i], ev.end_ps(i));
-            let stat = |key| event_stat(profile, plane, line, i, key);
-            let is_stage = stat(keys.ipl_stage_name).and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
-            let ct = stat(keys.consumer_type).and_then(|v| v.as_i64());
-            let cid = stat(keys.consumer_id).and_then(|v| v.as_u64());
+            picker.pick(profile, plane, line, i, &mut values);
+            let is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
+            let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
+            let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
             let mut descendant = matches!((ct, cid), (Some(t), Some(id)) if async_parents.contains(&(t, id)));
             while let Some(&(ps, pe, p_stage, p_desc)) = stack.last() {
                 if ps <= s && e <= pe {
@@ -375,14 +409,16 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             stack.push((s, e, is_stage, descendant));
             let Some(g) = grouping.group(p, l, i) else { continue };
             let g = i64::from(g);
-            let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
             let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
             let details = result.entry(g).or_default();
-            if is_explicit_step_marker(name) || has_step_name {
-                details.markers.push(Marker { on_device: false, begin: s, end: e });
-            } else if is_real_cpu_compute(name) {
-                let correlated = stat(keys.correlation_id).is_some();
-                details.events.push((classify_cpu_event(name, correlated, is_stage && !descendant, false), s, e));
+            match roles[ev.metadata[i] as usize] {
+                HostRole::Marker => details.markers.push(Marker { on_device: false, begin: s, end: e }),
+                _ if has_step_name => details.markers.push(Marker { on_device: false, begin: s, end: e }),
+                HostRole::Work(SpanType::HostCompute) if is_stage && !descendant => {
+                    details.events.push((SpanType::HostWaitInput, s, e))
+                }
+                HostRole::Work(ty) => details.events.push((ty, s, e)),
+                HostRole::Ignored => {}
             }
             if has_step_name {
                 details.name = i32::try_from(g).ok().and_then(|g| grouping.names.get(&g).cloned());
