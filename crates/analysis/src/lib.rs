@@ -18,3 +18,4 @@ pub mod schema;
 pub mod stats;
 pub mod steps;
 pub mod tf_op;
+pub mod trace_viewer;

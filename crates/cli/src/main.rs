@@ -4,6 +4,7 @@
 //! the panic hook keeps even a bug from printing a backtrace at users.
 
 mod bench;
+mod export_trace;
 mod info;
 mod input;
 mod tool;
@@ -25,6 +26,20 @@ enum Command {
     Info {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
+    },
+    /// Write one host's timeline as Chrome Trace Event JSON (for Perfetto, about:tracing).
+    ExportTrace {
+        /// A profile file, a run directory or a whole log directory.
+        path: PathBuf,
+        /// The JSON file to write.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// The run, when PATH holds several.
+        #[arg(long)]
+        run: Option<String>,
+        /// The host, when the run has several.
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Time decoding and each tool on one host file; print JSON.
     Bench {
@@ -74,6 +89,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { path } => info::run(&path),
         Command::Bench { path, repeat } => bench::run(&path, repeat),
+        Command::ExportTrace { path, output, run, host } => {
+            export_trace::run(&path, &output, run.as_deref(), host.as_deref())
+        }
         Command::Tool { path, tool, run, host, format, output } => {
             tool::run(&tool::Args { path, tool, run, host, format, output })
         }

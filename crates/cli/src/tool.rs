@@ -75,7 +75,12 @@ fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failur
 /// The files of the hosts to analyse: the run named by `--run` (or the only
 /// one; several runs without a choice is an error that lists them), and in it
 /// the host named by `--host`, or all its hosts together.
-fn choose_hosts(input: &Input, run: Option<&str>, host: Option<&str>, path: &Path) -> Result<Vec<PathBuf>, Failure> {
+pub fn choose_hosts(
+    input: &Input,
+    run: Option<&str>,
+    host: Option<&str>,
+    path: &Path,
+) -> Result<Vec<PathBuf>, Failure> {
     let runs = &input.logdir.runs;
     let run = match run {
         Some(name) => runs.iter().find(|r| r.name == name).ok_or_else(|| {

@@ -214,3 +214,18 @@ fn tool_combines_all_hosts_of_a_run_unless_one_is_chosen() {
     assert_eq!(one[2]["p"]["device_core_count"], "8");
     assert_eq!(all[1]["p"]["steptime_ms_average"], one[1]["p"]["steptime_ms_average"]);
 }
+
+#[test]
+fn export_trace_writes_chrome_json() {
+    let file = std::env::temp_dir().join(format!("proflens-trace-{}.json", std::process::id()));
+    let out =
+        proflens(&["export-trace".as_ref(), data("xspace/input_bound").as_os_str(), "-o".as_ref(), file.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let complete = json["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").count();
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(data("xspace/input_bound/xplane_summary.json")).unwrap()).unwrap();
+    assert_eq!(complete as u64, summary["total_events"].as_u64().unwrap());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("wrote {complete} events")));
+}

@@ -1,0 +1,62 @@
+//! Trace export on every XSpace fixture: valid Chrome Trace Event JSON whose
+//! complete events are exactly the file's events plus the derived tracks.
+
+use proflens_analysis::grouping::group_events;
+use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace, TrackSource};
+use proflens_tests::{data_dir, load, xplane_files};
+use serde_json::Value;
+
+#[test]
+fn every_fixture_exports_all_its_events() {
+    let files = xplane_files(&data_dir().join("xspace"));
+    assert_eq!(files.len(), 9);
+    for file in files {
+        let profile = load(&file).unwrap();
+        let grouping = group_events(&profile);
+        let trace = Trace::new(&profile, &grouping);
+        let derived: usize = trace
+            .sections
+            .iter()
+            .flat_map(|s| &s.tracks)
+            .filter_map(|t| match &t.source {
+                TrackSource::Derived(d) => Some(d.events.len()),
+                TrackSource::Line(..) => None,
+            })
+            .sum();
+        let mut bytes = Vec::new();
+        let written = write_chrome_trace(&profile, &grouping, &trace, None, &mut bytes).unwrap();
+        let json: Value = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let events = json["traceEvents"].as_array().unwrap();
+        let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+        assert_eq!(complete.len() as u64, written);
+        assert_eq!(complete.len(), profile.event_count() + derived, "{}", file.display());
+        // Every complete event names its process and thread in metadata events.
+        let named: std::collections::HashSet<(i64, i64)> = events
+            .iter()
+            .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+            .map(|e| (e["pid"].as_i64().unwrap(), e["tid"].as_i64().unwrap()))
+            .collect();
+        assert!(complete.iter().all(|e| named.contains(&(e["pid"].as_i64().unwrap(), e["tid"].as_i64().unwrap()))));
+        assert!(complete.iter().all(|e| e["dur"].as_f64().unwrap() > 0.0 && e["ts"].is_number()));
+    }
+}
+
+#[test]
+fn gpu_planes_get_derived_tracks_only_where_the_file_has_none() {
+    // MI300X GEMM (JAX, ungrouped): XLA Ops per stream derived from `hlo_op`.
+    let profile = load(&data_dir().join("xspace/external/tw003.xplane.pb")).unwrap();
+    let grouping = group_events(&profile);
+    let trace = Trace::new(&profile, &grouping);
+    let gpu0 = trace.sections.iter().find(|s| s.name == "/device:GPU:0").unwrap();
+    let names: Vec<&str> = gpu0.tracks.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.iter().any(|n| n.starts_with("XLA Ops")), "{names:?}");
+    assert_eq!(trace.sections[0].name, "/device:GPU:0", "devices come first");
+    // TF BERT: the file carries Steps and TensorFlow Ops lines; nothing is derived.
+    let profile = load(&data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb")).unwrap();
+    let grouping = group_events(&profile);
+    let trace = Trace::new(&profile, &grouping);
+    let derived =
+        trace.sections.iter().flat_map(|s| &s.tracks).filter(|t| matches!(t.source, TrackSource::Derived(_))).count();
+    assert_eq!(derived, 0);
+    assert_eq!(trace.sections.last().unwrap().name, "/host:CPU");
+}
