@@ -60,3 +60,23 @@ fn gpu_planes_get_derived_tracks_only_where_the_file_has_none() {
     assert_eq!(derived, 0);
     assert_eq!(trace.sections.last().unwrap().name, "/host:CPU");
 }
+
+#[test]
+fn search_and_selection_summary_on_a_real_profile() {
+    use proflens_analysis::trace_viewer::search::{search, summarize, Pattern};
+    let profile = load(&xplane_files(&data_dir().join("xspace/input_bound"))[0]).unwrap();
+    let grouping = group_events(&profile);
+    let trace = Trace::new(&profile, &grouping);
+    let (hits, total) = search(&profile, &grouping, &trace, &Pattern::new("eagerpyfunc", false).unwrap(), 10);
+    assert_eq!(hits.len(), 10);
+    assert!(total >= 380, "{total} EagerPyFunc events");
+    assert!(hits.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+    let (steps, steps_total) = search(&profile, &grouping, &trace, &Pattern::new("^train [0-9]+$", true).unwrap(), 100);
+    assert_eq!((steps.len(), steps_total), (12, 12), "train 0 … train 11 (step roots show their step names)");
+    let tracks: Vec<u32> = (0..trace.sections.iter().map(|s| s.tracks.len()).sum::<usize>() as u32).collect();
+    let (start, end) = profile.span_ps().unwrap();
+    let summary = summarize(&profile, &grouping, &trace, &tracks, start, end);
+    let counted: u64 = summary.iter().map(|s| s.count).sum();
+    assert_eq!(counted as usize, profile.event_count(), "the whole range holds every event");
+    assert!(summary.windows(2).all(|w| w[0].total_ps >= w[1].total_ps));
+}

@@ -6,6 +6,7 @@
 
 pub mod derived;
 pub mod export;
+pub mod search;
 pub mod window;
 
 use crate::grouping::{Grouping, FLAG_STEP_ROOT};
