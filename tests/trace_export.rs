@@ -80,3 +80,23 @@ fn search_and_selection_summary_on_a_real_profile() {
     assert_eq!(counted as usize, profile.event_count(), "the whole range holds every event");
     assert!(summary.windows(2).all(|w| w[0].total_ps >= w[1].total_ps));
 }
+
+#[test]
+fn launches_link_to_their_kernels() {
+    use proflens_analysis::trace_viewer::links::{links, LinkKind};
+    use proflens_analysis::trace_viewer::search::EventRef;
+    let profile = load(&data_dir().join("xspace/external/tw003.xplane.pb")).unwrap();
+    let grouping = group_events(&profile);
+    let trace = Trace::new(&profile, &grouping);
+    // The first kernel on GPU:0's first stream track.
+    let tracks: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
+    let (t, _) = tracks.iter().enumerate().find(|(_, t)| t.name.starts_with("Stream")).unwrap();
+    let found = links(&profile, &trace, EventRef { track: t as u32, event: 0 }, 10);
+    assert!(!found.is_empty(), "a kernel has its launch");
+    assert!(found.iter().all(|l| l.kind == LinkKind::LaunchedBy));
+    let launch = found[0].to;
+    assert!(tracks[launch.track as usize].name != tracks[t].name);
+    // And back: the launch finds the kernel.
+    let back = links(&profile, &trace, launch, 10);
+    assert!(back.iter().any(|l| l.kind == LinkKind::LaunchedKernel && l.to == EventRef { track: t as u32, event: 0 }));
+}

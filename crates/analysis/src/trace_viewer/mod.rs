@@ -6,6 +6,7 @@
 
 pub mod derived;
 pub mod export;
+pub mod links;
 pub mod search;
 pub mod window;
 
