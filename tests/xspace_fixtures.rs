@@ -190,3 +190,25 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// The streaming decoder (lines and events decoded one at a time) builds the
+/// same model as decoding the whole message with prost first.
+#[test]
+fn streaming_decode_equals_whole_message_decode() {
+    use prost::Message;
+    for file in xplane_files(&data_dir().join("xspace")) {
+        let bytes = std::fs::read(&file).unwrap();
+        let streamed = proflens_format::xspace::decode(&bytes, &mut |_| {}).unwrap();
+        let whole = proflens_format::proto::XSpace::decode(bytes.as_slice()).unwrap();
+        let built = proflens_format::xspace::build(whole, &mut |_| {}).unwrap();
+        assert_eq!(host_info(&streamed), host_info(&built), "{}", file.display());
+        for (a, b) in streamed.planes.iter().zip(&built.planes) {
+            for (la, lb) in a.lines.iter().zip(&b.lines) {
+                assert_eq!(la.events.start_ps, lb.events.start_ps);
+                assert_eq!(la.events.duration_ps, lb.events.duration_ps);
+                assert_eq!(la.events.metadata, lb.events.metadata);
+                assert_eq!(la.events.stats.len(), lb.events.stats.len());
+            }
+        }
+    }
+}

@@ -9,6 +9,7 @@ pub mod error;
 pub mod inflate;
 pub mod logdir;
 pub mod sniff;
+mod wire;
 pub mod xspace;
 
 /// The generated XSpace types (for writers such as the collector and tests;

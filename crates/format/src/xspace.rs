@@ -1,7 +1,8 @@
 //! XSpace protobuf → [`Profile`].
 
-use crate::proto::{x_event, x_stat, XPlane, XSpace, XStat};
+use crate::proto::{x_event, x_stat, XEvent, XLine, XPlane, XSpace, XStat};
 use crate::sniff::{top_level_fields, FramingBreak};
+use crate::wire;
 use crate::{Error, Progress};
 use proflens_model::{
     nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList, Stats, StrId,
@@ -16,7 +17,9 @@ pub const TASK_ENVIRONMENT_PLANE: &str = "Task Environment";
 /// (2001 onwards) rather than offsets from the start of the capture.
 const EPOCH_NS_THRESHOLD: i64 = 1_000_000_000_000_000_000;
 
-/// Decodes raw (uncompressed) XSpace bytes.
+/// Decodes raw (uncompressed) XSpace bytes. Lines and events are decoded one
+/// at a time straight into the model's columns, so the decoded protobuf
+/// never exists whole in memory.
 pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
     if let (_, Some(FramingBreak::Truncated { at })) = top_level_fields(bytes) {
         return Err(Error::Truncated {
@@ -24,46 +27,128 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         });
     }
     progress(Progress::Parsing);
-    let space =
-        XSpace::decode(bytes).map_err(|e| Error::Corrupt { detail: format!("the protobuf does not decode ({e})") })?;
-    build(space, progress)
+    let (rest, plane_bytes) = wire::split(bytes, PLANES, "profile")?;
+    let head = XSpace::decode(rest.as_slice()).map_err(corrupt)?;
+    let mut planes = Vec::with_capacity(plane_bytes.len());
+    for payload in plane_bytes {
+        let (rest, lines) = wire::split(payload, LINES, "plane")?;
+        planes.push((XPlane::decode(rest.as_slice()).map_err(corrupt)?, lines));
+    }
+    let headers: Vec<&XPlane> = planes.iter().map(|(h, _)| h).collect();
+    let mut line_starts = Vec::new();
+    for (_, lines) in &planes {
+        for line in lines {
+            line_starts.push(line_timestamp(line)?);
+        }
+    }
+    let mut profile = new_profile(head, &headers, &line_starts)?;
+    let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
+    let total_lines = line_starts.len() as u64;
+    let mut lines_done = 0u64;
+    for (header, lines) in planes {
+        let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
+        let mut built = Vec::with_capacity(lines.len());
+        for line in lines {
+            let (line_header, events) = split_line(line)?;
+            let events = events.map(|e| e.and_then(|payload| XEvent::decode(payload).map_err(corrupt)));
+            built.push(builder.line(line_header, events, origin, &mut profile.strings)?);
+            lines_done += 1;
+            progress(Progress::Building { done: lines_done, total: total_lines });
+        }
+        profile.planes.push(builder.finish(built));
+    }
+    Ok(profile)
 }
 
-/// Builds the model, consuming the decoded message plane by plane.
-pub fn build(space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
-    if space.planes.is_empty() {
-        return Err(if space.errors.is_empty() {
+const PLANES: u64 = 1;
+const LINES: u64 = 3;
+const LINE_TIMESTAMP: u64 = 3;
+const EVENTS: u64 = 4;
+
+fn corrupt(e: prost::DecodeError) -> Error {
+    Error::Corrupt { detail: format!("the protobuf does not decode ({e})") }
+}
+
+/// A line's `timestamp_ns`, read without decoding its events.
+fn line_timestamp(line: &[u8]) -> Result<i64, Error> {
+    let mut ts = 0;
+    for field in wire::fields(line, "line") {
+        let field = field?;
+        if let (LINE_TIMESTAMP, wire::Value::Varint(v)) = (field.number, field.value) {
+            ts = v as i64;
+        }
+    }
+    Ok(ts)
+}
+
+/// A line's header (every field but the events) and its event payloads.
+fn split_line(line: &[u8]) -> Result<(XLine, impl Iterator<Item = Result<&[u8], Error>>), Error> {
+    let mut rest = Vec::new();
+    for field in wire::fields(line, "line") {
+        let field = field?;
+        if field.number != EVENTS {
+            rest.extend_from_slice(field.raw);
+        }
+    }
+    let header = XLine::decode(rest.as_slice()).map_err(corrupt)?;
+    let events = wire::fields(line, "line").filter_map(|field| match field {
+        Ok(wire::Field { number: EVENTS, value: wire::Value::Bytes(payload), .. }) => Some(Ok(payload)),
+        Ok(_) => None,
+        Err(e) => Some(Err(e)),
+    });
+    Ok((header, events))
+}
+
+/// The profile before its planes: diagnostics, host names, time origin.
+fn new_profile(head: XSpace, planes: &[&XPlane], line_starts: &[i64]) -> Result<Profile, Error> {
+    if planes.is_empty() {
+        return Err(if head.errors.is_empty() {
             Error::Empty
         } else {
-            Error::Corrupt { detail: format!("it holds no planes; the profiler reported: {}", space.errors.join("; ")) }
+            Error::Corrupt { detail: format!("it holds no planes; the profiler reported: {}", head.errors.join("; ")) }
         });
     }
-    let mut profile = Profile {
+    let (start, stop) = capture_window(planes);
+    let earliest_epoch = line_starts.iter().copied().filter(|&t| t >= EPOCH_NS_THRESHOLD).min();
+    let origin = start.map(|s| i64::try_from(s).unwrap_or(i64::MAX)).or(earliest_epoch);
+    Ok(Profile {
         strings: Interner::new(),
-        errors: space.errors,
-        warnings: space.warnings,
-        hostnames: space.hostnames,
+        errors: head.errors,
+        warnings: head.warnings,
+        hostnames: head.hostnames,
+        origin_ns: origin.and_then(|o| u64::try_from(o).ok()),
+        stop_ns: stop,
         ..Profile::default()
-    };
-    let (start, stop) = capture_window(&space.planes);
-    profile.stop_ns = stop;
-    let origin = start.map(|s| i64::try_from(s).unwrap_or(i64::MAX)).or_else(|| earliest_epoch_line(&space.planes));
-    profile.origin_ns = origin.and_then(|o| u64::try_from(o).ok());
+    })
+}
 
-    let total_lines: u64 = space.planes.iter().map(|p| p.lines.len() as u64).sum();
+/// Builds the model from an already decoded XSpace (tests, tools that write
+/// XSpace themselves).
+pub fn build(mut space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
+    let planes = std::mem::take(&mut space.planes);
+    let line_starts: Vec<i64> = planes.iter().flat_map(|p| &p.lines).map(|l| l.timestamp_ns).collect();
+    let headers: Vec<&XPlane> = planes.iter().collect();
+    let mut profile = new_profile(space, &headers, &line_starts)?;
+    let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
+    let total_lines = line_starts.len() as u64;
     let mut lines_done = 0u64;
-    for plane in space.planes {
-        let built = build_plane(plane, origin, &mut profile.strings, &mut |n| {
-            lines_done += n;
+    for mut plane in planes {
+        let lines = std::mem::take(&mut plane.lines);
+        let mut builder = PlaneBuilder::new(plane, &mut profile.strings)?;
+        let mut built = Vec::with_capacity(lines.len());
+        for mut line in lines {
+            let events = std::mem::take(&mut line.events);
+            built.push(builder.line(line, events.into_iter().map(Ok), origin, &mut profile.strings)?);
+            lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
-        })?;
-        profile.planes.push(built);
+        }
+        profile.planes.push(builder.finish(built));
     }
     Ok(profile)
 }
 
 /// `profile_start_time` / `profile_stop_time` of the Task Environment plane.
-fn capture_window(planes: &[XPlane]) -> (Option<u64>, Option<u64>) {
+fn capture_window(planes: &[&XPlane]) -> (Option<u64>, Option<u64>) {
     let Some(env) = planes.iter().find(|p| p.name == TASK_ENVIRONMENT_PLANE) else {
         return (None, None);
     };
@@ -78,17 +163,12 @@ fn capture_window(planes: &[XPlane]) -> (Option<u64>, Option<u64>) {
     (stat("profile_start_time").filter(|&v| v > 0), stat("profile_stop_time").filter(|&v| v > 0))
 }
 
-/// Without a recorded start, the earliest wall-clock line start serves as origin.
-fn earliest_epoch_line(planes: &[XPlane]) -> Option<i64> {
-    planes.iter().flat_map(|p| &p.lines).map(|l| l.timestamp_ns).filter(|&t| t >= EPOCH_NS_THRESHOLD).min()
-}
-
-struct PlaneContext<'a> {
-    name: &'a str,
+struct PlaneContext {
+    name: String,
     stat_keys: FxHashMap<i64, StrId>,
 }
 
-impl PlaneContext<'_> {
+impl PlaneContext {
     fn stat_key(&self, id: i64, owner: &dyn Fn() -> String) -> Result<StrId, Error> {
         self.stat_keys.get(&id).copied().ok_or_else(|| Error::InconsistentIds {
             detail: format!(
@@ -125,63 +205,74 @@ impl PlaneContext<'_> {
     }
 }
 
-fn build_plane(
-    plane: XPlane,
-    origin_ns: Option<i64>,
-    strings: &mut Interner,
-    lines_done: &mut dyn FnMut(u64),
-) -> Result<Plane, Error> {
-    let name = strings.intern(&plane.name);
-    let ctx = PlaneContext {
-        name: &plane.name,
-        stat_keys: plane.stat_metadata.iter().map(|(&id, m)| (id, strings.intern(&m.name))).collect(),
-    };
+/// One plane's metadata, then its lines one at a time.
+struct PlaneBuilder {
+    id: i64,
+    name: StrId,
+    ctx: PlaneContext,
+    index: FxHashMap<i64, MetaIdx>,
+    event_metadata: Vec<EventMetadata>,
+    stats: StatList,
+}
 
-    let mut plane_stats = Stats::default();
-    for stat in plane.stats {
-        ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
-    }
-    plane_stats.end_owner();
-
-    // Dense metadata indices, in id order so output is deterministic.
-    let mut metadata: Vec<_> = plane.event_metadata.into_iter().collect();
-    metadata.sort_unstable_by_key(|(id, _)| *id);
-    let index: FxHashMap<i64, MetaIdx> = metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect();
-    let mut event_metadata = Vec::with_capacity(metadata.len());
-    for (id, m) in metadata {
-        let owner = || format!("event metadata {id} ('{}')", m.name);
-        let mut stats = Stats::default();
-        for stat in m.stats.iter().cloned() {
-            ctx.push_stat(&mut stats, stat, strings, &owner)?;
+impl PlaneBuilder {
+    /// From the plane's header (its lines are handled by [`PlaneBuilder::line`]).
+    fn new(plane: XPlane, strings: &mut Interner) -> Result<PlaneBuilder, Error> {
+        let name = strings.intern(&plane.name);
+        let ctx = PlaneContext {
+            stat_keys: plane.stat_metadata.iter().map(|(&id, m)| (id, strings.intern(&m.name))).collect(),
+            name: plane.name,
+        };
+        let mut plane_stats = Stats::default();
+        for stat in plane.stats {
+            ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
         }
-        stats.end_owner();
-        // Children the plane does not define are dropped: they only group ops.
-        let children = m.child_id.iter().filter_map(|c| index.get(c).copied()).collect();
-        event_metadata.push(EventMetadata {
-            id,
-            name: strings.intern(&m.name),
-            display_name: (!m.display_name.is_empty()).then(|| strings.intern(&m.display_name)),
-            stats: StatList(stats),
-            children,
-        });
+        plane_stats.end_owner();
+
+        // Dense metadata indices, in id order so output is deterministic.
+        let mut metadata: Vec<_> = plane.event_metadata.into_iter().collect();
+        metadata.sort_unstable_by_key(|(id, _)| *id);
+        let index: FxHashMap<i64, MetaIdx> =
+            metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect();
+        let mut event_metadata = Vec::with_capacity(metadata.len());
+        for (id, m) in metadata {
+            let owner = || format!("event metadata {id} ('{}')", m.name);
+            let mut stats = Stats::default();
+            for stat in m.stats.iter().cloned() {
+                ctx.push_stat(&mut stats, stat, strings, &owner)?;
+            }
+            stats.end_owner();
+            // Children the plane does not define are dropped: they only group ops.
+            let children = m.child_id.iter().filter_map(|c| index.get(c).copied()).collect();
+            event_metadata.push(EventMetadata {
+                id,
+                name: strings.intern(&m.name),
+                display_name: (!m.display_name.is_empty()).then(|| strings.intern(&m.display_name)),
+                stats: StatList(stats),
+                children,
+            });
+        }
+        Ok(PlaneBuilder { id: plane.id, name, ctx, index, event_metadata, stats: StatList(plane_stats) })
     }
 
-    let mut lines = Vec::with_capacity(plane.lines.len());
-    for line in plane.lines {
-        let line_name = line.name.clone();
+    /// Builds one line from its header and its events.
+    fn line(
+        &mut self,
+        line: XLine,
+        events_in: impl Iterator<Item = Result<XEvent, Error>>,
+        origin_ns: Option<i64>,
+        strings: &mut Interner,
+    ) -> Result<Line, Error> {
         let base_ps = relative_ns(line.timestamp_ns, origin_ns).saturating_mul(1000);
         let mut events = Events::default();
-        let n = line.events.len();
-        events.start_ps.reserve_exact(n);
-        events.duration_ps.reserve_exact(n);
-        events.metadata.reserve_exact(n);
-        for (i, event) in line.events.into_iter().enumerate() {
-            let owner = || format!("event {i} of line '{line_name}'");
-            let meta = *index.get(&event.metadata_id).ok_or_else(|| Error::InconsistentIds {
+        for (i, event) in events_in.enumerate() {
+            let event = event?;
+            let owner = || format!("event {i} of line '{}'", line.name);
+            let meta = *self.index.get(&event.metadata_id).ok_or_else(|| Error::InconsistentIds {
                 detail: format!(
                     "{} on plane '{}' refers to event metadata {}, which the plane does not define",
                     owner(),
-                    ctx.name,
+                    self.ctx.name,
                     event.metadata_id
                 ),
             })?;
@@ -197,22 +288,24 @@ fn build_plane(
             events.duration_ps.push(event.duration_ps.max(0));
             events.metadata.push(meta);
             for stat in event.stats {
-                ctx.push_stat(&mut events.stats, stat, strings, &owner)?;
+                self.ctx.push_stat(&mut events.stats, stat, strings, &owner)?;
             }
             events.stats.end_owner();
         }
         sort_events(&mut events);
         events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
-        lines.push(Line {
+        Ok(Line {
             id: line.id,
             display_id: if line.display_id != 0 { line.display_id } else { line.id },
             name: strings.intern(&line.name),
             display_name: (!line.display_name.is_empty()).then(|| strings.intern(&line.display_name)),
             events,
-        });
-        lines_done(1);
+        })
     }
-    Ok(Plane { id: plane.id, name, lines, event_metadata, stats: StatList(plane_stats) })
+
+    fn finish(self, lines: Vec<Line>) -> Plane {
+        Plane { id: self.id, name: self.name, lines, event_metadata: self.event_metadata, stats: self.stats }
+    }
 }
 
 /// A line timestamp relative to the origin: wall-clock stamps are shifted,
