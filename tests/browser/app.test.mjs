@@ -5,61 +5,29 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './serve.mjs';
+import { pathToFileURL } from 'node:url';
+import { launch, openPage as open, assertOwnOrigin, DIST, DATA, ARTIFACTS } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const DIST = process.env.PROFLENS_DIST ?? path.resolve(here, '../../dist');
-const DATA = path.resolve(here, '../data');
-const ARTIFACTS = path.resolve(here, 'artifacts');
 const KERAS_DIR = path.join(DATA, 'xspace/keras_fit');
 const KERAS_FILE = path.join(KERAS_DIR, 'train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb');
 
-let browser;
+let env;
 let server;
 
 before(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  server = await serveStatic(DIST);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      // Any attempt to reach another host fails fast; the tests still assert none was made.
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  });
+  env = await launch();
+  server = env.server;
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await env?.close();
 });
 
-/** A fresh page that records every request, console error and CSP violation. */
-async function openPage(url) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const seen = { requests: [], errors: [], csp: [] };
-  context.on('request', (r) => seen.requests.push(r.url()));
-  const page = await context.newPage();
-  page.on('console', (m) => m.type() === 'error' && seen.errors.push(m.text()));
-  page.on('pageerror', (e) => seen.errors.push(String(e)));
-  await page.exposeFunction('__reportCsp', (v) => seen.csp.push(v));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__reportCsp(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  await page.goto(url);
-  return { page, seen, close: () => context.close() };
-}
+/** These tests look at Profile info; the app opens on the Overview otherwise. */
+const INFO = '#tool=info';
 
-/** Every request stayed on the page's own origin (or was a blob:/data: URL). */
-function assertOwnOrigin(seen, origin) {
-  const foreign = seen.requests.filter((u) => !(u.startsWith(origin) || u.startsWith('blob:') || u.startsWith('data:')));
-  assert.deepEqual(foreign, [], 'requests outside the origin');
-  assert.deepEqual(seen.csp, [], 'CSP violations');
+function openPage(url) {
+  return open(env.browser, url);
 }
 
 function summary(caseName) {
@@ -82,7 +50,7 @@ function expectedPlanes(caseName) {
 }
 
 test('uploading a profile shows its planes, lines and event counts', async () => {
-  const { page, seen, close } = await openPage(`${server.url}/index.html`);
+  const { page, seen, close } = await openPage(`${server.url}/index.html${INFO}`);
   await page.setInputFiles('#open-files', KERAS_FILE);
   assert.deepEqual(await shownPlanes(page), expectedPlanes('keras_fit'));
   assert.equal(await page.locator('#total-events').textContent().then((t) => t.replace(/\D/g, '')), '5093');
@@ -99,7 +67,7 @@ test('uploading a profile shows its planes, lines and event counts', async () =>
 });
 
 test('the largest fixture decodes in the browser (measured, not timed)', async () => {
-  const { page, seen, close } = await openPage(`${server.url}/`);
+  const { page, seen, close } = await openPage(`${server.url}/${INFO}`);
   await page.setInputFiles('#open-files', path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb'));
   const planes = await shownPlanes(page);
   assert.equal(planes.find((p) => p.name === '/host:CPU').events, 15354);
@@ -113,7 +81,7 @@ test('the largest fixture decodes in the browser (measured, not timed)', async (
 });
 
 test('a whole logdir folder opens with its run and host selectors', async () => {
-  const { page, seen, close } = await openPage(`${server.url}/`);
+  const { page, seen, close } = await openPage(`${server.url}/${INFO}`);
   await page.setInputFiles('#open-folder', KERAS_DIR);
   await page.locator('#planes tr[data-plane]').first().waitFor({ timeout: 30_000 });
   const runs = await page.$$eval('#run option', (o) => o.map((x) => x.textContent.trim()));
@@ -128,7 +96,7 @@ test('a whole logdir folder opens with its run and host selectors', async () => 
 });
 
 test('the demo opens with no network', async () => {
-  const { page, seen, close } = await openPage(`${server.url}/`);
+  const { page, seen, close } = await openPage(`${server.url}/${INFO}`);
   await page.click('#open-demo');
   assert.deepEqual(await shownPlanes(page), expectedPlanes('custom_loop'));
   assertOwnOrigin(seen, server.url);
@@ -143,7 +111,7 @@ test('bad files get a plain-words error, not a blank page', async () => {
     ['trace.xplane.pb', /JSON/],
     ['bomb.xplane.pb.gz', /gzip bomb/],
   ];
-  const { page, close } = await openPage(`${server.url}/`);
+  const { page, close } = await openPage(`${server.url}/${INFO}`);
   for (const [name, message] of cases) {
     await page.setInputFiles('#open-files', path.join(DATA, 'bad', name));
     await page.locator('#error').filter({ hasText: message }).waitFor({ timeout: 30_000 });
@@ -160,7 +128,7 @@ test('a long decode shows progress and can be cancelled', async () => {
   const big = path.join(os.tmpdir(), `proflens-big-${process.pid}.xplane.pb`);
   const one = fs.readFileSync(path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb'));
   fs.writeFileSync(big, Buffer.concat(Array(40).fill(one)));
-  const { page, close } = await openPage(`${server.url}/`);
+  const { page, close } = await openPage(`${server.url}/${INFO}`);
   await page.setInputFiles('#open-files', big);
   await page.locator('#progress').waitFor({ timeout: 10_000 });
   await page.click('#cancel');
@@ -173,7 +141,7 @@ test('a long decode shows progress and can be cancelled', async () => {
 });
 
 test('the single-file build works opened from disk', async () => {
-  const url = pathToFileURL(path.join(DIST, 'proflens.html')).href;
+  const url = pathToFileURL(path.join(DIST, 'proflens.html')).href + INFO;
   const { page, seen, close } = await openPage(url);
   await page.click('#open-demo');
   assert.deepEqual(await shownPlanes(page), expectedPlanes('custom_loop'));

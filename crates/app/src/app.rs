@@ -81,6 +81,7 @@ fn Selectors() -> impl IntoView {
     let on_tool = move |ev: web_sys::Event| {
         if let Some(tool) = Tool::from_id(&event_target_value(&ev)) {
             state.tool.set(tool);
+            bridge::show_tool(state);
         }
     };
 
@@ -144,7 +145,11 @@ fn Selectors() -> impl IntoView {
 fn OpenPanel() -> impl IntoView {
     let state = state();
     let dragging = RwSignal::new(false);
-    let compact = move || state.shown.with(|s| s.is_some());
+    // Once a profile is open the panel shrinks to one line, and stays so
+    // while tools and hosts are switched.
+    let compact = move || {
+        state.shown.with(|s| s.is_some()) || state.opened.with(|o| o.as_ref().is_some_and(|o| !o.runs.is_empty()))
+    };
 
     let on_pick = move |ev: web_sys::Event| {
         let input = event_target::<HtmlInputElement>(&ev);
@@ -321,13 +326,31 @@ fn StatusArea() -> impl IntoView {
             {move || {
                 loading()
                     .map(|(fraction, label)| {
-                        let percent = (fraction * 100.0).round() as u32;
+                        let (text, bar) = match fraction {
+                            Some(fraction) => {
+                                let percent = (fraction * 100.0).round() as u32;
+                                (
+                                    format!("{label}… {percent}%"),
+                                    view! {
+                                        <progress id="progress" max="1" prop:value=fraction></progress>
+                                    }
+                                        .into_any(),
+                                )
+                            }
+                            // No value: the browser shows a busy bar.
+                            None => {
+                                (
+                                    format!("{label}…"),
+                                    view! { <progress id="progress" max="1"></progress> }.into_any(),
+                                )
+                            }
+                        };
                         view! {
                             <section id="loading" class="loading" aria-label="Loading">
                                 <label for="progress" id="phase">
-                                    {format!("{label}… {percent}%")}
+                                    {text}
                                 </label>
-                                <progress id="progress" max="1" prop:value=fraction></progress>
+                                {bar}
                                 <button
                                     id="cancel"
                                     type="button"
@@ -347,10 +370,7 @@ fn StatusArea() -> impl IntoView {
 #[component]
 fn ToolArea() -> impl IntoView {
     let state = state();
-    move || {
-        let tool = state.tool.get();
-        state.shown.get().map(|shown| tools::tool_view(tool, shown))
-    }
+    move || state.shown.get().map(tools::tool_view)
 }
 
 fn current_hash() -> String {
@@ -385,9 +405,11 @@ fn keep_hash_in_sync(state: AppState) {
 fn watch_hash(state: AppState) {
     let on_change = Closure::<dyn FnMut()>::new(move || {
         let url = UrlState::parse(&current_hash());
+        let mut tool_changed = false;
         if let Some(tool) = url.tool {
             if tool != state.tool.get_untracked() {
                 state.tool.set(tool);
+                tool_changed = true;
             }
         }
         let wanted = state.opened.with_untracked(|o| {
@@ -396,15 +418,19 @@ fn watch_hash(state: AppState) {
             let host = url.host.clone().filter(|h| o.has(&run, h)).or_else(|| o.hosts_of(&run).first().cloned())?;
             Some((run, host))
         });
-        if let Some((run, host)) = wanted {
-            if run != state.run.get_untracked() || host != state.host.get_untracked() {
+        let files_open = state.opened.with_untracked(|o| o.is_some());
+        match wanted {
+            Some((run, host)) if run != state.run.get_untracked() || host != state.host.get_untracked() => {
                 state.run.set(run);
                 state.host.set(host);
                 bridge::load_host(state);
             }
-        } else if url.demo && state.opened.with_untracked(|o| o.is_none()) {
-            bridge::set_pending_url(url);
-            bridge::open_demo(state);
+            _ if url.demo && !files_open => {
+                bridge::set_pending_url(url);
+                bridge::open_demo(state);
+            }
+            _ if tool_changed => bridge::show_tool(state),
+            _ => {}
         }
     });
     window().set_onhashchange(Some(on_change.as_ref().unchecked_ref()));

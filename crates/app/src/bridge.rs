@@ -41,8 +41,8 @@ struct Session {
     last_open: Option<(JsValue, bool)>,
     /// For each `Open` in flight, whether its reply should select and load a host.
     expect_logdir: VecDeque<bool>,
-    /// A host decode is in flight.
-    decoding: bool,
+    /// Tool requests sent and not answered yet (the worker may be decoding).
+    in_flight: usize,
     /// Selection from the URL, applied when files are opened.
     pending_url: Option<UrlState>,
 }
@@ -78,35 +78,46 @@ pub fn open_demo(state: AppState) {
 }
 
 fn start_open(state: AppState, message: JsValue, demo: bool) {
-    if SESSION.with_borrow(|s| s.decoding) {
+    if SESSION.with_borrow(|s| s.in_flight > 0) {
         respawn(state, false);
     }
     SESSION.with_borrow_mut(|s| s.last_open = Some((message.clone(), demo)));
     state.error.set(None);
     state.notice.set(None);
     state.shown.set(None);
-    state.status.set(Status::Loading { fraction: 0.0, label: "Listing the files".into() });
+    state.status.set(Status::Loading { fraction: None, label: "Listing the files".into() });
     post(state, message, Some(true));
 }
 
-/// Decodes and shows the selected run and host.
+/// Decodes, analyses and shows the selected run and host with the selected tool.
 pub fn load_host(state: AppState) {
+    if SESSION.with_borrow(|s| s.in_flight > 0) {
+        // The worker is busy with another host (or the same one, for a retry): replace it.
+        respawn(state, true);
+    }
+    request_view(state);
+}
+
+/// Shows the selected tool for the host on screen. The worker is not
+/// replaced: what it is decoding serves the new tool too, from its cache.
+pub fn show_tool(state: AppState) {
+    request_view(state);
+}
+
+fn request_view(state: AppState) {
     let run = state.run.get_untracked();
     let host = state.host.get_untracked();
+    let tool = state.tool.get_untracked();
     if run.is_empty() || host.is_empty() {
         return;
-    }
-    if SESSION.with_borrow(|s| s.decoding) {
-        // The worker is busy decoding another host: replace it.
-        respawn(state, true);
     }
     state.error.set(None);
     state.notice.set(None);
     state.shown.set(None);
-    state.status.set(Status::Loading { fraction: 0.0, label: "Starting".into() });
-    match protocol::envelope(&Request::HostInfo { run, host }, None) {
+    state.status.set(Status::Loading { fraction: None, label: "Starting".into() });
+    match protocol::envelope(&Request::Tool { run, host, tool }, None) {
         Ok(message) => {
-            SESSION.with_borrow_mut(|s| s.decoding = true);
+            SESSION.with_borrow_mut(|s| s.in_flight += 1);
             post(state, message, None);
         }
         Err(e) => fail(state, format!("Proflens could not ask for this host ({e}).")),
@@ -137,7 +148,7 @@ fn respawn(state: AppState, resend_last: bool) {
         }
         s.generation = s.generation.wrapping_add(1);
         s.expect_logdir.clear();
-        s.decoding = false;
+        s.in_flight = 0;
         if resend_last {
             s.last_open.as_ref().map(|(m, _)| m.clone())
         } else {
@@ -288,16 +299,20 @@ fn on_response(state: AppState, response: Response) {
                 state.status.set(Status::Loading { fraction, label: phase_label });
             }
         }
-        Response::HostInfo { run, host, info, load } => {
-            SESSION.with_borrow_mut(|s| s.decoding = false);
-            if run == state.run.get_untracked() && host == state.host.get_untracked() {
-                state.shown.set(Some(Shown { run, host, info: Arc::new(info), load }));
+        Response::Tool { run, host, view } => {
+            SESSION.with_borrow_mut(|s| s.in_flight = s.in_flight.saturating_sub(1));
+            // An answer for a selection that has changed since is dropped.
+            if run == state.run.get_untracked()
+                && host == state.host.get_untracked()
+                && view.tool() == state.tool.get_untracked()
+            {
+                state.shown.set(Some(Shown { run, host, view: Arc::new(view) }));
                 state.status.set(Status::Ready);
             }
         }
         Response::Error { message } => {
             SESSION.with_borrow_mut(|s| {
-                s.decoding = false;
+                s.in_flight = s.in_flight.saturating_sub(1);
                 // A worker that failed to start is dropped; the next request starts another.
                 if s.bridge.as_ref().is_some_and(|b| !b.ready) {
                     if let Some(bridge) = s.bridge.take() {

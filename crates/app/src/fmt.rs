@@ -23,6 +23,61 @@ pub fn ps_as_ms(ps: i64) -> String {
     format!("{sign}{}.{frac}", count(int))
 }
 
+/// `v` with `places` decimals and thousands separators: `(12345.678, 1)` →
+/// `12,345.7`. Not-a-number and infinities read "—".
+pub fn decimal(v: f64, places: usize) -> String {
+    if !v.is_finite() {
+        return "—".to_string();
+    }
+    let text = format!("{:.*}", places, v.abs());
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let int = int.parse::<u64>().map(count).unwrap_or_else(|_| int.to_string());
+    let zero = text.bytes().all(|b| b == b'0' || b == b'.');
+    let sign = if v < 0.0 && !zero { "-" } else { "" };
+    if frac.is_empty() {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
+    }
+}
+
+/// Milliseconds for people: `110.2 ms`; more decimals below 10 ms so that
+/// small parts are not all `0.0`.
+pub fn ms(v: f64) -> String {
+    let places = if v.abs() >= 10.0 || v == 0.0 {
+        1
+    } else if v.abs() >= 0.1 {
+        2
+    } else {
+        3
+    };
+    format!("{} ms", decimal(v, places))
+}
+
+/// A share 0..=1 as a percentage with one decimal: `0.351` → `35.1%`.
+pub fn fraction_percent(f: f64) -> String {
+    percent(f * 100.0)
+}
+
+/// A percentage 0..=100 with one decimal: `35.14` → `35.1%`.
+pub fn percent(p: f64) -> String {
+    format!("{}%", decimal(p, 1))
+}
+
+/// A share of a whole as a percentage, where a small but non-zero share
+/// reads `<0.1%` rather than `0.0%`.
+pub fn share(part: f64, whole: f64) -> String {
+    if whole.is_nan() || whole <= 0.0 || !part.is_finite() {
+        return "—".to_string();
+    }
+    let p = 100.0 * part / whole;
+    if p > 0.0 && p < 0.05 {
+        "<0.1%".to_string()
+    } else {
+        percent(p)
+    }
+}
+
 /// Nanoseconds since the Unix epoch as `2026-11-22 09:04:34.123 UTC`.
 pub fn utc_datetime(ns: u64) -> String {
     let secs = ns / 1_000_000_000;
@@ -67,6 +122,22 @@ mod tests {
         assert_eq!(count(999), "999");
         assert_eq!(count(9587), "9,587");
         assert_eq!(count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(decimal(12345.678, 1), "12,345.7");
+        assert_eq!(decimal(-0.04, 1), "0.0");
+        assert_eq!(decimal(-2.4, 0), "-2");
+        assert_eq!(decimal(f64::NAN, 1), "—");
+        assert_eq!(ms(110.17), "110.2 ms");
+        assert_eq!(ms(0.913532), "0.91 ms");
+        assert_eq!(ms(0.0), "0.0 ms");
+        assert_eq!(fraction_percent(0.351), "35.1%");
+        assert_eq!(share(1.0, 4.0), "25.0%");
+        assert_eq!(share(1.0, 1e6), "<0.1%");
+        assert_eq!(share(0.0, 1e6), "0.0%");
+        assert_eq!(share(1.0, 0.0), "—");
     }
 
     #[test]

@@ -9,10 +9,13 @@
 
 mod app;
 mod bridge;
+mod chart;
+mod download;
 mod fmt;
 mod intake;
 mod protocol;
 mod state;
+mod table;
 mod tools;
 mod url_state;
 mod worker;

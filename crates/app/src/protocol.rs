@@ -6,9 +6,14 @@
 //! serde, so an `Open` request travels in an envelope with the files beside it:
 //! `{request: {kind: "open", paths: [...]}, files: [File, ...]}`.
 
+use proflens_analysis::framework_op_stats::FrameworkOpStats;
 use proflens_analysis::info::HostInfo;
+use proflens_analysis::input_pipeline::InputPipelineAnalysis;
+use proflens_analysis::overview::OverviewPage;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
+
+use crate::tools::Tool;
 
 /// Page → worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,8 +24,9 @@ pub enum Request {
     Open { paths: Vec<String> },
     /// Use the demo profile bundled in the wasm.
     OpenDemo,
-    /// Decode one host (cached) and summarise it.
-    HostInfo { run: String, host: String },
+    /// Decode one host (cached), analyse it (cached) and answer with one
+    /// tool's view model.
+    Tool { run: String, host: String, tool: Tool },
 }
 
 /// Worker → page.
@@ -30,25 +36,36 @@ pub enum Response {
     /// The worker is listening.
     Ready,
     /// The runs and hosts found in the opened files.
-    Logdir {
-        runs: Vec<RunEntry>,
-        skipped: Vec<SkippedEntry>,
-    },
-    /// A decode is under way.
-    Progress {
-        fraction: f64,
-        phase_label: String,
-    },
-    HostInfo {
-        run: String,
-        host: String,
-        info: HostInfo,
-        load: LoadStats,
-    },
+    Logdir { runs: Vec<RunEntry>, skipped: Vec<SkippedEntry> },
+    /// A decode or an analysis is under way; `fraction` (0..=1) is `None`
+    /// when the phase cannot tell how far it is.
+    Progress { fraction: Option<f64>, phase_label: String },
+    /// The view model of the tool asked for.
+    Tool { run: String, host: String, view: ToolView },
     /// A sentence for the person who opened the file.
-    Error {
-        message: String,
-    },
+    Error { message: String },
+}
+
+/// One tool's view model, tagged by the tool's id (`{tool: "overview_page", page: {...}}`).
+/// The large ones are boxed so that messages stay small to move around.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "tool", rename_all = "snake_case")]
+pub enum ToolView {
+    Info { info: HostInfo, load: LoadStats },
+    OverviewPage { page: Box<OverviewPage> },
+    InputPipelineAnalyzer { analysis: Box<InputPipelineAnalysis> },
+    FrameworkOpStats { stats: Box<FrameworkOpStats> },
+}
+
+impl ToolView {
+    pub fn tool(&self) -> Tool {
+        match self {
+            ToolView::Info { .. } => Tool::Info,
+            ToolView::OverviewPage { .. } => Tool::OverviewPage,
+            ToolView::InputPipelineAnalyzer { .. } => Tool::InputPipelineAnalyzer,
+            ToolView::FrameworkOpStats { .. } => Tool::FrameworkOpStats,
+        }
+    }
 }
 
 /// What decoding a host's file cost, shown beside its info.

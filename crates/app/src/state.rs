@@ -4,17 +4,16 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::info::HostInfo;
 
-use crate::protocol::{RunEntry, SkippedEntry};
+use crate::protocol::{RunEntry, SkippedEntry, ToolView};
 use crate::tools::Tool;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
     /// Nothing under way.
     Idle,
-    /// The worker is listing files or decoding a host.
-    Loading { fraction: f64, label: String },
+    /// The worker is listing files, decoding a host or analysing it.
+    Loading { fraction: Option<f64>, label: String },
     /// A host is on screen.
     Ready,
     /// The user stopped a decode; the files are still open.
@@ -39,14 +38,12 @@ impl Opened {
     }
 }
 
-/// The host whose analysis is on screen.
+/// The host and tool whose view model is on screen.
 #[derive(Debug, Clone)]
 pub struct Shown {
     pub run: String,
     pub host: String,
-    pub info: Arc<HostInfo>,
-    /// What decoding it cost.
-    pub load: crate::protocol::LoadStats,
+    pub view: Arc<ToolView>,
 }
 
 #[derive(Clone, Copy)]

@@ -1,4 +1,4 @@
-//! The URL hash keeps what is on screen: `#run=<enc>&host=<enc>&tool=info`,
+//! The URL hash keeps what is on screen: `#run=<enc>&host=<enc>&tool=overview_page`,
 //! with a leading `demo&` when the bundled demo is open.
 
 use crate::tools::Tool;

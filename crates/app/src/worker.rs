@@ -1,11 +1,12 @@
-//! The analysis worker: holds the opened files and decoded profiles and
-//! answers [`Request`]s. Runs in a dedicated Web Worker with its own instance
+//! The analysis worker: holds the opened files, decoded profiles and their
+//! analyses, and answers [`Request`]s. Runs in a dedicated Web Worker with its own instance
 //! of this wasm; decoding is synchronous here, so the page stays responsive
 //! and cancelling is `Worker.terminate()`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use proflens_analysis::host::HostAnalysis;
 use proflens_format::logdir;
 use proflens_format::{Limits, Progress};
 use proflens_model::Profile;
@@ -13,7 +14,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
-use crate::protocol::{self, LoadStats, Request, Response, RunEntry, SkippedEntry};
+use crate::protocol::{self, LoadStats, Request, Response, RunEntry, SkippedEntry, ToolView};
+use crate::tools::Tool;
 
 /// The demo profile: one host of a small TensorFlow custom training loop.
 const DEMO_PROFILE: &[u8] =
@@ -22,7 +24,7 @@ pub const DEMO_RUN: &str = "custom_loop (demo)";
 pub const DEMO_HOST: &str = "vm";
 /// Run name for files that sit in no folder.
 const LOOSE_RUN: &str = "Selected files";
-/// Decoded profiles kept for quick switching between hosts.
+/// Decoded profiles (with their analyses) kept for quick switching between hosts.
 const CACHE_SIZE: usize = 2;
 /// Least time between two progress messages.
 const PROGRESS_INTERVAL_MS: f64 = 50.0;
@@ -39,11 +41,22 @@ struct HostEntry {
     file: usize,
 }
 
+/// A decoded host: its profile, what loading it cost and, once a step-based
+/// tool asked for it, its analysis (computed once, shared by those tools).
+#[derive(Clone)]
+struct Decoded {
+    /// Index into the source's files.
+    file: usize,
+    profile: Rc<Profile>,
+    load: LoadStats,
+    analysis: Option<Rc<HostAnalysis>>,
+}
+
 struct State {
     source: Option<Source>,
     hosts: Vec<HostEntry>,
-    /// Most recently used first, with what loading each one cost.
-    cache: Vec<(usize, Rc<Profile>, LoadStats)>,
+    /// Most recently used first.
+    cache: Vec<Decoded>,
 }
 
 thread_local! {
@@ -99,14 +112,54 @@ fn handle(request: Request, files: Vec<File>) -> Response {
                 skipped: Vec::new(),
             }
         }),
-        Request::HostInfo { run, host } => match profile_of(&run, &host) {
-            Ok((profile, load)) => {
-                progress_now(1.0, "Summarising");
-                Response::HostInfo { info: proflens_analysis::info::host_info(&profile), load, run, host }
-            }
+        Request::Tool { run, host, tool } => match tool_view(&run, &host, tool) {
+            Ok(view) => Response::Tool { run, host, view },
             Err(message) => Response::Error { message },
         },
     }
+}
+
+/// The view model of `tool` for one host: decodes and analyses the host
+/// when that is not cached yet.
+fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
+    let decoded = decoded(run, host)?;
+    Ok(match tool {
+        Tool::Info => {
+            progress_now(None, "Summarising");
+            ToolView::Info { info: proflens_analysis::info::host_info(&decoded.profile), load: decoded.load }
+        }
+        Tool::OverviewPage => {
+            let analysis = analysis_of(&decoded);
+            progress_now(None, "Preparing the overview");
+            ToolView::OverviewPage { page: Box::new(analysis.overview()) }
+        }
+        Tool::InputPipelineAnalyzer => {
+            let analysis = analysis_of(&decoded);
+            progress_now(None, "Analysing the input pipeline");
+            ToolView::InputPipelineAnalyzer { analysis: Box::new(analysis.input_pipeline()) }
+        }
+        Tool::FrameworkOpStats => {
+            let analysis = analysis_of(&decoded);
+            progress_now(None, "Collecting op statistics");
+            ToolView::FrameworkOpStats { stats: Box::new(analysis.framework_op_stats()) }
+        }
+    })
+}
+
+/// The host's analysis (grouping, steps, op metrics): one pass, cached beside
+/// the profile and shared by every step-based tool.
+fn analysis_of(decoded: &Decoded) -> Rc<HostAnalysis> {
+    if let Some(analysis) = &decoded.analysis {
+        return analysis.clone();
+    }
+    progress_now(None, "Analysing steps and ops");
+    let analysis = Rc::new(HostAnalysis::new(&decoded.profile));
+    STATE.with_borrow_mut(|state| {
+        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
+            entry.analysis = Some(analysis.clone());
+        }
+    });
+    analysis
 }
 
 fn open_files(files: Vec<(String, File)>) -> Response {
@@ -150,23 +203,22 @@ fn loose_host_name(path: &str) -> String {
     }
 }
 
-fn profile_of(run: &str, host: &str) -> Result<(Rc<Profile>, LoadStats), String> {
+fn decoded(run: &str, host: &str) -> Result<Decoded, String> {
     let file = STATE.with_borrow(|state| state.hosts.iter().find(|h| h.run == run && h.host == host).map(|h| h.file));
     let Some(file) = file else {
         return Err(format!("There is no host “{host}” in run “{run}” among the opened files."));
     };
     let cached = STATE.with_borrow_mut(|state| {
-        let pos = state.cache.iter().position(|(f, _, _)| *f == file)?;
+        let pos = state.cache.iter().position(|d| d.file == file)?;
         let entry = state.cache.remove(pos);
-        let found = (entry.1.clone(), entry.2.clone());
-        state.cache.insert(0, entry);
-        Some(found)
+        state.cache.insert(0, entry.clone());
+        Some(entry)
     });
     if let Some(found) = cached {
         return Ok(found);
     }
 
-    progress_now(0.0, "Reading the file");
+    progress_now(Some(0.0), "Reading the file");
     let started = js_sys::Date::now();
     let bytes = read_bytes(file)?;
     let mut last_post = f64::NEG_INFINITY;
@@ -174,7 +226,7 @@ fn profile_of(run: &str, host: &str) -> Result<(Rc<Profile>, LoadStats), String>
         let now = js_sys::Date::now();
         if now - last_post >= PROGRESS_INTERVAL_MS {
             last_post = now;
-            progress_now(p.fraction(), phase_label(&p));
+            progress_now(Some(p.fraction()), phase_label(&p));
         }
     };
     let profile =
@@ -185,12 +237,12 @@ fn profile_of(run: &str, host: &str) -> Result<(Rc<Profile>, LoadStats), String>
         wasm_memory_bytes: wasm_memory_bytes(),
     };
     drop(bytes);
-    let profile = Rc::new(profile);
+    let entry = Decoded { file, profile: Rc::new(profile), load, analysis: None };
     STATE.with_borrow_mut(|state| {
-        state.cache.insert(0, (file, profile.clone(), load.clone()));
+        state.cache.insert(0, entry.clone());
         state.cache.truncate(CACHE_SIZE);
     });
-    Ok((profile, load))
+    Ok(entry)
 }
 
 /// Size of this worker's wasm memory: it only grows, so it is the peak so far.
@@ -229,8 +281,9 @@ fn phase_label(p: &Progress) -> &'static str {
     }
 }
 
-fn progress_now(fraction: f64, label: &str) {
-    post(&Response::Progress { fraction: fraction.clamp(0.0, 1.0), phase_label: label.to_string() });
+/// Tells the page which phase is under way (`None`: how far cannot be told).
+fn progress_now(fraction: Option<f64>, label: &str) {
+    post(&Response::Progress { fraction: fraction.map(|f| f.clamp(0.0, 1.0)), phase_label: label.to_string() });
 }
 
 #[cfg(test)]

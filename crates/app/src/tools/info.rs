@@ -2,14 +2,14 @@
 //! lines and plane stats.
 
 use leptos::prelude::*;
-use proflens_analysis::info::{LineInfo, PlaneInfo};
+use proflens_analysis::info::{HostInfo, LineInfo, PlaneInfo};
 
 use crate::fmt;
-use crate::state::Shown;
+use crate::protocol::LoadStats;
+use crate::tools::{Tool, ToolTitle};
 
 #[component]
-pub fn InfoView(shown: Shown) -> impl IntoView {
-    let info = shown.info.clone();
+pub fn InfoView(run: String, host: String, info: HostInfo, load: LoadStats) -> impl IntoView {
     let hostnames = if info.hostnames.is_empty() { "not recorded".to_string() } else { info.hostnames.join(", ") };
     let start = info.start_time_ns.map(fmt::utc_datetime).unwrap_or_else(|| "not recorded".to_string());
     let duration = info
@@ -20,7 +20,6 @@ pub fn InfoView(shown: Shown) -> impl IntoView {
     let errors = info.errors.clone();
     let warnings = info.warnings.clone();
     let plane_count = info.planes.len();
-    let load = shown.load.clone();
     let decode_ms = format!("{:.0}", load.decode_ms);
     let memory_mib = format!("{:.1}", load.wasm_memory_bytes as f64 / (1024.0 * 1024.0));
     let rows = info
@@ -32,10 +31,7 @@ pub fn InfoView(shown: Shown) -> impl IntoView {
 
     view! {
         <section id="tool-info" class="tool" aria-labelledby="tool-info-title">
-            <h2 id="tool-info-title">
-                "Profile info "
-                <span class="subtitle">{format!("{} · {}", shown.run, shown.host)}</span>
-            </h2>
+            <ToolTitle tool=Tool::Info run=run host=host/>
             <dl class="summary">
                 <div>
                     <dt>"Host names in the file"</dt>

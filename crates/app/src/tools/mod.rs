@@ -1,30 +1,47 @@
 //! The tools a host can be viewed with. Each tool is one module with one view;
-//! the header's tool selector lists [`Tool::ALL`].
+//! the header's tool selector lists [`Tool::ALL`]. Tool ids are XProf's.
 
+pub mod framework_op_stats;
 pub mod info;
+pub mod input_pipeline;
+pub mod overview;
+pub mod step_time;
 
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
+use crate::protocol::ToolView;
 use crate::state::Shown;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Tool {
+    OverviewPage,
+    InputPipelineAnalyzer,
+    FrameworkOpStats,
     Info,
 }
 
 impl Tool {
     /// In the order the selector shows them; the first is the default.
-    pub const ALL: &'static [Tool] = &[Tool::Info];
+    pub const ALL: &'static [Tool] =
+        &[Tool::OverviewPage, Tool::InputPipelineAnalyzer, Tool::FrameworkOpStats, Tool::Info];
 
-    /// The value in the selector and the URL hash.
+    /// The value in the selector, the URL hash and the worker protocol.
     pub fn id(self) -> &'static str {
         match self {
+            Tool::OverviewPage => "overview_page",
+            Tool::InputPipelineAnalyzer => "input_pipeline_analyzer",
+            Tool::FrameworkOpStats => "framework_op_stats",
             Tool::Info => "info",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
+            Tool::OverviewPage => "Overview",
+            Tool::InputPipelineAnalyzer => "Input pipeline analyzer",
+            Tool::FrameworkOpStats => "Framework op stats",
             Tool::Info => "Profile info",
         }
     }
@@ -40,9 +57,49 @@ impl Default for Tool {
     }
 }
 
-/// The view of `tool` for the host on screen.
-pub fn tool_view(tool: Tool, shown: Shown) -> AnyView {
-    match tool {
-        Tool::Info => view! { <info::InfoView shown=shown/> }.into_any(),
+/// The view of the host on screen, for the tool its view model belongs to.
+pub fn tool_view(shown: Shown) -> AnyView {
+    let (run, host) = (shown.run.clone(), shown.host.clone());
+    match &*shown.view {
+        ToolView::Info { info, load } => {
+            view! { <info::InfoView run=run host=host info=info.clone() load=load.clone()/> }.into_any()
+        }
+        ToolView::OverviewPage { page } => {
+            view! { <overview::OverviewView run=run host=host page=(**page).clone()/> }.into_any()
+        }
+        ToolView::InputPipelineAnalyzer { analysis } => view! {
+            <input_pipeline::InputPipelineView run=run host=host analysis=(**analysis).clone()/>
+        }
+        .into_any(),
+        ToolView::FrameworkOpStats { stats } => view! {
+            <framework_op_stats::FrameworkOpStatsView run=run host=host stats=(**stats).clone()/>
+        }
+        .into_any(),
+    }
+}
+
+/// The heading every tool starts with: its name and which run and host it shows.
+#[component]
+pub fn ToolTitle(tool: Tool, run: String, host: String) -> impl IntoView {
+    view! {
+        <h2 id=format!("tool-{}-title", tool.id())>
+            {tool.label()}
+            " "
+            <span class="subtitle">{format!("{run} · {host}")}</span>
+        </h2>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_match_serde() {
+        for &tool in Tool::ALL {
+            assert_eq!(Tool::from_id(tool.id()), Some(tool));
+            assert_eq!(serde_json::to_value(tool).ok(), Some(serde_json::Value::from(tool.id())));
+        }
+        assert_eq!(Tool::default(), Tool::OverviewPage);
     }
 }

@@ -1,0 +1,253 @@
+//! Drawing charts on `<canvas>` elements with plotters: stacked bars (one bar
+//! per step) and pies. Only pixels are drawn here; legends, hover cards and
+//! numbers stay in the DOM as text. Canvases are sized to their CSS box times
+//! the device pixel ratio so that they stay sharp.
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+/// Colours for series and slices, told apart also by people with the common
+/// colour-vision deficiencies (Okabe–Ito first, then Tableau's).
+pub const PALETTE: [RGBColor; 12] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(120, 94, 240),
+    RGBColor(140, 86, 75),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// Grey for the "Other" slice.
+pub const OTHER: RGBColor = RGBColor(190, 190, 190);
+
+const TEXT: RGBColor = RGBColor(87, 96, 106);
+const GRID: RGBColor = RGBColor(232, 235, 238);
+const AXIS: RGBColor = RGBColor(160, 167, 174);
+
+/// `#rrggbb`, for legends drawn in HTML.
+pub fn css_color(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// One stacked bar: its label and one value per series.
+pub struct Bar<'a> {
+    pub label: &'a str,
+    pub values: Vec<f64>,
+}
+
+/// Where the bars were drawn, in CSS pixels from the canvas's left edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarLayout {
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+    pub count: usize,
+}
+
+impl BarLayout {
+    /// The bar whose slot holds `x` (CSS pixels), if any: the plot is split
+    /// into `count` equal slots, one per bar.
+    pub fn bar_at(&self, x: f64) -> Option<usize> {
+        let width = self.right - self.left;
+        if self.count == 0 || width <= 0.0 || !(self.left..self.right).contains(&x) {
+            return None;
+        }
+        let index = ((x - self.left) / width * self.count as f64).floor() as usize;
+        Some(index.min(self.count - 1))
+    }
+}
+
+/// A canvas sized for drawing: its backend and the device pixel ratio.
+fn backend(canvas: &HtmlCanvasElement) -> Result<(CanvasBackend, f64), String> {
+    let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
+    let (width, height) = (canvas.client_width().max(1) as f64, canvas.client_height().max(1) as f64);
+    canvas.set_width((width * ratio).round() as u32);
+    canvas.set_height((height * ratio).round() as u32);
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or_else(|| "this browser gave no 2D drawing context for the chart".to_string())?;
+    Ok((backend, ratio))
+}
+
+/// A rounded-up axis maximum: a round multiple of a power of ten.
+pub fn nice_ceiling(v: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(v.log10().floor());
+    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|c| *c >= v * 0.999_999)
+        .unwrap_or(10.0 * power)
+}
+
+/// Draws `bars` stacked by series (`colors[i]` for the series `i`) with a
+/// value axis labelled `unit`; returns where the bars are.
+pub fn stacked_bars(
+    canvas: &HtmlCanvasElement,
+    bars: &[Bar<'_>],
+    colors: &[RGBColor],
+    unit: &str,
+) -> Result<BarLayout, String> {
+    let (backend, ratio) = backend(canvas)?;
+    let px = |css: f64| (css * ratio).round() as u32;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = bars.len();
+    let highest = bars.iter().map(|b| b.values.iter().filter(|v| v.is_finite()).sum::<f64>()).fold(0.0, f64::max);
+    let y_max = nice_ceiling(highest);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+
+    let width_css = canvas.client_width().max(1) as f64;
+    // About one label per 64 CSS pixels; plotters picks evenly spaced steps.
+    let max_labels = ((width_css - 80.0) / 64.0).max(1.0) as usize;
+    let label_of = |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
+            bars[i as usize].label.to_string()
+        } else {
+            String::new()
+        }
+    };
+    let value_label = |v: &f64| trim_number(*v);
+
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(px(10.0))
+        .margin_right(px(12.0))
+        .x_label_area_size(px(26.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(-0.5..(n as f64 - 0.5).max(0.5), 0.0..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(max_labels.min(n.max(1)))
+        .y_labels(6)
+        .x_label_formatter(&label_of)
+        .y_label_formatter(&value_label)
+        .y_desc(unit)
+        .label_style(font.clone())
+        .axis_desc_style(font.clone())
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(GRID)
+        .axis_style(AXIS)
+        .set_all_tick_mark_size(px(4.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+
+    // Bars take 70% of their slot, and at most 72 CSS pixels.
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let slot = (xs.end - xs.start).max(1) as f64 / n.max(1) as f64;
+    let half = (36.0 * ratio / slot).min(0.35);
+    for (i, bar) in bars.iter().enumerate() {
+        let mut base = 0.0;
+        let x = i as f64;
+        for (value, color) in bar.values.iter().zip(colors) {
+            if !(value.is_finite() && *value > 0.0) {
+                continue;
+            }
+            let top = base + value;
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(x - half, base), (x + half, top)], color.filled())))
+                .map_err(|e| e.to_string())?;
+            base = top;
+        }
+    }
+    root.present().map_err(|e| e.to_string())?;
+
+    Ok(BarLayout {
+        left: xs.start as f64 / ratio,
+        right: xs.end as f64 / ratio,
+        top: ys.start as f64 / ratio,
+        bottom: ys.end as f64 / ratio,
+        count: n,
+    })
+}
+
+/// Draws a pie of `slices` (value, colour), clockwise from twelve o'clock.
+/// Values that are not positive numbers are left out.
+pub fn pie(canvas: &HtmlCanvasElement, slices: &[(f64, RGBColor)]) -> Result<(), String> {
+    let (backend, ratio) = backend(canvas)?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (w, h) = root.dim_in_pixel();
+    let center = (w as f64 / 2.0, h as f64 / 2.0);
+    let radius = (w.min(h) as f64 / 2.0 - 4.0 * ratio).max(1.0);
+    let total: f64 = slices.iter().map(|(v, _)| *v).filter(|v| v.is_finite() && *v > 0.0).sum();
+    if total <= 0.0 {
+        root.present().map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let mut start = -std::f64::consts::FRAC_PI_2;
+    for (value, color) in slices {
+        if !(value.is_finite() && *value > 0.0) {
+            continue;
+        }
+        let sweep = value / total * std::f64::consts::TAU;
+        // One point per ~2 degrees keeps the arc smooth.
+        let steps = ((sweep / 0.035).ceil() as usize).max(2);
+        let mut points = Vec::with_capacity(steps + 2);
+        points.push((center.0.round() as i32, center.1.round() as i32));
+        for k in 0..=steps {
+            let a = start + sweep * k as f64 / steps as f64;
+            points.push(((center.0 + radius * a.cos()).round() as i32, (center.1 + radius * a.sin()).round() as i32));
+        }
+        root.draw(&Polygon::new(points.clone(), color.filled())).map_err(|e| e.to_string())?;
+        // A thin white edge keeps neighbouring slices apart.
+        if sweep < std::f64::consts::TAU - 1e-9 {
+            root.draw(&PathElement::new(vec![points[0], points[1]], WHITE.stroke_width(ratio.round().max(1.0) as u32)))
+                .map_err(|e| e.to_string())?;
+        }
+        start += sweep;
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// An axis number without needless decimals: `250`, `12.5`, `0.25`.
+fn trim_number(v: f64) -> String {
+    let text = format!("{v:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hit_testing_splits_the_plot_into_slots() {
+        let layout = BarLayout { left: 50.0, right: 150.0, top: 0.0, bottom: 100.0, count: 10 };
+        assert_eq!(layout.bar_at(49.9), None);
+        assert_eq!(layout.bar_at(50.0), Some(0));
+        assert_eq!(layout.bar_at(59.9), Some(0));
+        assert_eq!(layout.bar_at(60.0), Some(1));
+        assert_eq!(layout.bar_at(149.9), Some(9));
+        assert_eq!(layout.bar_at(150.0), None);
+        let empty = BarLayout { count: 0, ..layout };
+        assert_eq!(empty.bar_at(60.0), None);
+    }
+
+    #[test]
+    fn axis_maxima_are_round() {
+        assert_eq!(nice_ceiling(126.5), 150.0);
+        assert_eq!(nice_ceiling(0.0), 1.0);
+        assert_eq!(nice_ceiling(2.2), 2.5);
+        assert_eq!(nice_ceiling(100.0), 100.0);
+        assert_eq!(nice_ceiling(f64::NAN), 1.0);
+        assert_eq!(trim_number(12.5), "12.5");
+        assert_eq!(trim_number(250.0), "250");
+    }
+}
