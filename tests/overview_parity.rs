@@ -161,7 +161,8 @@ fn amd_profiles_without_steps_match_xprof() {
 fn all_hosts_of_the_gpu_run_match_xprof() {
     // The two workers of tf-gpu-multiworker-bert-xplane are byte-identical files.
     let host = || analysis(&data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb"));
-    let all = HostAnalysis::combine(&[host(), host()]);
+    let (a, b) = (host(), host());
+    let all = HostAnalysis::combine(&[&a, &b]);
     check_overview("bert all hosts", &all, &golden("tf-gpu-multiworker-bert-xplane/overview_page.ALL_HOSTS.json"), &[]);
     check_input_pipeline(
         "bert all hosts",

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, openPage, assertOwnOrigin, DIST, DATA, ARTIFACTS } from './harness.mjs';
@@ -308,4 +309,26 @@ test('the single-file build draws the overview from disk', async () => {
   assert.deepEqual(seen.errors, []);
   await page.screenshot({ path: path.join(ARTIFACTS, 'single-file-overview.png'), fullPage: true });
   await close();
+});
+
+test('a run of two hosts opens as all hosts together, and the host selector narrows it', async () => {
+  // The two workers of tf-gpu-multiworker-bert-xplane (identical files), as a logdir.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proflens-two-hosts-'));
+  const run = path.join(dir, 'plugins/profile/2020_06_09_12_00_00');
+  fs.mkdirSync(run, { recursive: true });
+  for (const host of ['34.83.195.179_6003', '34.83.195.180_6003']) {
+    fs.copyFileSync(NVIDIA_GPU, path.join(run, `${host}.xplane.pb`));
+  }
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  await page.setInputFiles('#open-folder', dir);
+  await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
+  const hosts = await page.$$eval('#host option', (o) => o.map((x) => x.textContent.trim()));
+  assert.deepEqual(hosts, ['All hosts', '34.83.195.179_6003', '34.83.195.180_6003']);
+  // XProf's ALL_HOSTS overview counts the devices of both hosts: 16 GPUs.
+  await page.locator('#env-device-count').filter({ hasText: '16' }).waitFor({ timeout: 30_000 });
+  await page.selectOption('#host', '34.83.195.180_6003');
+  await page.locator('#env-device-count').filter({ hasText: '8' }).waitFor({ timeout: 30_000 });
+  assertOwnOrigin(seen, env.server.url);
+  await close();
+  fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -48,7 +48,7 @@ impl HostAnalysis {
     /// All hosts of a run as one, as XProf's "all hosts" view: ops add up,
     /// steps are matched by name and each takes its slowest host's time and
     /// breakdown, the devices of every host count.
-    pub fn combine(hosts: &[HostAnalysis]) -> HostAnalysis {
+    pub fn combine(hosts: &[&HostAnalysis]) -> HostAnalysis {
         let mut host_ops = OpMetricsDb::default();
         let mut device_ops = OpMetricsDb::default();
         for h in hosts {

@@ -57,13 +57,18 @@ struct State {
     hosts: Vec<HostEntry>,
     /// Most recently used first.
     cache: Vec<Decoded>,
+    /// The last run analysed as a whole: (run, combined analysis).
+    all_hosts: Option<(String, Rc<HostAnalysis>)>,
 }
 
 thread_local! {
     static STATE: RefCell<State> = const {
-        RefCell::new(State { source: None, hosts: Vec::new(), cache: Vec::new() })
+        RefCell::new(State { source: None, hosts: Vec::new(), cache: Vec::new(), all_hosts: None })
     };
 }
+
+/// The host-selector entry that stands for every host of a run together.
+pub const ALL_HOSTS: &str = "All hosts";
 
 /// Installs the message handler and says `ready`.
 pub fn install() {
@@ -106,6 +111,7 @@ fn handle(request: Request, files: Vec<File>) -> Response {
         Request::OpenDemo => STATE.with_borrow_mut(|state| {
             state.source = Some(Source::Demo);
             state.cache.clear();
+            state.all_hosts = None;
             state.hosts = vec![HostEntry { run: DEMO_RUN.to_string(), host: DEMO_HOST.to_string(), file: 0 }];
             Response::Logdir {
                 runs: vec![RunEntry { name: DEMO_RUN.to_string(), hosts: vec![DEMO_HOST.to_string()] }],
@@ -122,6 +128,9 @@ fn handle(request: Request, files: Vec<File>) -> Response {
 /// The view model of `tool` for one host: decodes and analyses the host
 /// when that is not cached yet.
 fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
+    if host == ALL_HOSTS {
+        return all_hosts_view(run, tool);
+    }
     let decoded = decoded(run, host)?;
     Ok(match tool {
         Tool::Info => {
@@ -144,6 +153,39 @@ fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
             ToolView::FrameworkOpStats { stats: Box::new(analysis.framework_op_stats()) }
         }
     })
+}
+
+/// A step-based tool over every host of a run, as XProf's "all hosts".
+fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
+    let analysis = all_hosts_analysis(run)?;
+    Ok(match tool {
+        Tool::Info => {
+            return Err("Profile info describes one host at a time: choose a host above.".to_string());
+        }
+        Tool::OverviewPage => ToolView::OverviewPage { page: Box::new(analysis.overview()) },
+        Tool::InputPipelineAnalyzer => {
+            ToolView::InputPipelineAnalyzer { analysis: Box::new(analysis.input_pipeline()) }
+        }
+        Tool::FrameworkOpStats => ToolView::FrameworkOpStats { stats: Box::new(analysis.framework_op_stats()) },
+    })
+}
+
+/// Every host of the run analysed, then combined (cached for the last run).
+fn all_hosts_analysis(run: &str) -> Result<Rc<HostAnalysis>, String> {
+    if let Some(cached) = STATE.with_borrow(|s| s.all_hosts.as_ref().filter(|(r, _)| r == run).map(|(_, a)| a.clone()))
+    {
+        return Ok(cached);
+    }
+    let hosts: Vec<String> =
+        STATE.with_borrow(|s| s.hosts.iter().filter(|h| h.run == run).map(|h| h.host.clone()).collect());
+    let mut analyses = Vec::with_capacity(hosts.len());
+    for host in &hosts {
+        analyses.push(analysis_of(&decoded(run, host)?));
+    }
+    progress_now(None, "Combining the hosts");
+    let combined = Rc::new(HostAnalysis::combine(&analyses.iter().map(|a| a.as_ref()).collect::<Vec<_>>()));
+    STATE.with_borrow_mut(|s| s.all_hosts = Some((run.to_string(), combined.clone())));
+    Ok(combined)
 }
 
 /// The host's analysis (grouping, steps, op metrics): one pass, cached beside
@@ -171,10 +213,17 @@ fn open_files(files: Vec<(String, File)>) -> Response {
             run.hosts.iter().map(|h| HostEntry { run: run.name.clone(), host: h.name.clone(), file: h.file })
         })
         .collect();
+    // Runs of several hosts offer them all together first, as XProf does.
     let mut runs: Vec<RunEntry> = found
         .runs
         .iter()
-        .map(|r| RunEntry { name: r.name.clone(), hosts: r.hosts.iter().map(|h| h.name.clone()).collect() })
+        .map(|r| {
+            let all = (r.hosts.len() > 1).then(|| ALL_HOSTS.to_string());
+            RunEntry {
+                name: r.name.clone(),
+                hosts: all.into_iter().chain(r.hosts.iter().map(|h| h.name.clone())).collect(),
+            }
+        })
         .collect();
     let mut skipped: Vec<SkippedEntry> =
         found.skipped.iter().map(|s| SkippedEntry { path: s.path.clone(), reason: s.reason.to_string() }).collect();
@@ -189,6 +238,7 @@ fn open_files(files: Vec<(String, File)>) -> Response {
         state.source = Some(Source::Files(files));
         state.hosts = hosts;
         state.cache.clear();
+        state.all_hosts = None;
     });
     Response::Logdir { runs, skipped }
 }

@@ -40,7 +40,8 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         // One profile in memory at a time: each host is analysed, then dropped.
         hosts.push(HostAnalysis::new(&input::load(file)?));
     }
-    let analysis = if hosts.len() == 1 { hosts.remove(0) } else { HostAnalysis::combine(&hosts) };
+    let analysis =
+        if hosts.len() == 1 { hosts.remove(0) } else { HostAnalysis::combine(&hosts.iter().collect::<Vec<_>>()) };
     let text = render(&args.tool, args.format, &analysis)?;
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("{}: {e}", path.display()))),
