@@ -18,6 +18,8 @@ pub struct HostAnalysis {
     pub inferred_steps: Option<(StepDb, String)>,
     pub host_ops: OpMetricsDb,
     pub device_ops: OpMetricsDb,
+    /// GPU kernel stats.
+    pub kernels: Vec<crate::kernel_stats::KernelRow>,
     pub environment: RunEnvironment,
     /// Device peaks for the roofline columns.
     pub device_env: DeviceEnv,
@@ -33,11 +35,13 @@ impl HostAnalysis {
         let inferred_steps = if steps.steps.is_empty() { keras_steps(profile) } else { None };
         let host_ops = host_op_metrics(profile, &grouping);
         let device_ops = device_op_metrics(profile, &grouping);
+        let kernels = crate::kernel_stats::kernel_stats(profile);
         HostAnalysis {
             steps,
             inferred_steps,
             host_ops,
             device_ops,
+            kernels,
             environment: run_environment(profile),
             device_env: DeviceEnv::of(profile),
             errors: profile.errors.clone(),
@@ -81,6 +85,7 @@ impl HostAnalysis {
             inferred_steps,
             host_ops,
             device_ops,
+            kernels: crate::kernel_stats::combine(&hosts.iter().map(|h| h.kernels.as_slice()).collect::<Vec<_>>()),
             environment,
             device_env: hosts.first().map(|h| h.device_env).unwrap_or_default(),
             errors: hosts.iter().flat_map(|h| h.errors.iter().cloned()).collect(),

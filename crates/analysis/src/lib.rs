@@ -11,6 +11,7 @@ pub mod grouping;
 pub mod host;
 pub mod info;
 pub mod input_pipeline;
+pub mod kernel_stats;
 pub mod op_metrics;
 pub mod overview;
 pub mod run_environment;

@@ -4,7 +4,7 @@
 use crate::input::{self, Input};
 use crate::Failure;
 use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::{framework_op_stats, input_pipeline, overview};
+use proflens_analysis::{framework_op_stats, input_pipeline, kernel_stats, overview};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -18,7 +18,7 @@ pub enum Format {
 }
 
 /// The tools, named as XProf names them.
-pub const TOOLS: [&str; 3] = ["overview_page", "input_pipeline_analyzer", "framework_op_stats"];
+pub const TOOLS: [&str; 4] = ["overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats"];
 
 pub struct Args {
     pub path: PathBuf,
@@ -61,6 +61,9 @@ fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failur
         ("input_pipeline_analyzer", Format::Json) => json(&serde_json::to_value(a.input_pipeline())?)?,
         ("input_pipeline_analyzer", Format::Xprof) => json(&input_pipeline::to_xprof_json(&a.input_pipeline_xprof()))?,
         ("input_pipeline_analyzer", Format::Csv) => input_pipeline::input_ops_csv(&a.input_pipeline()),
+        ("kernel_stats", Format::Json) => json(&serde_json::to_value(&a.kernels)?)?,
+        ("kernel_stats", Format::Xprof) => json(&kernel_stats::to_xprof_json(&a.kernels))?,
+        ("kernel_stats", Format::Csv) => kernel_stats::to_csv(&a.kernels),
         ("framework_op_stats", f) => {
             let view = a.framework_op_stats();
             match f {
