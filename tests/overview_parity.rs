@@ -170,3 +170,36 @@ fn all_hosts_of_the_gpu_run_match_xprof() {
         &golden("tf-gpu-multiworker-bert-xplane/input_pipeline_analyzer.ALL_HOSTS.json"),
     );
 }
+
+#[test]
+fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
+    use proflens_analysis::pod_viewer::{pod_viewer, to_xprof_json};
+    let host = || analysis(&data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb"));
+    let (a, b) = (host(), host());
+    // Both workers record the same host name inside the file.
+    let name = |h: &HostAnalysis| h.environment.hostnames.first().cloned().unwrap_or_default();
+    let view = pod_viewer(&[(&a, name(&a)), (&b, name(&b))]);
+    let ours = to_xprof_json(&view);
+    let theirs = golden("tf-gpu-multiworker-bert-xplane/pod_viewer.ALL_HOSTS.json");
+    assert_eq!(ours["stepBreakdownEvents"], theirs["stepBreakdownEvents"]);
+    assert_eq!(ours["deviceType"], theirs["deviceType"]);
+    let (steps, golden_steps) = (&ours["podStatsSequence"]["podStatsMap"], &theirs["podStatsSequence"]["podStatsMap"]);
+    assert_eq!(steps.as_array().unwrap().len(), golden_steps.as_array().unwrap().len());
+    for (s, g) in steps.as_array().unwrap().iter().zip(golden_steps.as_array().unwrap()) {
+        assert_eq!(s["stepNum"], g["stepNum"]);
+        let (cores, golden_cores) =
+            (s["podStatsPerCore"].as_object().unwrap(), g["podStatsPerCore"].as_object().unwrap());
+        assert_eq!(cores.keys().collect::<Vec<_>>(), golden_cores.keys().collect::<Vec<_>>());
+        for (core, g) in golden_cores {
+            let o = &cores[core];
+            assert_eq!((&o["hostName"], &o["bottleneck"]), (&g["hostName"], &g["bottleneck"]), "core {core}");
+            let close = |a: &Value, b: &Value| {
+                (a.as_f64().unwrap() - b.as_f64().unwrap()).abs() <= 0.01 * b.as_f64().unwrap().max(1.0)
+            };
+            assert!(close(&o["totalDurationUs"], &g["totalDurationUs"]));
+            for (bucket, value) in g["stepBreakdownUs"].as_object().unwrap() {
+                assert!(close(&o["stepBreakdownUs"][bucket], value), "core {core} bucket {bucket}");
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@ pub mod input_pipeline;
 pub mod kernel_stats;
 pub mod op_metrics;
 pub mod overview;
+pub mod pod_viewer;
 pub mod run_environment;
 pub mod schema;
 pub mod stats;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 pub fn run(path: &Path, output: &Path, run: Option<&str>, host: Option<&str>) -> Result<(), Failure> {
     let input = input::resolve(path)?;
     let files = crate::tool::choose_hosts(&input, run, host, path)?;
-    let [file]: [PathBuf; 1] = files.try_into().map_err(|files: Vec<PathBuf>| {
+    let [(file, _)]: [(PathBuf, String); 1] = files.try_into().map_err(|files: Vec<(PathBuf, String)>| {
         Failure(format!("the run has {} hosts; choose one with --host (a trace is one host's timeline)", files.len()))
     })?;
     let profile = input::load(&file)?;

@@ -4,7 +4,7 @@
 use crate::input::{self, Input};
 use crate::Failure;
 use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::{framework_op_stats, input_pipeline, kernel_stats, overview};
+use proflens_analysis::{framework_op_stats, input_pipeline, kernel_stats, overview, pod_viewer};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -18,7 +18,8 @@ pub enum Format {
 }
 
 /// The tools, named as XProf names them.
-pub const TOOLS: [&str; 4] = ["overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats"];
+pub const TOOLS: [&str; 5] =
+    ["overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats", "pod_viewer"];
 
 pub struct Args {
     pub path: PathBuf,
@@ -36,13 +37,28 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let input = input::resolve(&args.path)?;
     let files = choose_hosts(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
     let mut hosts = Vec::with_capacity(files.len());
-    for file in &files {
+    for (file, host) in &files {
         // One profile in memory at a time: each host is analysed, then dropped.
-        hosts.push(HostAnalysis::new(&input::load(file)?));
+        let analysis = HostAnalysis::new(&input::load(file)?);
+        // Shown as the name the profiler recorded, like XProf; else the file's.
+        let name = analysis.environment.hostnames.first().cloned().unwrap_or_else(|| host.clone());
+        hosts.push((analysis, name));
     }
-    let analysis =
-        if hosts.len() == 1 { hosts.remove(0) } else { HostAnalysis::combine(&hosts.iter().collect::<Vec<_>>()) };
-    let text = render(&args.tool, args.format, &analysis)?;
+    let text = if args.tool == "pod_viewer" {
+        let view = pod_viewer::pod_viewer(&hosts.iter().map(|(a, n)| (a, n.clone())).collect::<Vec<_>>());
+        match args.format {
+            Format::Json => serde_json::to_string_pretty(&view)? + "\n",
+            Format::Xprof => serde_json::to_string_pretty(&pod_viewer::to_xprof_json(&view))? + "\n",
+            Format::Csv => pod_viewer::to_csv(&view),
+        }
+    } else {
+        let analysis = if hosts.len() == 1 {
+            hosts.remove(0).0
+        } else {
+            HostAnalysis::combine(&hosts.iter().map(|(a, _)| a).collect::<Vec<_>>())
+        };
+        render(&args.tool, args.format, &analysis)?
+    };
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("{}: {e}", path.display()))),
         None => {
@@ -76,7 +92,7 @@ fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failur
     })
 }
 
-/// The files of the hosts to analyse: the run named by `--run` (or the only
+/// The files (and host names) of the hosts to analyse: the run named by `--run` (or the only
 /// one; several runs without a choice is an error that lists them), and in it
 /// the host named by `--host`, or all its hosts together.
 pub fn choose_hosts(
@@ -84,7 +100,7 @@ pub fn choose_hosts(
     run: Option<&str>,
     host: Option<&str>,
     path: &Path,
-) -> Result<Vec<PathBuf>, Failure> {
+) -> Result<Vec<(PathBuf, String)>, Failure> {
     let runs = &input.logdir.runs;
     let run = match run {
         Some(name) => runs.iter().find(|r| r.name == name).ok_or_else(|| {
@@ -113,9 +129,9 @@ pub fn choose_hosts(
                     names(run.hosts.iter().map(|h| &h.name))
                 ))
             })?;
-            Ok(vec![input.files[chosen.file].clone()])
+            Ok(vec![(input.files[chosen.file].clone(), chosen.name.clone())])
         }
-        None => Ok(run.hosts.iter().map(|h| input.files[h.file].clone()).collect()),
+        None => Ok(run.hosts.iter().map(|h| (input.files[h.file].clone(), h.name.clone())).collect()),
     }
 }
 

@@ -229,3 +229,21 @@ fn export_trace_writes_chrome_json() {
     assert_eq!(complete as u64, summary["total_events"].as_u64().unwrap());
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("wrote {complete} events")));
 }
+
+#[test]
+fn kernel_stats_and_pod_viewer_tools() {
+    let out = proflens(&[
+        "tool".as_ref(),
+        data("xspace/external/34.83.195.179_6003.xplane.pb").as_os_str(),
+        "kernel_stats".as_ref(),
+        "--format".as_ref(),
+        "xprof".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(table["rows"].as_array().unwrap().len(), 15);
+    let out = proflens(&["tool".as_ref(), data("xspace/input_bound").as_os_str(), "pod_viewer".as_ref()]);
+    let view: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(view["steps"].as_array().unwrap().len(), 10);
+    assert_eq!(view["steps"][0]["cores"][0]["bottleneck"], "Input");
+}
