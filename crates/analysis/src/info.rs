@@ -112,7 +112,14 @@ mod tests {
         plane_stats.push_int(strings.intern("core_count"), 108);
         plane_stats.end_owner();
         let events = Events { start_ps: vec![1_000, 2_000], duration_ps: vec![5_000, 10], ..Events::default() };
-        let line = Line { id: 3, display_id: 3, name: strings.intern("Stream #3"), display_name: None, events };
+        let line = Line {
+            id: 3,
+            display_id: 3,
+            name: strings.intern("Stream #3"),
+            display_name: None,
+            timestamp_ps: 0,
+            events,
+        };
         let plane = Plane {
             id: 0,
             name: strings.intern("/device:GPU:0"),

@@ -12,6 +12,7 @@ pub mod host;
 pub mod info;
 pub mod input_pipeline;
 pub mod kernel_stats;
+pub mod memory_profile;
 pub mod op_metrics;
 pub mod overview;
 pub mod pod_viewer;

@@ -978,7 +978,14 @@ pub(crate) mod tests {
             }
             ev.depth = proflens_model::nesting_depths(&ev.start_ps, &ev.duration_ps);
             let name = self.strings.intern(name);
-            self.planes[p].lines.push(Line { id, display_id: id, name, display_name: None, events: ev });
+            self.planes[p].lines.push(Line {
+                id,
+                display_id: id,
+                name,
+                display_name: None,
+                timestamp_ps: 0,
+                events: ev,
+            });
         }
 
         pub fn build(self) -> Profile {

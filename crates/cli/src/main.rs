@@ -53,7 +53,7 @@ enum Command {
     Tool {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
-        /// overview_page, input_pipeline_analyzer, framework_op_stats, kernel_stats or pod_viewer.
+        /// overview_page, input_pipeline_analyzer, framework_op_stats, kernel_stats, pod_viewer or memory_profile.
         tool: String,
         /// The run, when PATH holds several.
         #[arg(long)]

@@ -3,8 +3,9 @@
 
 use crate::input::{self, Input};
 use crate::Failure;
+use proflens_analysis::grouping::group_events;
 use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::{framework_op_stats, input_pipeline, kernel_stats, overview, pod_viewer};
+use proflens_analysis::{framework_op_stats, input_pipeline, kernel_stats, memory_profile, overview, pod_viewer};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -18,8 +19,8 @@ pub enum Format {
 }
 
 /// The tools, named as XProf names them.
-pub const TOOLS: [&str; 5] =
-    ["overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats", "pod_viewer"];
+pub const TOOLS: [&str; 6] =
+    ["overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats", "pod_viewer", "memory_profile"];
 
 pub struct Args {
     pub path: PathBuf,
@@ -36,6 +37,10 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     let input = input::resolve(&args.path)?;
     let files = choose_hosts(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    if args.tool == "memory_profile" {
+        let text = memory_profile_text(&files, args.format)?;
+        return write_out(args, text);
+    }
     let mut hosts = Vec::with_capacity(files.len());
     for (file, host) in &files {
         // One profile in memory at a time: each host is analysed, then dropped.
@@ -59,6 +64,10 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         };
         render(&args.tool, args.format, &analysis)?
     };
+    write_out(args, text)
+}
+
+fn write_out(args: &Args, text: String) -> Result<(), Failure> {
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("{}: {e}", path.display()))),
         None => {
@@ -66,6 +75,24 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             Ok(())
         }
     }
+}
+
+/// Memory profiles are per host (allocators belong to one process), as in XProf.
+fn memory_profile_text(files: &[(PathBuf, String)], format: Format) -> Result<String, Failure> {
+    let [(file, _)] = files else {
+        let names: Vec<&str> = files.iter().map(|(_, n)| n.as_str()).collect();
+        return Err(Failure(format!(
+            "memory_profile describes one host; choose one with --host: {}",
+            names.join(", ")
+        )));
+    };
+    let profile = input::load(file)?;
+    let view = memory_profile::memory_profile(&profile, &group_events(&profile));
+    Ok(match format {
+        Format::Json => serde_json::to_string_pretty(&view)? + "\n",
+        Format::Xprof => serde_json::to_string_pretty(&memory_profile::to_xprof_json(&view))? + "\n",
+        Format::Csv => memory_profile::breakdown_csv(&view),
+    })
 }
 
 fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failure> {

@@ -247,3 +247,27 @@ fn kernel_stats_and_pod_viewer_tools() {
     assert_eq!(view["steps"].as_array().unwrap().len(), 10);
     assert_eq!(view["steps"][0]["cores"][0]["bottleneck"], "Input");
 }
+
+#[test]
+fn memory_profile_tool_is_per_host() {
+    let out = proflens(&[
+        "tool".as_ref(),
+        data("xspace/keras_fit").as_os_str(),
+        "memory_profile".as_ref(),
+        "--format".as_ref(),
+        "xprof".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let view: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(view["memoryIds"], serde_json::json!(["mklcpu"]));
+    assert_eq!(view["memoryProfilePerAllocator"]["mklcpu"]["profileSummary"]["peakBytesUsageLifetime"], "16777216");
+    let out = proflens(&[
+        "tool".as_ref(),
+        data("xspace").as_os_str(),
+        "memory_profile".as_ref(),
+        "--run".as_ref(),
+        "external".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("choose one with --host"));
+}

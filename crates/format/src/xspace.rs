@@ -299,6 +299,7 @@ impl PlaneBuilder {
             display_id: if line.display_id != 0 { line.display_id } else { line.id },
             name: strings.intern(&line.name),
             display_name: (!line.display_name.is_empty()).then(|| strings.intern(&line.display_name)),
+            timestamp_ps: base_ps,
             events,
         })
     }

@@ -66,6 +66,9 @@ pub struct Line {
     pub display_id: i64,
     pub name: StrId,
     pub display_name: Option<StrId>,
+    /// The line's own start (ps from the profile origin), which event offsets
+    /// in the file were relative to; some tools report those offsets.
+    pub timestamp_ps: i64,
     pub events: Events,
 }
 
