@@ -16,7 +16,11 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   serve [--port N]   install what is missing, build, serve the app on 127.0.0.1 (default port 8000)
   test               install what is missing, run every test (format, lint, native, browser)
-  dist               build the static app into dist/ (plus the single-file dist/proflens.html)";
+  dist               build the static app into dist/ (plus the single-file dist/proflens.html)
+  bench-web PATH     load PATH in the trace viewer in headless Chromium; print load time to first
+                     frame, wasm memory and frame times as JSON (with PROFLENS_XPROF_PYTHON set to a
+                     Python that has the xprof package, XProf's trace_viewer conversion time of the
+                     same file is measured in the same run)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,6 +28,13 @@ fn main() -> ExitCode {
         Some("dist") => tools::ensure_build_tools().and_then(|()| dist::build().map(|_| ())),
         Some("serve") => serve_command(&args[1..]),
         Some("test") => test_command(),
+        Some("bench-web") => match args.get(1) {
+            Some(path) => bench_web(Path::new(path)),
+            None => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -67,6 +78,24 @@ fn test_command() -> Result<(), String> {
         .arg(root.join("tests/browser"))
         .env("PROFLENS_DIST", &dist)
         .current_dir(root.join("tests/browser")))
+}
+
+fn bench_web(profile: &Path) -> Result<(), String> {
+    tools::ensure_build_tools()?;
+    tools::ensure_browser_tools()?;
+    let profile = std::fs::canonicalize(profile).map_err(|e| format!("{}: {e}", profile.display()))?;
+    let dist = dist::build()?;
+    let root = root();
+    run(Command::new("node")
+        .arg(root.join("tests/browser/bench_web.mjs"))
+        .arg(&dist)
+        .arg(&profile)
+        .current_dir(root.join("tests/browser")))?;
+    if let Ok(python) = std::env::var("PROFLENS_XPROF_PYTHON") {
+        // XProf's own trace-viewer conversion of the same file, for the ratio.
+        run(Command::new(python).arg(root.join("tests/bench/xprof_trace_time.py")).arg(&profile))?;
+    }
+    Ok(())
 }
 
 /// The workspace root (xtask lives one level below it).
