@@ -20,5 +20,6 @@ pub mod run_environment;
 pub mod schema;
 pub mod stats;
 pub mod steps;
+pub mod tf_data;
 pub mod tf_op;
 pub mod trace_viewer;

@@ -53,7 +53,8 @@ enum Command {
     Tool {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
-        /// overview_page, input_pipeline_analyzer, framework_op_stats, kernel_stats, pod_viewer or memory_profile.
+        /// overview_page, input_pipeline_analyzer, framework_op_stats, kernel_stats, pod_viewer,
+        /// memory_profile or tf_data_bottleneck_analysis.
         tool: String,
         /// The run, when PATH holds several.
         #[arg(long)]

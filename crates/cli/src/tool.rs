@@ -5,7 +5,9 @@ use crate::input::{self, Input};
 use crate::Failure;
 use proflens_analysis::grouping::group_events;
 use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::{framework_op_stats, input_pipeline, kernel_stats, memory_profile, overview, pod_viewer};
+use proflens_analysis::{
+    framework_op_stats, input_pipeline, kernel_stats, memory_profile, overview, pod_viewer, tf_data,
+};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -19,8 +21,15 @@ pub enum Format {
 }
 
 /// The tools, named as XProf names them.
-pub const TOOLS: [&str; 6] =
-    ["overview_page", "input_pipeline_analyzer", "framework_op_stats", "kernel_stats", "pod_viewer", "memory_profile"];
+pub const TOOLS: [&str; 7] = [
+    "overview_page",
+    "input_pipeline_analyzer",
+    "framework_op_stats",
+    "kernel_stats",
+    "pod_viewer",
+    "memory_profile",
+    "tf_data_bottleneck_analysis",
+];
 
 pub struct Args {
     pub path: PathBuf,
@@ -37,8 +46,8 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     let input = input::resolve(&args.path)?;
     let files = choose_hosts(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
-    if args.tool == "memory_profile" {
-        let text = memory_profile_text(&files, args.format)?;
+    if args.tool == "memory_profile" || args.tool == "tf_data_bottleneck_analysis" {
+        let text = per_host_text(&args.tool, &files, args.format)?;
         return write_out(args, text);
     }
     let mut hosts = Vec::with_capacity(files.len());
@@ -77,22 +86,31 @@ fn write_out(args: &Args, text: String) -> Result<(), Failure> {
     }
 }
 
-/// Memory profiles are per host (allocators belong to one process), as in XProf.
-fn memory_profile_text(files: &[(PathBuf, String)], format: Format) -> Result<String, Failure> {
+/// Tools of one host: memory profiles (allocators belong to one process) and
+/// the tf.data analysis, as in XProf.
+fn per_host_text(tool: &str, files: &[(PathBuf, String)], format: Format) -> Result<String, Failure> {
     let [(file, _)] = files else {
         let names: Vec<&str> = files.iter().map(|(_, n)| n.as_str()).collect();
-        return Err(Failure(format!(
-            "memory_profile describes one host; choose one with --host: {}",
-            names.join(", ")
-        )));
+        return Err(Failure(format!("{tool} describes one host; choose one with --host: {}", names.join(", "))));
     };
     let profile = input::load(file)?;
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(Failure::from);
+    if tool == "tf_data_bottleneck_analysis" {
+        let analysis = tf_data::analyze(&profile);
+        return match format {
+            Format::Json => pretty(&serde_json::to_value(&analysis)?),
+            Format::Csv => Ok(tf_data::pipelines_csv(&analysis)),
+            Format::Xprof => Err(Failure(
+                "XProf 2.24 no longer has tf_data_bottleneck_analysis; use --format json or csv".to_string(),
+            )),
+        };
+    }
     let view = memory_profile::memory_profile(&profile, &group_events(&profile));
-    Ok(match format {
-        Format::Json => serde_json::to_string_pretty(&view)? + "\n",
-        Format::Xprof => serde_json::to_string_pretty(&memory_profile::to_xprof_json(&view))? + "\n",
-        Format::Csv => memory_profile::breakdown_csv(&view),
-    })
+    match format {
+        Format::Json => pretty(&serde_json::to_value(&view)?),
+        Format::Xprof => pretty(&memory_profile::to_xprof_json(&view)),
+        Format::Csv => Ok(memory_profile::breakdown_csv(&view)),
+    }
 }
 
 fn render(tool: &str, format: Format, a: &HostAnalysis) -> Result<String, Failure> {

@@ -271,3 +271,25 @@ fn memory_profile_tool_is_per_host() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("choose one with --host"));
 }
+
+#[test]
+fn tf_data_tool_names_the_bottleneck() {
+    let out = proflens(&[
+        "tool".as_ref(),
+        data("xspace/input_bound").as_os_str(),
+        "tf_data_bottleneck_analysis".as_ref(),
+        "--format".as_ref(),
+        "csv".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(csv.lines().nth(1).unwrap().contains(",ParallelMapV2,"), "{csv}");
+    let out = proflens(&[
+        "tool".as_ref(),
+        data("xspace/input_bound").as_os_str(),
+        "tf_data_bottleneck_analysis".as_ref(),
+        "--format".as_ref(),
+        "xprof".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -27,6 +27,16 @@ impl StatValue<'_> {
         }
     }
 
+    /// The integer's 64 bits, whichever integer field it was written in
+    /// (ids above i64::MAX keep their bits, as the profiler's readers do).
+    pub fn as_id(&self) -> Option<u64> {
+        match *self {
+            StatValue::Int(v) => Some(v as u64),
+            StatValue::Uint(v) => Some(v),
+            _ => None,
+        }
+    }
+
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
             StatValue::Int(v) => u64::try_from(v).ok(),
