@@ -3,17 +3,8 @@
 //! time within 1%.
 
 use proflens_analysis::kernel_stats::{kernel_stats, to_xprof_json};
-use proflens_tests::{data_dir, load};
+use proflens_tests::{data_dir, load, table_rows};
 use serde_json::Value;
-
-fn rows(table: &Value) -> Vec<Vec<Value>> {
-    table["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["c"].as_array().unwrap().iter().map(|c| c["v"].clone()).collect())
-        .collect()
-}
 
 fn check(file: &str, golden: &str, compare_op_names: bool) {
     let profile = load(&data_dir().join("xspace/external").join(file)).unwrap();
@@ -21,7 +12,7 @@ fn check(file: &str, golden: &str, compare_op_names: bool) {
     let theirs: Value =
         serde_json::from_slice(&std::fs::read(data_dir().join("goldens").join(golden)).unwrap()).unwrap();
     assert_eq!(ours["cols"], theirs["cols"], "{golden}");
-    let (ours, theirs) = (rows(&ours), rows(&theirs));
+    let (ours, theirs) = (table_rows(&ours), table_rows(&theirs));
     assert_eq!(ours.len(), theirs.len(), "{golden}: kernel rows");
     for (o, t) in ours.iter().zip(&theirs) {
         // name, registers, shared memory, block, grid, TensorCore use, occurrences

@@ -29,3 +29,15 @@ pub fn load(path: &Path) -> Result<proflens_model::Profile, proflens_format::Err
     let bytes = std::fs::read(path).expect("readable fixture");
     proflens_format::load_xspace(&bytes, &proflens_format::Limits::default(), &mut |_| {})
 }
+
+/// The cell values of a DataTable's rows (XProf's JSON tables).
+pub fn table_rows(table: &serde_json::Value) -> Vec<Vec<serde_json::Value>> {
+    table["rows"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|r| r["c"].as_array().map(|c| c.iter().map(|c| c["v"].clone()).collect()).unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
+}

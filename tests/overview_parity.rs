@@ -7,7 +7,7 @@
 
 use proflens_analysis::host::HostAnalysis;
 use proflens_analysis::{input_pipeline, overview};
-use proflens_tests::{data_dir, load, xplane_files};
+use proflens_tests::{data_dir, load, table_rows, xplane_files};
 use serde_json::Value;
 use std::path::Path;
 
@@ -33,15 +33,6 @@ fn same_properties(what: &str, ours: &Value, theirs: &Value, except: &[&str]) {
     }
 }
 
-fn rows(table: &Value) -> Vec<Vec<Value>> {
-    table["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["c"].as_array().unwrap().iter().map(|c| c["v"].clone()).collect())
-        .collect()
-}
-
 fn check_overview(what: &str, a: &HostAnalysis, golden: &Value, env_except: &[&str]) {
     let ours = overview::to_xprof_json(&a.overview_xprof());
     assert_eq!(ours.as_array().unwrap().len(), 7, "{what}");
@@ -52,11 +43,11 @@ fn check_overview(what: &str, a: &HostAnalysis, golden: &Value, env_except: &[&s
         }
         assert_eq!(ours[i]["cols"], golden[i]["cols"], "{what} {table} columns");
     }
-    assert_eq!(rows(&ours[3]), rows(&golden[3]), "{what} tips");
-    assert_eq!(rows(&ours[6]), rows(&golden[6]), "{what} diagnostics");
+    assert_eq!(table_rows(&ours[3]), table_rows(&golden[3]), "{what} tips");
+    assert_eq!(table_rows(&ours[6]), table_rows(&golden[6]), "{what} diagnostics");
     assert_eq!(ours[4], golden[4], "{what} latency table");
     // Top device ops: same names and categories in the same order, fractions within 1 point.
-    let (top, top_golden) = (rows(&ours[0]), rows(&golden[0]));
+    let (top, top_golden) = (table_rows(&ours[0]), table_rows(&golden[0]));
     assert_eq!(top.len(), top_golden.len(), "{what} top ops");
     for (o, g) in top.iter().zip(&top_golden) {
         assert_eq!((&o[2], &o[3]), (&g[2], &g[3]), "{what} top op");
@@ -69,7 +60,7 @@ fn check_input_pipeline(what: &str, a: &HostAnalysis, golden: &Value) {
     assert_eq!(ours[0], golden[0], "{what}");
     same_properties(&format!("{what} steps"), &ours[1]["p"], &golden[1]["p"], &[]);
     assert_eq!(ours[2]["cols"], golden[2]["cols"], "{what}");
-    let (ops, ops_golden) = (rows(&ours[2]), rows(&golden[2]));
+    let (ops, ops_golden) = (table_rows(&ours[2]), table_rows(&golden[2]));
     assert_eq!(ops.len(), ops_golden.len(), "{what} input ops");
     for (o, g) in ops.iter().zip(&ops_golden) {
         assert_eq!((&o[0], &o[1], &o[6]), (&g[0], &g[1], &g[6]), "{what} input op");
@@ -89,7 +80,7 @@ fn check_input_pipeline(what: &str, a: &HostAnalysis, golden: &Value) {
         assert!((o - g).abs() <= 0.01 * g.max(1.0), "{what} {key}: {o} vs {g}");
     }
     assert_eq!(ours[3], golden[3], "{what} recommendations");
-    assert_eq!(rows(&ours[4]), rows(&golden[4]), "{what} diagnostics");
+    assert_eq!(table_rows(&ours[4]), table_rows(&golden[4]), "{what} diagnostics");
 }
 
 #[test]
@@ -152,7 +143,7 @@ fn amd_profiles_without_steps_match_xprof() {
         same_properties(case, &ours[1]["p"], &theirs[1]["p"], &[]);
         same_properties(case, &ours[2]["p"], &theirs[2]["p"], &[]);
         same_properties(case, &ours[3]["p"], &theirs[3]["p"], &[]);
-        assert_eq!(rows(&ours[6]), rows(&theirs[6]), "{case} diagnostics");
+        assert_eq!(table_rows(&ours[6]), table_rows(&theirs[6]), "{case} diagnostics");
         check_input_pipeline(case, &a, &golden(&format!("{case}/input_pipeline_analyzer.json")));
     }
 }

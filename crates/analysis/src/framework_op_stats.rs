@@ -9,6 +9,7 @@
 use crate::grouping::Grouping;
 use crate::op_metrics::{device_op_metrics, host_op_metrics, MemoryBreakdown, OpMetrics, OpMetricsDb};
 use crate::schema::{plane_stat, GPU_PLANE_PREFIX, TPU_PLANE_PREFIX};
+use crate::tf_op::{is_tf_op_name, is_tf_op_type};
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -310,20 +311,6 @@ impl ModelTracker {
             "Inference"
         }
     }
-}
-
-/// `[A-Za-z0-9.][A-Za-z0-9_./>-]*`
-fn is_tf_op_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
-}
-
-/// `[A-Z_][a-zA-Z0-9_]*`
-fn is_tf_op_type(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A JAX op type (`[a-z_][a-z0-9_]*(\[.*\])?`) that the name's last scope contains.

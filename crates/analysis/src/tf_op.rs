@@ -64,14 +64,14 @@ pub fn category(full_name: &str) -> OpCategory {
 }
 
 /// `[A-Za-z0-9.][A-Za-z0-9_./>-]*`
-fn is_tf_op_name(s: &str) -> bool {
+pub(crate) fn is_tf_op_name(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
 }
 
 /// `[A-Z_][a-zA-Z0-9_]*`
-fn is_tf_op_type(s: &str) -> bool {
+pub(crate) fn is_tf_op_type(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
