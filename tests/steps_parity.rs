@@ -4,7 +4,7 @@
 
 use proflens_analysis::grouping::group_events;
 use proflens_analysis::steps::{step_db, SpanType, StepInfo};
-use proflens_tests::{data_dir, load, table_rows};
+use proflens_tests::{data_dir, load};
 use serde_json::Value;
 use std::path::Path;
 
