@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, File, MessageEvent, Worker};
 
 use crate::fmt;
-use crate::protocol::{self, Request, Response};
+use crate::protocol::{self, Request, Response, TraceQuery};
 use crate::state::{AppState, Opened, Shown, Status};
 use crate::url_state::UrlState;
 
@@ -124,6 +124,15 @@ fn request_view(state: AppState) {
     }
 }
 
+/// Sends a trace-viewer query about the host on screen. It does not touch
+/// what is shown: the answer goes to the trace viewer.
+pub fn post_trace(state: AppState, run: String, host: String, seq: u32, query: TraceQuery) {
+    match protocol::envelope(&Request::Trace { run, host, seq, query }, None) {
+        Ok(message) => post(state, message, None),
+        Err(e) => fail(state, format!("Proflens could not ask about the trace ({e}).")),
+    }
+}
+
 /// Stops the decode under way: the worker is terminated and a fresh one gets
 /// the opened files again.
 pub fn cancel(state: AppState) {
@@ -155,6 +164,8 @@ fn respawn(state: AppState, resend_last: bool) {
             None
         }
     });
+    // Queries the old worker had not answered never will be.
+    crate::tools::trace_viewer::worker_restarted();
     if let Some(message) = resend {
         post(state, message, Some(false));
     }
@@ -199,7 +210,15 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
         if SESSION.with_borrow(|s| s.generation) != generation {
             return;
         }
-        match protocol::from_js::<Response>(event.data()) {
+        let data = event.data();
+        match protocol::from_js::<Response>(data.clone()) {
+            Ok(Response::Trace { run, host, seq, answer }) => {
+                // An export's file comes beside the message.
+                let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
+                    .ok()
+                    .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
+                crate::tools::trace_viewer::on_answer(&run, &host, seq, answer, blob);
+            }
             Ok(response) => on_response(state, response),
             Err(e) => web_sys::console::warn_1(&format!("Proflens: unreadable worker message: {e}").into()),
         }
@@ -309,6 +328,9 @@ fn on_response(state: AppState, response: Response) {
                 state.shown.set(Some(Shown { run, host, view: Arc::new(view) }));
                 state.status.set(Status::Ready);
             }
+        }
+        Response::Trace { run, host, seq, answer } => {
+            crate::tools::trace_viewer::on_answer(&run, &host, seq, answer, None);
         }
         Response::Error { message } => {
             SESSION.with_borrow_mut(|s| {

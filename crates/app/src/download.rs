@@ -9,12 +9,18 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
 /// Offers `text` as a download named `file_name`.
 pub fn save_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
-    let failed = |what: &str| format!("Proflens could not {what} for the download of {file_name}.");
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let options = BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|_| failed("prepare the file"))?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(|_| failed("prepare the file"))?;
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|_| format!("Proflens could not prepare the file for the download of {file_name}."))?;
+    save_blob(file_name, &blob)
+}
+
+/// Offers a file made elsewhere (the worker's trace export) as a download.
+pub fn save_blob(file_name: &str, blob: &Blob) -> Result<(), String> {
+    let failed = |what: &str| format!("Proflens could not {what} for the download of {file_name}.");
+    let url = Url::create_object_url_with_blob(blob).map_err(|_| failed("prepare the file"))?;
     let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| failed("reach the page"))?;
     let link: HtmlAnchorElement =
         document.create_element("a").ok().and_then(|e| e.dyn_into().ok()).ok_or_else(|| failed("create a link"))?;

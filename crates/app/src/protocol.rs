@@ -8,8 +8,15 @@
 
 use proflens_analysis::framework_op_stats::FrameworkOpStats;
 use proflens_analysis::info::HostInfo;
+use proflens_analysis::input_pipeline::HardwareType;
 use proflens_analysis::input_pipeline::InputPipelineAnalysis;
+use proflens_analysis::kernel_stats::KernelRow;
+use proflens_analysis::memory_profile::MemoryProfile;
 use proflens_analysis::overview::OverviewPage;
+use proflens_analysis::pod_viewer::PodViewer;
+use proflens_analysis::tf_data::TfDataAnalysis;
+use proflens_analysis::trace_viewer::search::NameSummary;
+use proflens_analysis::trace_viewer::EventDetails;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -27,6 +34,9 @@ pub enum Request {
     /// Decode one host (cached), analyse it (cached) and answer with one
     /// tool's view model.
     Tool { run: String, host: String, tool: Tool },
+    /// A trace-viewer query on one host's timeline (built once, cached
+    /// beside the decoded profile). `seq` comes back with the answer.
+    Trace { run: String, host: String, seq: u32, query: TraceQuery },
 }
 
 /// Worker → page.
@@ -42,6 +52,9 @@ pub enum Response {
     Progress { fraction: Option<f64>, phase_label: String },
     /// The view model of the tool asked for.
     Tool { run: String, host: String, view: ToolView },
+    /// The answer to a [`Request::Trace`]. An export's file travels beside
+    /// the message as a `Blob` in its `blob` field.
+    Trace { run: String, host: String, seq: u32, answer: TraceAnswer },
     /// A sentence for the person who opened the file.
     Error { message: String },
 }
@@ -55,6 +68,11 @@ pub enum ToolView {
     OverviewPage { page: Box<OverviewPage> },
     InputPipelineAnalyzer { analysis: Box<InputPipelineAnalysis> },
     FrameworkOpStats { stats: Box<FrameworkOpStats> },
+    KernelStats { kernels: Vec<KernelRow>, hardware: HardwareType },
+    MemoryProfile { profile: Box<MemoryProfile> },
+    PodViewer { pod: Box<PodViewer> },
+    TfDataBottleneckAnalysis { analysis: Box<TfDataAnalysis> },
+    TraceViewer { layout: Box<TraceLayout> },
 }
 
 impl ToolView {
@@ -64,6 +82,11 @@ impl ToolView {
             ToolView::OverviewPage { .. } => Tool::OverviewPage,
             ToolView::InputPipelineAnalyzer { .. } => Tool::InputPipelineAnalyzer,
             ToolView::FrameworkOpStats { .. } => Tool::FrameworkOpStats,
+            ToolView::KernelStats { .. } => Tool::KernelStats,
+            ToolView::MemoryProfile { .. } => Tool::MemoryProfile,
+            ToolView::PodViewer { .. } => Tool::PodViewer,
+            ToolView::TfDataBottleneckAnalysis { .. } => Tool::TfDataBottleneckAnalysis,
+            ToolView::TraceViewer { .. } => Tool::TraceViewer,
         }
     }
 }
@@ -76,6 +99,170 @@ pub struct LoadStats {
     pub decode_ms: f64,
     /// The worker's wasm memory afterwards (it never shrinks: the peak so far).
     pub wasm_memory_bytes: u64,
+}
+
+/// The timeline's shape: sections (planes, devices first) of tracks, with
+/// what the page needs to lay them out before any event is drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceLayout {
+    pub sections: Vec<SectionLayout>,
+    /// Earliest start and latest end over every track (ps from the profile origin).
+    pub start_ps: i64,
+    pub end_ps: i64,
+    pub events: u64,
+    /// Building the timeline (grouping, derived tracks), wall-clock ms.
+    pub build_ms: f64,
+    /// The worker's wasm memory once the timeline is built.
+    pub wasm_memory_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SectionLayout {
+    pub name: String,
+    pub tracks: Vec<TrackLayout>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrackLayout {
+    /// The track's number across all sections, as queries name it.
+    pub id: u32,
+    pub name: String,
+    /// Rows the track needs: its deepest nesting level plus one.
+    pub rows: u16,
+    pub events: u64,
+}
+
+/// What the trace viewer asks about one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "query", rename_all = "snake_case")]
+pub enum TraceQuery {
+    /// Boxes of `tracks` overlapping `[start_ps, end_ps]`, merged below one
+    /// pixel of a `width_px`-wide drawing of that range.
+    Window { tracks: Vec<u32>, start_ps: i64, end_ps: i64, width_px: u32 },
+    /// Everything about one event, and the events linked to it.
+    Event { track: u32, event: u32 },
+    /// Events whose name matches (substring, or regular expression).
+    Search { pattern: String, regex: bool, limit: u32 },
+    /// Events of `tracks` overlapping `[start_ps, end_ps]`, per name.
+    Summary { tracks: Vec<u32>, start_ps: i64, end_ps: i64 },
+    /// The trace as Chrome trace JSON, or only the events overlapping `range`.
+    Export { range: Option<(i64, i64)> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum TraceAnswer {
+    Window {
+        window: Box<TraceWindow>,
+    },
+    Event {
+        event: Box<TraceEvent>,
+    },
+    Search {
+        hits: Vec<TraceHit>,
+        total: u64,
+    },
+    Summary {
+        start_ps: i64,
+        end_ps: i64,
+        tracks: u32,
+        rows: Vec<NameSummary>,
+    },
+    /// The file is the message's `blob`.
+    Export {
+        file_name: String,
+        events: u64,
+        bytes: u64,
+    },
+    /// A sentence for the user (a bad regular expression, an unknown track…).
+    Failed {
+        message: String,
+    },
+}
+
+/// Boxes to draw for a time window, packed: see `tools::trace_viewer::boxes`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceWindow {
+    pub start_ps: i64,
+    pub end_ps: i64,
+    pub width_px: u32,
+    pub tracks: Vec<TrackBoxes>,
+    /// Names the boxes point to.
+    pub names: Vec<String>,
+    /// Time the worker spent on it, ms.
+    pub compute_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrackBoxes {
+    pub track: u32,
+    pub boxes: Bytes,
+}
+
+/// One event with its details and the events linked to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceEvent {
+    pub at: TraceHit,
+    pub details: EventDetails,
+    /// What the op-name parser makes of the name ("TensorFlow op MatMul"…).
+    pub category: Option<String>,
+    pub track_name: String,
+    pub links: Vec<TraceLink>,
+}
+
+/// Where an event is drawn: track, index, time span and nesting depth.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TraceHit {
+    pub track: u32,
+    pub event: u32,
+    pub start_ps: i64,
+    pub end_ps: i64,
+    pub depth: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceLink {
+    pub to: TraceHit,
+    /// "launched", "launched by", "consumer", "producer".
+    pub kind: String,
+    pub name: String,
+}
+
+/// Bytes that cross to the other thread as one `Uint8Array`, not as an
+/// array of numbers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Bytes, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+                Ok(Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Bytes, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(Bytes(out))
+            }
+        }
+        deserializer.deserialize_byte_buf(Visitor)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

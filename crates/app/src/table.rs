@@ -128,6 +128,9 @@ pub fn SortableTable<R>(
     /// Rows per page.
     #[prop(default = 100)]
     page_size: usize,
+    /// A hover text (`title`, plain text) for a cell, given its row and column id.
+    #[prop(optional)]
+    cell_title: Option<fn(&R, &'static str) -> Option<String>>,
 ) -> impl IntoView
 where
     R: Send + Sync + 'static,
@@ -264,7 +267,8 @@ where
                                     SortValue::Number(v) if column.numeric => Some(v.to_string()),
                                     _ => None,
                                 };
-                                (column.id, column.numeric, (column.cell)(row), value)
+                                let title = cell_title.and_then(|f| f(row, column.id));
+                                (column.id, column.numeric, (column.cell)(row), value, title)
                             })
                             .collect::<Vec<_>>()
                     })
@@ -272,9 +276,9 @@ where
             });
             let cells = cells
                 .into_iter()
-                .map(|(col, numeric, text, value)| {
+                .map(|(col, numeric, text, value, title)| {
                     view! {
-                        <td class:num=numeric data-col=col data-value=value>
+                        <td class:num=numeric data-col=col data-value=value title=title>
                             {text}
                         </td>
                     }

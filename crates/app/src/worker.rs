@@ -7,6 +7,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use proflens_analysis::host::HostAnalysis;
+use proflens_analysis::memory_profile::MemoryProfile;
+use proflens_analysis::pod_viewer::PodViewer;
+use proflens_analysis::tf_data::TfDataAnalysis;
 use proflens_format::logdir;
 use proflens_format::{Limits, Progress};
 use proflens_model::Profile;
@@ -14,7 +17,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
-use crate::protocol::{self, LoadStats, Request, Response, RunEntry, SkippedEntry, ToolView};
+use crate::protocol::{self, LoadStats, Request, Response, RunEntry, SkippedEntry, ToolView, TraceAnswer, TraceQuery};
+use crate::tools::trace_viewer::queries::{self as trace_queries, TraceData};
 use crate::tools::Tool;
 
 /// The demo profile: one host of a small TensorFlow custom training loop.
@@ -50,6 +54,12 @@ struct Decoded {
     profile: Rc<Profile>,
     load: LoadStats,
     analysis: Option<Rc<HostAnalysis>>,
+    /// The trace viewer's timeline and how long it took to build (ms).
+    trace: Option<(Rc<TraceData>, f64)>,
+    /// The memory profile, once asked for.
+    memory: Option<Rc<MemoryProfile>>,
+    /// The tf.data bottleneck analysis, once asked for.
+    tf_data: Option<Rc<TfDataAnalysis>>,
 }
 
 struct State {
@@ -59,11 +69,13 @@ struct State {
     cache: Vec<Decoded>,
     /// The last run analysed as a whole: (run, combined analysis).
     all_hosts: Option<(String, Rc<HostAnalysis>)>,
+    /// The last run's pod viewer over all its hosts: (run, view).
+    all_hosts_pod: Option<(String, Rc<PodViewer>)>,
 }
 
 thread_local! {
     static STATE: RefCell<State> = const {
-        RefCell::new(State { source: None, hosts: Vec::new(), cache: Vec::new(), all_hosts: None })
+        RefCell::new(State { source: None, hosts: Vec::new(), cache: Vec::new(), all_hosts: None, all_hosts_pod: None })
     };
 }
 
@@ -76,11 +88,13 @@ pub fn install() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
         let reply = match protocol::open_envelope(&event.data()) {
             Ok((request, files)) => handle(request, files),
-            Err(e) => Response::Error {
+            Err(e) => Some(Response::Error {
                 message: format!("Proflens sent its analysis worker a message it could not read ({e})."),
-            },
+            }),
         };
-        post(&reply);
+        if let Some(reply) = reply {
+            post(&reply);
+        }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
@@ -102,8 +116,10 @@ fn post(response: &Response) {
     let _ = scope.post_message(&message);
 }
 
-fn handle(request: Request, files: Vec<File>) -> Response {
-    match request {
+/// The answer to a request; `None` when it was posted already (an export,
+/// whose file goes beside the message).
+fn handle(request: Request, files: Vec<File>) -> Option<Response> {
+    Some(match request {
         Request::Open { paths } => {
             let named: Vec<(String, File)> = paths.into_iter().zip(files).collect();
             open_files(named)
@@ -112,6 +128,7 @@ fn handle(request: Request, files: Vec<File>) -> Response {
             state.source = Some(Source::Demo);
             state.cache.clear();
             state.all_hosts = None;
+            state.all_hosts_pod = None;
             state.hosts = vec![HostEntry { run: DEMO_RUN.to_string(), host: DEMO_HOST.to_string(), file: 0 }];
             Response::Logdir {
                 runs: vec![RunEntry { name: DEMO_RUN.to_string(), hosts: vec![DEMO_HOST.to_string()] }],
@@ -122,7 +139,118 @@ fn handle(request: Request, files: Vec<File>) -> Response {
             Ok(view) => Response::Tool { run, host, view },
             Err(message) => Response::Error { message },
         },
+        Request::Trace { run, host, seq, query } => return trace_query(run, host, seq, query),
+    })
+}
+
+/// Answers a trace-viewer query from the host's cached timeline.
+fn trace_query(run: String, host: String, seq: u32, query: TraceQuery) -> Option<Response> {
+    let data = decoded(&run, &host).map(|d| (d.profile.clone(), trace_of(&d).0));
+    let answer = |answer: TraceAnswer| Some(Response::Trace { run: run.clone(), host: host.clone(), seq, answer });
+    let (profile, data) = match data {
+        Ok(found) => found,
+        Err(message) => return answer(TraceAnswer::Failed { message }),
+    };
+    let started = js_sys::Date::now();
+    match query {
+        TraceQuery::Window { tracks, start_ps, end_ps, width_px } => {
+            let mut window = trace_queries::window(&profile, &data, &tracks, start_ps, end_ps, width_px);
+            window.compute_ms = js_sys::Date::now() - started;
+            answer(TraceAnswer::Window { window: Box::new(window) })
+        }
+        TraceQuery::Event { track, event } => answer(trace_queries::event(&profile, &data, track, event)),
+        TraceQuery::Search { pattern, regex, limit } => {
+            answer(trace_queries::search(&profile, &data, &pattern, regex, limit))
+        }
+        TraceQuery::Summary { tracks, start_ps, end_ps } => {
+            answer(trace_queries::summary(&profile, &data, &tracks, start_ps, end_ps))
+        }
+        TraceQuery::Export { range } => {
+            let mut out = ChunkWriter::default();
+            let written =
+                trace_queries::export(&profile, &data, range, &mut out).and_then(|n| out.finish().map(|b| (n, b)));
+            let (events, blob) = match written {
+                Ok(found) => found,
+                Err(e) => {
+                    return answer(TraceAnswer::Failed { message: format!("The trace could not be exported ({e}).") })
+                }
+            };
+            let file_name = format!("{}{}.trace.json", host, if range.is_some() { ".selection" } else { "" });
+            let response =
+                Response::Trace { run, host, seq, answer: TraceAnswer::Export { file_name, events, bytes: out.total } };
+            match protocol::to_js(&response) {
+                Ok(message) => {
+                    let _ = js_sys::Reflect::set(&message, &JsValue::from_str("blob"), &blob);
+                    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+                    let _ = scope.post_message(&message);
+                    None
+                }
+                Err(e) => Some(Response::Error { message: format!("Proflens could not pass the export on ({e}).") }),
+            }
+        }
     }
+}
+
+/// Collects written bytes into a `Blob` a few MiB at a time, so that a
+/// trace of any size never sits whole in wasm memory.
+#[derive(Default)]
+struct ChunkWriter {
+    chunks: Vec<js_sys::Uint8Array>,
+    buffer: Vec<u8>,
+    total: u64,
+}
+
+impl ChunkWriter {
+    const CHUNK: usize = 4 << 20;
+
+    fn flush_chunk(&mut self) {
+        if !self.buffer.is_empty() {
+            self.chunks.push(js_sys::Uint8Array::from(self.buffer.as_slice()));
+            self.buffer.clear();
+        }
+    }
+
+    fn finish(&mut self) -> std::io::Result<web_sys::Blob> {
+        self.flush_chunk();
+        let parts: js_sys::Array = self.chunks.drain(..).map(JsValue::from).collect();
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type("application/json");
+        web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+            .map_err(|_| std::io::Error::other("the browser refused to make the file"))
+    }
+}
+
+impl std::io::Write for ChunkWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buffer.extend_from_slice(bytes);
+        self.total += bytes.len() as u64;
+        if self.buffer.len() >= Self::CHUNK {
+            self.flush_chunk();
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The host's timeline for the trace viewer: built once, cached beside the
+/// profile. Returns it with the time building it took (ms).
+fn trace_of(decoded: &Decoded) -> (Rc<TraceData>, f64) {
+    if let Some(found) = &decoded.trace {
+        return found.clone();
+    }
+    progress_now(None, "Building the timeline");
+    let started = js_sys::Date::now();
+    let data = Rc::new(TraceData::new(&decoded.profile));
+    let built = (data, js_sys::Date::now() - started);
+    STATE.with_borrow_mut(|state| {
+        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
+            entry.trace = Some(built.clone());
+        }
+    });
+    built
 }
 
 /// The view model of `tool` for one host: decodes and analyses the host
@@ -152,11 +280,36 @@ fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
             progress_now(None, "Collecting op statistics");
             ToolView::FrameworkOpStats { stats: Box::new(analysis.framework_op_stats()) }
         }
+        Tool::KernelStats => {
+            let analysis = analysis_of(&decoded);
+            ToolView::KernelStats { kernels: analysis.kernels.clone(), hardware: analysis.environment.hardware_type }
+        }
+        Tool::MemoryProfile => ToolView::MemoryProfile { profile: Box::new((*memory_of(&decoded)).clone()) },
+        Tool::PodViewer => {
+            let analysis = analysis_of(&decoded);
+            let pod = proflens_analysis::pod_viewer::pod_viewer(&[(analysis.as_ref(), host.to_string())]);
+            ToolView::PodViewer { pod: Box::new(pod) }
+        }
+        Tool::TfDataBottleneckAnalysis => {
+            ToolView::TfDataBottleneckAnalysis { analysis: Box::new((*tf_data_of(&decoded)).clone()) }
+        }
+        Tool::TraceViewer => {
+            let (data, build_ms) = trace_of(&decoded);
+            let layout = trace_queries::layout(&decoded.profile, &data, build_ms, wasm_memory_bytes());
+            ToolView::TraceViewer { layout: Box::new(layout) }
+        }
     })
 }
 
 /// A step-based tool over every host of a run, as XProf's "all hosts".
 fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
+    const ONE_HOST: &str = "The trace viewer shows one host at a time: choose a host above.";
+    if tool == Tool::TraceViewer {
+        return Err(ONE_HOST.to_string());
+    }
+    if let Some(message) = one_host_only(tool) {
+        return Err(message.to_string());
+    }
     let analysis = all_hosts_analysis(run)?;
     Ok(match tool {
         Tool::Info => {
@@ -167,6 +320,14 @@ fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
             ToolView::InputPipelineAnalyzer { analysis: Box::new(analysis.input_pipeline()) }
         }
         Tool::FrameworkOpStats => ToolView::FrameworkOpStats { stats: Box::new(analysis.framework_op_stats()) },
+        Tool::KernelStats => {
+            ToolView::KernelStats { kernels: analysis.kernels.clone(), hardware: analysis.environment.hardware_type }
+        }
+        Tool::PodViewer => ToolView::PodViewer { pod: Box::new((*all_hosts_pod_viewer(run)?).clone()) },
+        Tool::MemoryProfile | Tool::TfDataBottleneckAnalysis => {
+            return Err(one_host_only(tool).unwrap_or(ONE_HOST).to_string());
+        }
+        Tool::TraceViewer => return Err(ONE_HOST.to_string()),
     })
 }
 
@@ -199,6 +360,69 @@ fn analysis_of(decoded: &Decoded) -> Rc<HostAnalysis> {
     STATE.with_borrow_mut(|state| {
         if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
             entry.analysis = Some(analysis.clone());
+        }
+    });
+    analysis
+}
+
+/// Why a tool cannot show all hosts together, for the tools of one host.
+fn one_host_only(tool: Tool) -> Option<&'static str> {
+    match tool {
+        Tool::MemoryProfile => Some("The memory profile shows one host's allocators at a time: choose a host above."),
+        Tool::TfDataBottleneckAnalysis => {
+            Some("The tf.data bottleneck analysis looks at one host at a time: choose a host above.")
+        }
+        _ => None,
+    }
+}
+
+/// The pod viewer over every host of the run, each host under its name in
+/// the host selector (cached for the last run).
+fn all_hosts_pod_viewer(run: &str) -> Result<Rc<PodViewer>, String> {
+    if let Some(cached) =
+        STATE.with_borrow(|s| s.all_hosts_pod.as_ref().filter(|(r, _)| r == run).map(|(_, p)| p.clone()))
+    {
+        return Ok(cached);
+    }
+    let hosts: Vec<String> =
+        STATE.with_borrow(|s| s.hosts.iter().filter(|h| h.run == run).map(|h| h.host.clone()).collect());
+    let mut analyses = Vec::with_capacity(hosts.len());
+    for host in hosts {
+        analyses.push((analysis_of(&decoded(run, &host)?), host));
+    }
+    progress_now(None, "Comparing the hosts step by step");
+    let named: Vec<(&HostAnalysis, String)> = analyses.iter().map(|(a, h)| (a.as_ref(), h.clone())).collect();
+    let pod = Rc::new(proflens_analysis::pod_viewer::pod_viewer(&named));
+    STATE.with_borrow_mut(|s| s.all_hosts_pod = Some((run.to_string(), pod.clone())));
+    Ok(pod)
+}
+
+/// The host's memory profile: computed once, cached beside the profile.
+fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
+    if let Some(memory) = &decoded.memory {
+        return memory.clone();
+    }
+    progress_now(None, "Following the allocators");
+    let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
+    let memory = Rc::new(proflens_analysis::memory_profile::memory_profile(&decoded.profile, &grouping));
+    STATE.with_borrow_mut(|state| {
+        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
+            entry.memory = Some(memory.clone());
+        }
+    });
+    memory
+}
+
+/// The host's tf.data bottleneck analysis: computed once, cached beside the profile.
+fn tf_data_of(decoded: &Decoded) -> Rc<TfDataAnalysis> {
+    if let Some(analysis) = &decoded.tf_data {
+        return analysis.clone();
+    }
+    progress_now(None, "Analysing the tf.data pipelines");
+    let analysis = Rc::new(proflens_analysis::tf_data::analyze(&decoded.profile));
+    STATE.with_borrow_mut(|state| {
+        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
+            entry.tf_data = Some(analysis.clone());
         }
     });
     analysis
@@ -239,6 +463,7 @@ fn open_files(files: Vec<(String, File)>) -> Response {
         state.hosts = hosts;
         state.cache.clear();
         state.all_hosts = None;
+        state.all_hosts_pod = None;
     });
     Response::Logdir { runs, skipped }
 }
@@ -287,7 +512,8 @@ fn decoded(run: &str, host: &str) -> Result<Decoded, String> {
         wasm_memory_bytes: wasm_memory_bytes(),
     };
     drop(bytes);
-    let entry = Decoded { file, profile: Rc::new(profile), load, analysis: None };
+    let entry =
+        Decoded { file, profile: Rc::new(profile), load, analysis: None, trace: None, memory: None, tf_data: None };
     STATE.with_borrow_mut(|state| {
         state.cache.insert(0, entry.clone());
         state.cache.truncate(CACHE_SIZE);

@@ -4,8 +4,14 @@
 pub mod framework_op_stats;
 pub mod info;
 pub mod input_pipeline;
+pub mod kernel_stats;
+pub mod measure;
+pub mod memory_profile;
 pub mod overview;
+pub mod pod_viewer;
 pub mod step_time;
+pub mod tf_data;
+pub mod trace_viewer;
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -19,13 +25,27 @@ pub enum Tool {
     OverviewPage,
     InputPipelineAnalyzer,
     FrameworkOpStats,
+    KernelStats,
+    MemoryProfile,
+    PodViewer,
+    TfDataBottleneckAnalysis,
+    TraceViewer,
     Info,
 }
 
 impl Tool {
     /// In the order the selector shows them; the first is the default.
-    pub const ALL: &'static [Tool] =
-        &[Tool::OverviewPage, Tool::InputPipelineAnalyzer, Tool::FrameworkOpStats, Tool::Info];
+    pub const ALL: &'static [Tool] = &[
+        Tool::OverviewPage,
+        Tool::InputPipelineAnalyzer,
+        Tool::FrameworkOpStats,
+        Tool::KernelStats,
+        Tool::MemoryProfile,
+        Tool::PodViewer,
+        Tool::TfDataBottleneckAnalysis,
+        Tool::TraceViewer,
+        Tool::Info,
+    ];
 
     /// The value in the selector, the URL hash and the worker protocol.
     pub fn id(self) -> &'static str {
@@ -33,6 +53,11 @@ impl Tool {
             Tool::OverviewPage => "overview_page",
             Tool::InputPipelineAnalyzer => "input_pipeline_analyzer",
             Tool::FrameworkOpStats => "framework_op_stats",
+            Tool::KernelStats => "kernel_stats",
+            Tool::MemoryProfile => "memory_profile",
+            Tool::PodViewer => "pod_viewer",
+            Tool::TfDataBottleneckAnalysis => "tf_data_bottleneck_analysis",
+            Tool::TraceViewer => "trace_viewer",
             Tool::Info => "info",
         }
     }
@@ -42,6 +67,11 @@ impl Tool {
             Tool::OverviewPage => "Overview",
             Tool::InputPipelineAnalyzer => "Input pipeline analyzer",
             Tool::FrameworkOpStats => "Framework op stats",
+            Tool::KernelStats => "GPU kernel stats",
+            Tool::MemoryProfile => "Memory profile",
+            Tool::PodViewer => "Pod viewer",
+            Tool::TfDataBottleneckAnalysis => "tf.data bottleneck analysis",
+            Tool::TraceViewer => "Trace viewer",
             Tool::Info => "Profile info",
         }
     }
@@ -73,6 +103,24 @@ pub fn tool_view(shown: Shown) -> AnyView {
         .into_any(),
         ToolView::FrameworkOpStats { stats } => view! {
             <framework_op_stats::FrameworkOpStatsView run=run host=host stats=(**stats).clone()/>
+        }
+        .into_any(),
+        ToolView::KernelStats { kernels, hardware } => view! {
+            <kernel_stats::KernelStatsView run=run host=host kernels=kernels.clone() hardware=*hardware/>
+        }
+        .into_any(),
+        ToolView::MemoryProfile { profile } => view! {
+            <memory_profile::MemoryProfileView run=run host=host profile=(**profile).clone()/>
+        }
+        .into_any(),
+        ToolView::PodViewer { pod } => {
+            view! { <pod_viewer::PodViewerView run=run host=host pod=(**pod).clone()/> }.into_any()
+        }
+        ToolView::TfDataBottleneckAnalysis { analysis } => {
+            view! { <tf_data::TfDataView run=run host=host analysis=(**analysis).clone()/> }.into_any()
+        }
+        ToolView::TraceViewer { layout } => view! {
+            <trace_viewer::TraceViewerView run=run host=host layout=(**layout).clone()/>
         }
         .into_any(),
     }

@@ -1,0 +1,331 @@
+//! The worker's side of the trace viewer: one host's timeline, built once
+//! and cached beside its decoded profile, and the answers to the page's
+//! queries about it (layout, a window of boxes, one event, search, a range
+//! summary, export). Pure functions of the profile: no web types here.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use proflens_analysis::grouping::{group_events, Grouping};
+use proflens_analysis::tf_op::{self, OpCategory};
+use proflens_analysis::trace_viewer::export::write_chrome_trace;
+use proflens_analysis::trace_viewer::links::{links, LinkKind};
+use proflens_analysis::trace_viewer::search::{search as find, summarize, EventRef, Pattern};
+use proflens_analysis::trace_viewer::window::{max_duration, visible};
+use proflens_analysis::trace_viewer::{event_details, event_name, track_events, Trace, Track};
+use proflens_model::Profile;
+
+use super::boxes::{pack, DrawBox};
+use crate::protocol::{
+    Bytes, SectionLayout, TraceAnswer, TraceEvent, TraceHit, TraceLayout, TraceLink, TraceWindow, TrackBoxes,
+    TrackLayout,
+};
+
+/// Most events linked to one that the details pane lists.
+const LINK_LIMIT: usize = 200;
+/// Most search hits sent back (the total is counted in full).
+pub const MAX_HITS: u32 = 100_000;
+/// Most pixels a window may be drawn on: bounds the boxes of one answer.
+const MAX_WIDTH_PX: u32 = 16_384;
+
+/// A host's timeline and what queries need about each track.
+pub struct TraceData {
+    pub grouping: Grouping,
+    pub trace: Trace,
+    /// Per track, numbered across sections in order.
+    tracks: Vec<TrackMeta>,
+    pub span: (i64, i64),
+    pub events: u64,
+}
+
+struct TrackMeta {
+    section: usize,
+    index: usize,
+    max_duration: i64,
+    rows: u16,
+}
+
+impl TraceData {
+    pub fn new(profile: &Profile) -> TraceData {
+        let grouping = group_events(profile);
+        let trace = Trace::new(profile, &grouping);
+        let mut tracks = Vec::new();
+        let mut span: Option<(i64, i64)> = None;
+        let mut events = 0u64;
+        for (s, section) in trace.sections.iter().enumerate() {
+            for (index, track) in section.tracks.iter().enumerate() {
+                let columns = track_events(profile, track);
+                events += columns.len() as u64;
+                if let Some((a, b)) = columns.span_ps() {
+                    span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+                }
+                let deepest = columns.depth.iter().copied().max().unwrap_or(0);
+                tracks.push(TrackMeta {
+                    section: s,
+                    index,
+                    max_duration: max_duration(columns),
+                    rows: deepest.saturating_add(1),
+                });
+            }
+        }
+        TraceData { grouping, trace, tracks, span: span.unwrap_or((0, 0)), events }
+    }
+
+    fn track(&self, id: u32) -> Option<(&Track, &TrackMeta)> {
+        let meta = self.tracks.get(id as usize)?;
+        Some((self.trace.sections.get(meta.section)?.tracks.get(meta.index)?, meta))
+    }
+
+    fn hit(&self, profile: &Profile, track: u32, event: u32) -> Option<TraceHit> {
+        let (t, _) = self.track(track)?;
+        let columns = track_events(profile, t);
+        let i = event as usize;
+        (i < columns.len()).then(|| TraceHit {
+            track,
+            event,
+            start_ps: columns.start_ps[i],
+            end_ps: columns.end_ps(i),
+            depth: columns.depth.get(i).copied().unwrap_or(0),
+        })
+    }
+}
+
+pub fn layout(profile: &Profile, data: &TraceData, build_ms: f64, wasm_memory_bytes: u64) -> TraceLayout {
+    let mut id = 0u32;
+    let sections = data
+        .trace
+        .sections
+        .iter()
+        .map(|section| SectionLayout {
+            name: section.name.clone(),
+            tracks: section
+                .tracks
+                .iter()
+                .map(|track| {
+                    let rows = data.tracks.get(id as usize).map_or(1, |m| m.rows);
+                    let t = TrackLayout {
+                        id,
+                        name: track.name.clone(),
+                        rows,
+                        events: track_events(profile, track).len() as u64,
+                    };
+                    id += 1;
+                    t
+                })
+                .collect(),
+        })
+        .collect();
+    TraceLayout {
+        sections,
+        start_ps: data.span.0,
+        end_ps: data.span.1,
+        events: data.events,
+        build_ms,
+        wasm_memory_bytes,
+    }
+}
+
+/// The boxes of `tracks` in `[start_ps, end_ps]` drawn `width_px` wide.
+pub fn window(
+    profile: &Profile,
+    data: &TraceData,
+    tracks: &[u32],
+    start_ps: i64,
+    end_ps: i64,
+    width_px: u32,
+) -> TraceWindow {
+    let width_px = width_px.clamp(1, MAX_WIDTH_PX);
+    let ps_per_px = (end_ps.saturating_sub(start_ps)).max(1) as f64 / width_px as f64;
+    let mut names: Vec<String> = Vec::new();
+    let mut name_ids: HashMap<&str, u32> = HashMap::new();
+    let mut out = Vec::with_capacity(tracks.len());
+    for &id in tracks {
+        let Some((track, meta)) = data.track(id) else { continue };
+        let columns = track_events(profile, track);
+        let rects = visible(columns, meta.max_duration, start_ps, end_ps, ps_per_px);
+        let boxes: Vec<DrawBox> = rects
+            .iter()
+            .map(|r| {
+                let name = event_name(profile, &data.grouping, track, r.event as usize);
+                let next = names.len() as u32;
+                let name = *name_ids.entry(name).or_insert_with(|| {
+                    names.push(name.to_string());
+                    next
+                });
+                DrawBox {
+                    start_ps: r.start_ps,
+                    end_ps: r.end_ps,
+                    event: r.event,
+                    merged: r.merged,
+                    name,
+                    depth: r.depth,
+                }
+            })
+            .collect();
+        out.push(TrackBoxes { track: id, boxes: Bytes(pack(&boxes)) });
+    }
+    TraceWindow { start_ps, end_ps, width_px, tracks: out, names, compute_ms: 0.0 }
+}
+
+/// Details of one event and the events linked to it.
+pub fn event(profile: &Profile, data: &TraceData, track: u32, event: u32) -> TraceAnswer {
+    let gone = || TraceAnswer::Failed { message: "That event is not in this profile.".to_string() };
+    let (Some((t, _)), Some(at)) = (data.track(track), data.hit(profile, track, event)) else {
+        return gone();
+    };
+    let Some(details) = event_details(profile, &data.grouping, t, event as usize) else {
+        return gone();
+    };
+    let category = category(details.long_name.as_deref().unwrap_or(&details.name));
+    let links = links(profile, &data.trace, EventRef { track, event }, LINK_LIMIT)
+        .into_iter()
+        .filter_map(|link| {
+            let to = data.hit(profile, link.to.track, link.to.event)?;
+            let (other, _) = data.track(link.to.track)?;
+            Some(TraceLink {
+                to,
+                kind: match link.kind {
+                    LinkKind::LaunchedKernel => "launched",
+                    LinkKind::LaunchedBy => "launched by",
+                    LinkKind::Consumer => "consumer",
+                    LinkKind::Producer => "producer",
+                }
+                .to_string(),
+                name: event_name(profile, &data.grouping, other, link.to.event as usize).to_string(),
+            })
+        })
+        .collect();
+    TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: t.name.clone(), links }) }
+}
+
+/// What the op-name parser makes of an event name, in words.
+pub fn category(name: &str) -> Option<String> {
+    let op = tf_op::parse(name);
+    let with_type = |what: &str| {
+        if op.op_type.is_empty() {
+            what.to_string()
+        } else {
+            format!("{what} · {}", op.op_type)
+        }
+    };
+    Some(match op.category {
+        OpCategory::Unknown => return None,
+        OpCategory::TensorFlow => with_type("TensorFlow op"),
+        OpCategory::Jax => with_type("JAX op"),
+        OpCategory::TfData => "tf.data iterator".to_string(),
+        OpCategory::MemcpyHToD => "Memory copy, host to device".to_string(),
+        OpCategory::MemcpyDToH => "Memory copy, device to host".to_string(),
+        OpCategory::MemcpyDToD => "Memory copy, device to device".to_string(),
+        OpCategory::MemcpyHToH => "Memory copy, host to host".to_string(),
+    })
+}
+
+pub fn search(profile: &Profile, data: &TraceData, pattern: &str, regex: bool, limit: u32) -> TraceAnswer {
+    if pattern.is_empty() {
+        return TraceAnswer::Search { hits: Vec::new(), total: 0 };
+    }
+    let pattern = match Pattern::new(pattern, regex) {
+        Ok(p) => p,
+        Err(message) => return TraceAnswer::Failed { message },
+    };
+    let (found, total) = find(profile, &data.grouping, &data.trace, &pattern, limit.min(MAX_HITS) as usize);
+    let hits = found.iter().filter_map(|(_, at)| data.hit(profile, at.track, at.event)).collect();
+    TraceAnswer::Search { hits, total }
+}
+
+pub fn summary(profile: &Profile, data: &TraceData, tracks: &[u32], start_ps: i64, end_ps: i64) -> TraceAnswer {
+    let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
+    let rows = summarize(profile, &data.grouping, &data.trace, tracks, start_ps, end_ps);
+    TraceAnswer::Summary { start_ps, end_ps, tracks: tracks.len() as u32, rows }
+}
+
+/// Writes the Chrome trace JSON; the number of events written.
+pub fn export(profile: &Profile, data: &TraceData, range: Option<(i64, i64)>, out: &mut dyn Write) -> io::Result<u64> {
+    let range = range.map(|(a, b)| (a.min(b), a.max(b)));
+    write_chrome_trace(profile, &data.grouping, &data.trace, range, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::trace_viewer::boxes::unpack;
+
+    const INPUT_BOUND: &[u8] =
+        include_bytes!("../../../../../tests/data/xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb");
+
+    fn profile() -> Profile {
+        proflens_format::load_xspace(INPUT_BOUND, &Default::default(), &mut |_| {}).expect("fixture decodes")
+    }
+
+    #[test]
+    fn layout_lists_every_track_and_event() {
+        let profile = profile();
+        let data = TraceData::new(&profile);
+        let layout = layout(&profile, &data, 0.0, 0);
+        let tracks: Vec<&TrackLayout> = layout.sections.iter().flat_map(|s| &s.tracks).collect();
+        assert_eq!(layout.events, profile.event_count() as u64);
+        assert_eq!(tracks.iter().map(|t| t.events).sum::<u64>(), layout.events);
+        assert!(tracks.iter().enumerate().all(|(i, t)| t.id == i as u32 && t.rows >= 1));
+        assert!(layout.start_ps < layout.end_ps);
+    }
+
+    #[test]
+    fn window_boxes_stay_within_pixels_and_name_single_events() {
+        let profile = profile();
+        let data = TraceData::new(&profile);
+        let all: Vec<u32> = (0..data.tracks.len() as u32).collect();
+        let (a, b) = data.span;
+        let w = window(&profile, &data, &all, a, b, 500);
+        let mut single = 0;
+        for t in &w.tracks {
+            let boxes = unpack(&t.boxes.0);
+            let rows = data.tracks[t.track as usize].rows as usize;
+            assert!(boxes.len() <= 500 * rows + rows, "track {} has {} boxes", t.track, boxes.len());
+            for b in boxes.iter().filter(|b| b.merged == 1) {
+                let (track, _) = data.track(t.track).expect("track");
+                assert_eq!(w.names[b.name as usize], event_name(&profile, &data.grouping, track, b.event as usize));
+                single += 1;
+            }
+        }
+        assert!(single > 0);
+    }
+
+    #[test]
+    fn search_event_summary_and_export() {
+        let profile = profile();
+        let data = TraceData::new(&profile);
+        let TraceAnswer::Search { hits, total } = search(&profile, &data, "EagerPyFunc", false, 10) else {
+            panic!("search failed")
+        };
+        assert!(total >= 380, "{total}");
+        assert_eq!(hits.len(), 10);
+        assert!(hits.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
+        assert!(matches!(search(&profile, &data, "(", true, 10), TraceAnswer::Failed { .. }));
+
+        let TraceAnswer::Event { event: e } = event(&profile, &data, hits[0].track, hits[0].event) else {
+            panic!("no event")
+        };
+        assert!(e.details.name.contains("EagerPyFunc"));
+        assert_eq!(e.at, hits[0]);
+
+        let TraceAnswer::Summary { rows, .. } =
+            summary(&profile, &data, &[hits[0].track], hits[0].start_ps, hits[0].end_ps)
+        else {
+            panic!("no summary")
+        };
+        assert!(rows.iter().any(|r| r.name.contains("EagerPyFunc")));
+
+        let mut json = Vec::new();
+        let n = export(&profile, &data, Some((hits[0].start_ps, hits[0].end_ps)), &mut json).expect("export");
+        assert!(n >= 1);
+        let parsed: serde_json::Value = serde_json::from_slice(&json).expect("valid JSON");
+        assert!(parsed["traceEvents"].as_array().is_some_and(|e| !e.is_empty()));
+    }
+
+    #[test]
+    fn categories_in_words() {
+        assert_eq!(category("dense/MatMul:MatMul").as_deref(), Some("TensorFlow op · MatMul"));
+        assert_eq!(category("Iterator::Root::Map").as_deref(), Some("tf.data iterator"));
+        assert_eq!(category("python frame"), None);
+    }
+}
