@@ -139,8 +139,11 @@ pub enum TraceQuery {
     /// Boxes of `tracks` overlapping `[start_ps, end_ps]`, merged below one
     /// pixel of a `width_px`-wide drawing of that range.
     Window { tracks: Vec<u32>, start_ps: i64, end_ps: i64, width_px: u32 },
-    /// Everything about one event, and the events linked to it.
+    /// Everything about one event.
     Event { track: u32, event: u32 },
+    /// The events linked to one (flow arrows): a scan of the whole trace,
+    /// so asked for apart from the details, which come at once.
+    Links { track: u32, event: u32 },
     /// Events whose name matches (substring, or regular expression).
     Search { pattern: String, regex: bool, limit: u32 },
     /// Events of `tracks` overlapping `[start_ps, end_ps]`, per name.
@@ -158,8 +161,14 @@ pub enum TraceAnswer {
     Event {
         event: Box<TraceEvent>,
     },
+    Links {
+        track: u32,
+        event: u32,
+        links: Vec<TraceLink>,
+    },
+    /// `hits` ([`TraceHit`]s packed: see `tools::trace_viewer::boxes`) in time order.
     Search {
-        hits: Vec<TraceHit>,
+        hits: Bytes,
         total: u64,
     },
     Summary {
@@ -199,7 +208,7 @@ pub struct TrackBoxes {
     pub boxes: Bytes,
 }
 
-/// One event with its details and the events linked to it.
+/// One event with its details.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceEvent {
     pub at: TraceHit,
@@ -207,7 +216,6 @@ pub struct TraceEvent {
     /// What the op-name parser makes of the name ("TensorFlow op MatMul"…).
     pub category: Option<String>,
     pub track_name: String,
-    pub links: Vec<TraceLink>,
 }
 
 /// Where an event is drawn: track, index, time span and nesting depth.

@@ -159,6 +159,7 @@ fn trace_query(run: String, host: String, seq: u32, query: TraceQuery) -> Option
             answer(TraceAnswer::Window { window: Box::new(window) })
         }
         TraceQuery::Event { track, event } => answer(trace_queries::event(&profile, &data, track, event)),
+        TraceQuery::Links { track, event } => answer(trace_queries::links_of(&profile, &data, track, event)),
         TraceQuery::Search { pattern, regex, limit } => {
             answer(trace_queries::search(&profile, &data, &pattern, regex, limit))
         }

@@ -3,6 +3,8 @@
 //! a hundred thousand boxes costs one copy rather than a hundred thousand
 //! JS objects.
 
+use crate::protocol::TraceHit;
+
 /// A box to draw: one event, or `merged` neighbours narrower than a pixel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DrawBox {
@@ -50,6 +52,34 @@ pub fn unpack(bytes: &[u8]) -> Vec<DrawBox> {
         .collect()
 }
 
+const HIT_STRIDE: usize = 4 + 4 + 8 + 8 + 2;
+
+/// Search hits packed the same way (a hundred thousand of them cross at once).
+pub fn pack_hits(hits: &[TraceHit]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(hits.len() * HIT_STRIDE);
+    for h in hits {
+        out.extend_from_slice(&h.track.to_le_bytes());
+        out.extend_from_slice(&h.event.to_le_bytes());
+        out.extend_from_slice(&h.start_ps.to_le_bytes());
+        out.extend_from_slice(&h.end_ps.to_le_bytes());
+        out.extend_from_slice(&h.depth.to_le_bytes());
+    }
+    out
+}
+
+pub fn unpack_hits(bytes: &[u8]) -> Vec<TraceHit> {
+    bytes
+        .chunks_exact(HIT_STRIDE)
+        .map(|r| TraceHit {
+            track: u32::from_le_bytes(array(&r[0..4])),
+            event: u32::from_le_bytes(array(&r[4..8])),
+            start_ps: i64::from_le_bytes(array(&r[8..16])),
+            end_ps: i64::from_le_bytes(array(&r[16..24])),
+            depth: u16::from_le_bytes(array(&r[24..26])),
+        })
+        .collect()
+}
+
 fn array<const N: usize>(slice: &[u8]) -> [u8; N] {
     let mut out = [0u8; N];
     out.copy_from_slice(&slice[..N]);
@@ -70,5 +100,10 @@ mod tests {
         assert_eq!(bytes.len(), 2 * STRIDE);
         assert_eq!(unpack(&bytes), boxes);
         assert_eq!(unpack(&bytes[..STRIDE + 5]), boxes[..1]);
+        let hits = vec![
+            TraceHit { track: 3, event: 9, start_ps: -1, end_ps: 1 << 50, depth: 7 },
+            TraceHit { track: u32::MAX, event: 0, start_ps: 0, end_ps: 0, depth: 0 },
+        ];
+        assert_eq!(unpack_hits(&pack_hits(&hits)), hits);
     }
 }

@@ -99,6 +99,7 @@ fn darker(c: [u8; 3]) -> [u8; 3] {
 /// Draws the frame; the number of boxes drawn.
 pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
+    fit_height(v);
     let (css_w, css_h) = (f64::from(v.canvas.client_width()), f64::from(v.canvas.client_height()));
     if css_w < GUTTER_W + 10.0 || css_h < RULER_H + 10.0 {
         return Ok(0);
@@ -217,8 +218,10 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     ctx.set_fill_style_str(TEXT);
     if let Some(data) = v.data.as_mut() {
         for (x0, x1, y, name) in labels {
-            let Some(text) = data.names.get(name as usize) else { continue };
-            let measured = &mut data.widths[name as usize];
+            let (Some(text), Some(measured)) = (data.names.get(name as usize), data.widths.get_mut(name as usize))
+            else {
+                continue;
+            };
             if measured.is_nan() {
                 *measured = ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0);
             }
@@ -232,6 +235,19 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     ruler(v, &ctx, css_w, step)?;
     scrollbar(v, &ctx, css_w, css_h);
     Ok(count)
+}
+
+/// Makes the canvas as tall as its tracks, within the window's height.
+fn fit_height(v: &Viewer) {
+    let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0);
+    let most = (window_h - 240.0).clamp(420.0, 1400.0);
+    let wanted = (v.rows.height + RULER_H + 2.0).clamp(200.0, most).round();
+    let style = v.canvas.style();
+    let current = style.get_property_value("height").unwrap_or_default();
+    let text = format!("{wanted}px");
+    if current != text {
+        let _ = style.set_property("height", &text);
+    }
 }
 
 /// Blends `c` over a rectangle of the buffer with opacity `alpha`.
@@ -273,24 +289,22 @@ pub fn fit_text(text: &str, full: f64, avail: f64) -> Option<String> {
 /// Section headers and track names.
 fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, css_h: f64) -> Result<(), JsValue> {
     let scroll = v.scroll_y;
-    ctx.set_font(FONT_BOLD);
-    ctx.set_fill_style_str(TEXT);
     for (s, row) in v.rows.sections.iter().enumerate() {
         let y = RULER_H + row.y - scroll;
         if y + SECTION_H < RULER_H || y > css_h {
             continue;
         }
-        let Some(section) = v.layout.sections.get(s) else { continue };
-        let text = format!(
-            "{} {}  ·  {}",
-            if row.collapsed { "▸" } else { "▾" },
-            section.name,
-            crate::fmt::plural(section.tracks.len(), "track", "tracks")
-        );
-        ctx.fill_text(&text, 8.0, y + SECTION_H / 2.0)?;
+        section_title(v, ctx, s, y)?;
     }
     ctx.set_font(FONT);
     ctx.set_fill_style_str(TEXT_MUTED);
+    let sticky = v.sticky_section();
+    // Track names stay in view while their track does, below a sticky header.
+    let top = RULER_H + sticky.map_or(0.0, |(_, y)| y - RULER_H + SECTION_H).max(0.0);
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(0.0, top, GUTTER_W, (css_h - top).max(0.0));
+    ctx.clip();
     for section in &v.layout.sections {
         for track in &section.tracks {
             let Some(Some(row)) = v.rows.tracks.get(track.id as usize) else { continue };
@@ -303,10 +317,36 @@ fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, css_h: f64) -> Result<
                 *width = ctx.measure_text(&track.name).map(|m| m.width()).unwrap_or(0.0);
             }
             if let Some(text) = fit_text(&track.name, *width, GUTTER_W - 16.0) {
-                ctx.fill_text(&text, 10.0, y.max(RULER_H) + ROW_H / 2.0)?;
+                let label_y = y.max(top).min(y + row.height - TRACK_GAP - ROW_H);
+                ctx.fill_text(&text, 10.0, label_y + ROW_H / 2.0)?;
             }
         }
     }
+    ctx.restore();
+    if let Some((s, y)) = sticky {
+        ctx.set_fill_style_str("rgb(231, 236, 241)");
+        ctx.fill_rect(0.0, y, v.size.0, SECTION_H);
+        ctx.set_fill_style_str("rgb(208, 215, 222)");
+        ctx.fill_rect(0.0, y + SECTION_H - 1.0, v.size.0, 1.0);
+        section_title(v, ctx, s, y)?;
+    }
+    Ok(())
+}
+
+fn section_title(v: &Viewer, ctx: &CanvasRenderingContext2d, s: usize, y: f64) -> Result<(), JsValue> {
+    let (Some(section), Some(row)) = (v.layout.sections.get(s), v.rows.sections.get(s)) else {
+        return Ok(());
+    };
+    let text = format!(
+        "{} {}  ·  {}",
+        if row.collapsed { "▸" } else { "▾" },
+        section.name,
+        crate::fmt::plural(section.tracks.len(), "track", "tracks")
+    );
+    ctx.set_font(FONT_BOLD);
+    ctx.set_fill_style_str(TEXT);
+    ctx.fill_text(&text, 8.0, y + SECTION_H / 2.0)?;
+    ctx.set_font(FONT);
     Ok(())
 }
 
@@ -430,8 +470,8 @@ fn ruler(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, step: f64) -> R
 /// A thin bar at the right edge when the tracks are taller than the canvas.
 fn scrollbar(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) {
     let h = css_h - RULER_H;
-    let content = v.rows.height + TRACK_GAP;
-    if content <= h {
+    let content = v.rows.height;
+    if content <= h + 0.5 {
         return;
     }
     let thumb = (h * h / content).max(20.0);
@@ -460,7 +500,7 @@ pub fn describe(v: &Viewer, x: f64, y: f64) -> Option<super::viewer::Tooltip> {
     } else {
         (name, duration)
     };
-    Some(super::viewer::Tooltip { x, y, name, detail })
+    Some(super::viewer::Tooltip { x, y, flip: x > v.size.0 - 320.0, name, detail })
 }
 
 #[cfg(test)]

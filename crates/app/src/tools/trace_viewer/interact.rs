@@ -131,6 +131,14 @@ pub fn on_frame() {
             Ok(boxes) => hook::record_frame(ms, boxes),
             Err(e) => web_sys::console::warn_2(&"Proflens trace viewer: a frame could not be drawn".into(), &e),
         }
+        // The hover card follows what is under the pointer, also as the view moves.
+        let tip = match (v.pointer, v.drag) {
+            (Some((x, y)), None) => draw::describe(v, x, y),
+            _ => None,
+        };
+        if v.ui.tooltip.get_untracked() != tip {
+            v.ui.tooltip.set(tip);
+        }
         let range = (v.view.start, v.view.end);
         if v.ui.range.get_untracked() != range {
             v.ui.range.set(range);
@@ -269,10 +277,6 @@ fn on_hover(e: &MouseEvent) {
         let (x, y) = local(v, e);
         v.pointer = Some((x, y));
         if v.drag.is_none() {
-            let tip = draw::describe(v, x, y);
-            if v.ui.tooltip.get_untracked() != tip {
-                v.ui.tooltip.set(tip);
-            }
             v.request_frame();
         }
     });

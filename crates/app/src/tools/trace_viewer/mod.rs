@@ -104,6 +104,9 @@ pub fn TraceViewerView(run: String, host: String, layout: TraceLayout) -> impl I
         layout.build_ms,
     );
     let memory = layout.wasm_memory_bytes;
+    let empty = (layout.events == 0).then(|| {
+        view! { <p class="notice" id="trace-empty">"This host recorded no events: the timeline is empty."</p> }
+    });
     {
         let (run, host, layout) = (run.clone(), host.clone(), layout.clone());
         Effect::new(move |_| {
@@ -169,7 +172,7 @@ pub fn TraceViewerView(run: String, host: String, layout: TraceLayout) -> impl I
                 format!("{} of {}", fmt::count(i as u64 + 1), fmt::count(total))
             }
             (Some(total), Some(i)) => format!(
-                "{} of the first {} of {} matches",
+                "{} of {} listed ({} matches in all)",
                 fmt::count(i as u64 + 1),
                 fmt::count(s.on_hand as u64),
                 fmt::count(total)
@@ -200,6 +203,7 @@ pub fn TraceViewerView(run: String, host: String, layout: TraceLayout) -> impl I
                 data-wasm-memory=memory.to_string()>
                 {summary_line}
             </p>
+            {empty}
             <div class="toolbar trace-toolbar" role="search">
                 <input
                     type="search"

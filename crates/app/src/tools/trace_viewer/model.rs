@@ -89,6 +89,14 @@ impl Rows {
         })
     }
 
+    /// The section whose header or tracks are at content height `y`, and
+    /// where it ends.
+    pub fn section_at(&self, y: f64) -> Option<(usize, f64)> {
+        let s = self.sections.partition_point(|r| r.y <= y).checked_sub(1)?;
+        let end = self.sections.get(s + 1).map_or(self.height, |r| r.y);
+        (y < end).then_some((s, end))
+    }
+
     /// Tracks shown (not collapsed) that overlap content heights `[top, bottom]`.
     pub fn tracks_between(&self, top: f64, bottom: f64) -> Vec<u32> {
         let (top, bottom) = (top.min(bottom), top.max(bottom));
@@ -317,6 +325,9 @@ mod tests {
         assert_eq!(rows.at(b + SECTION_H + 2.5 * ROW_H), Some(RowHit::Track(2, 2)));
         assert_eq!(rows.at(rows.height + 1.0), None);
         assert_eq!(rows.tracks_between(0.0, SECTION_H + 1.0), vec![0]);
+        assert_eq!(rows.section_at(SECTION_H + 1.0), Some((0, b)));
+        assert_eq!(rows.section_at(b + 1.0), Some((1, rows.height)));
+        assert_eq!(rows.section_at(rows.height), None);
 
         let folded = Rows::new(&l, &[true, false]);
         assert_eq!(folded.tracks[0], None);

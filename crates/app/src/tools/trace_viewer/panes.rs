@@ -27,10 +27,28 @@ pub fn DetailsPane(ui: Ui) -> impl IntoView {
         Details::Failed(message) => view! { <p class="error">{message}</p> }.into_any(),
         Details::Shown(event) => event_view(event).into_any(),
     };
+    let links = move || {
+        if !matches!(ui.details.get(), Details::Shown(_)) {
+            return None;
+        }
+        Some(match ui.links.get() {
+            None => view! { <p class="note trace-links-note">"Looking for linked events…"</p> }.into_any(),
+            Some(links) if links.is_empty() => ().into_any(),
+            Some(links) => {
+                let items = links.iter().map(link_item).collect_view();
+                view! {
+                    <h4>{format!("Linked events ({})", links.len())}</h4>
+                    <ul class="trace-links">{items}</ul>
+                }
+                .into_any()
+            }
+        })
+    };
     view! {
         <section id="trace-details" class="panel trace-pane" aria-labelledby="trace-details-title">
             <h3 id="trace-details-title">"Selected event"</h3>
             {body}
+            {links}
         </section>
     }
 }
@@ -80,17 +98,9 @@ fn event_view(event: Arc<TraceEvent>) -> impl IntoView {
             </table>
         }
     });
-    let links = (!event.links.is_empty()).then(|| {
-        let items = event.links.iter().map(link_item).collect_view();
-        view! {
-            <h4>{format!("Linked events ({})", event.links.len())}</h4>
-            <ul class="trace-links">{items}</ul>
-        }
-    });
     view! {
         <dl class="summary vertical trace-facts">{facts}</dl>
         {stats}
-        {links}
     }
 }
 
@@ -226,7 +236,9 @@ pub fn TooltipView(ui: Ui) -> impl IntoView {
                     id="trace-tooltip"
                     class="chart-tooltip trace-tooltip"
                     role="tooltip"
-                    style:left=format!("{}px", t.x + 14.0)
+                    style:left=format!("{}px", if t.flip { t.x - 14.0 } else { t.x + 14.0 })
+                    style:transform=t.flip.then(|| "translateX(-100%)".to_string())
+                    data-flip=t.flip.to_string()
                     style:top=format!("{}px", t.y + 14.0)
                 >
                     <p class="tooltip-title">

@@ -15,7 +15,7 @@ use proflens_analysis::trace_viewer::window::{max_duration, visible};
 use proflens_analysis::trace_viewer::{event_details, event_name, track_events, Trace, Track};
 use proflens_model::Profile;
 
-use super::boxes::{pack, DrawBox};
+use super::boxes::{pack, pack_hits, DrawBox};
 use crate::protocol::{
     Bytes, SectionLayout, TraceAnswer, TraceEvent, TraceHit, TraceLayout, TraceLink, TraceWindow, TrackBoxes,
     TrackLayout,
@@ -167,7 +167,7 @@ pub fn window(
     TraceWindow { start_ps, end_ps, width_px, tracks: out, names, compute_ms: 0.0 }
 }
 
-/// Details of one event and the events linked to it.
+/// Details of one event.
 pub fn event(profile: &Profile, data: &TraceData, track: u32, event: u32) -> TraceAnswer {
     let gone = || TraceAnswer::Failed { message: "That event is not in this profile.".to_string() };
     let (Some((t, _)), Some(at)) = (data.track(track), data.hit(profile, track, event)) else {
@@ -177,6 +177,11 @@ pub fn event(profile: &Profile, data: &TraceData, track: u32, event: u32) -> Tra
         return gone();
     };
     let category = category(details.long_name.as_deref().unwrap_or(&details.name));
+    TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: t.name.clone() }) }
+}
+
+/// The events linked to one: launches and kernels, producers and consumers.
+pub fn links_of(profile: &Profile, data: &TraceData, track: u32, event: u32) -> TraceAnswer {
     let links = links(profile, &data.trace, EventRef { track, event }, LINK_LIMIT)
         .into_iter()
         .filter_map(|link| {
@@ -195,7 +200,7 @@ pub fn event(profile: &Profile, data: &TraceData, track: u32, event: u32) -> Tra
             })
         })
         .collect();
-    TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: t.name.clone(), links }) }
+    TraceAnswer::Links { track, event, links }
 }
 
 /// What the op-name parser makes of an event name, in words.
@@ -222,15 +227,15 @@ pub fn category(name: &str) -> Option<String> {
 
 pub fn search(profile: &Profile, data: &TraceData, pattern: &str, regex: bool, limit: u32) -> TraceAnswer {
     if pattern.is_empty() {
-        return TraceAnswer::Search { hits: Vec::new(), total: 0 };
+        return TraceAnswer::Search { hits: Bytes::default(), total: 0 };
     }
     let pattern = match Pattern::new(pattern, regex) {
         Ok(p) => p,
         Err(message) => return TraceAnswer::Failed { message },
     };
     let (found, total) = find(profile, &data.grouping, &data.trace, &pattern, limit.min(MAX_HITS) as usize);
-    let hits = found.iter().filter_map(|(_, at)| data.hit(profile, at.track, at.event)).collect();
-    TraceAnswer::Search { hits, total }
+    let hits: Vec<TraceHit> = found.iter().filter_map(|(_, at)| data.hit(profile, at.track, at.event)).collect();
+    TraceAnswer::Search { hits: Bytes(pack_hits(&hits)), total }
 }
 
 pub fn summary(profile: &Profile, data: &TraceData, tracks: &[u32], start_ps: i64, end_ps: i64) -> TraceAnswer {
@@ -248,7 +253,7 @@ pub fn export(profile: &Profile, data: &TraceData, range: Option<(i64, i64)>, ou
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::trace_viewer::boxes::unpack;
+    use crate::tools::trace_viewer::boxes::{unpack, unpack_hits};
 
     const INPUT_BOUND: &[u8] =
         include_bytes!("../../../../../tests/data/xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb");
@@ -297,6 +302,7 @@ mod tests {
         let TraceAnswer::Search { hits, total } = search(&profile, &data, "EagerPyFunc", false, 10) else {
             panic!("search failed")
         };
+        let hits = unpack_hits(&hits.0);
         assert!(total >= 380, "{total}");
         assert_eq!(hits.len(), 10);
         assert!(hits.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
@@ -320,6 +326,27 @@ mod tests {
         assert!(n >= 1);
         let parsed: serde_json::Value = serde_json::from_slice(&json).expect("valid JSON");
         assert!(parsed["traceEvents"].as_array().is_some_and(|e| !e.is_empty()));
+    }
+
+    #[test]
+    fn a_launch_links_to_its_kernel_and_back() {
+        const GPU: &[u8] = include_bytes!("../../../../../tests/data/xspace/external/34.83.195.179_6003.xplane.pb");
+        let profile = proflens_format::load_xspace(GPU, &Default::default(), &mut |_| {}).expect("fixture decodes");
+        let data = TraceData::new(&profile);
+        let TraceAnswer::Search { hits, .. } = search(&profile, &data, "FillPhiloxRandomKernelLaunch", false, MAX_HITS)
+        else {
+            panic!("search failed")
+        };
+        let launch = unpack_hits(&hits.0)[0];
+        let TraceAnswer::Links { links, .. } = links_of(&profile, &data, launch.track, launch.event) else {
+            panic!("no links")
+        };
+        let kernel = links.iter().find(|l| l.kind == "launched").expect("the kernel it launched");
+        assert!(kernel.to.start_ps >= launch.start_ps);
+        let TraceAnswer::Links { links: back, .. } = links_of(&profile, &data, kernel.to.track, kernel.to.event) else {
+            panic!("no links back")
+        };
+        assert!(back.iter().any(|l| l.kind == "launched by" && l.to == launch));
     }
 
     #[test]

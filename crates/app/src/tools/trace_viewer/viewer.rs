@@ -12,11 +12,11 @@ use leptos::prelude::*;
 use proflens_analysis::trace_viewer::search::NameSummary;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::boxes::{unpack, DrawBox};
+use super::boxes::{unpack, unpack_hits, DrawBox};
 use super::draw::{self, Surface};
 use super::hook;
 use super::interact::Listeners;
-use super::model::{fetch_range, name_color, Coverage, RowHit, Rows, View, GUTTER_W, ROW_H, RULER_H};
+use super::model::{fetch_range, name_color, Coverage, RowHit, Rows, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
 use super::queries::MAX_HITS;
 use crate::bridge;
 use crate::protocol::{TraceAnswer, TraceEvent, TraceHit, TraceLayout, TraceLink, TraceQuery, TraceWindow};
@@ -65,6 +65,8 @@ pub struct SearchState {
 pub struct Tooltip {
     pub x: f64,
     pub y: f64,
+    /// Near the right edge the card goes left of the pointer.
+    pub flip: bool,
     pub name: String,
     pub detail: String,
 }
@@ -73,6 +75,8 @@ pub struct Tooltip {
 #[derive(Clone, Copy)]
 pub struct Ui {
     pub details: RwSignal<Details>,
+    /// The selected event's linked events; `None` while they are looked for.
+    pub links: RwSignal<Option<Arc<Vec<TraceLink>>>>,
     pub summary: RwSignal<Summary>,
     pub search: RwSignal<SearchState>,
     pub tooltip: RwSignal<Option<Tooltip>>,
@@ -88,6 +92,7 @@ impl Ui {
     pub fn new() -> Ui {
         Ui {
             details: RwSignal::new(Details::Empty),
+            links: RwSignal::new(Some(Arc::new(Vec::new()))),
             summary: RwSignal::new(Summary::Empty),
             search: RwSignal::new(SearchState::default()),
             tooltip: RwSignal::new(None),
@@ -107,9 +112,10 @@ pub enum Kind {
     Search = 2,
     Summary = 3,
     Export = 4,
+    Links = 5,
 }
 
-const KINDS: [Kind; 5] = [Kind::Window, Kind::Event, Kind::Search, Kind::Summary, Kind::Export];
+const KINDS: [Kind; 6] = [Kind::Window, Kind::Event, Kind::Search, Kind::Summary, Kind::Export, Kind::Links];
 
 /// An answer's kind, whether it is stale, and the query to post now.
 pub type Answered = (Kind, bool, Option<(u32, TraceQuery)>);
@@ -119,8 +125,8 @@ pub type Answered = (Kind, bool, Option<(u32, TraceQuery)>);
 #[derive(Debug, Default)]
 pub struct Client {
     next_seq: u32,
-    in_flight: [Option<u32>; 5],
-    waiting: [Option<TraceQuery>; 5],
+    in_flight: [Option<u32>; 6],
+    waiting: [Option<TraceQuery>; 6],
 }
 
 impl Client {
@@ -369,7 +375,7 @@ impl Viewer {
         }
     }
 
-    /// Sets the view (kept sensible), publishes it and asks for boxes if needed.
+    /// Sets the view (kept sensible); the next frame draws it and asks for boxes if needed.
     pub fn set_view(&mut self, view: View) {
         self.view = view.clamp(self.span);
         self.request_frame();
@@ -383,7 +389,7 @@ impl Viewer {
 
     /// Keeps the scroll within the tracks.
     pub fn clamp_scroll(&mut self) {
-        let most = (self.rows.height - self.viewport_height() + ROW_H).max(0.0);
+        let most = (self.rows.height - self.viewport_height()).max(0.0);
         self.scroll_y = self.scroll_y.clamp(0.0, most);
     }
 
@@ -444,8 +450,10 @@ impl Viewer {
         self.selected = Some(Selected { hit, name });
         self.links.clear();
         self.ui.details.set(Details::Loading);
+        self.ui.links.set(None);
         self.publish_selection();
         self.post(Kind::Event, TraceQuery::Event { track: hit.track, event: hit.event });
+        self.post(Kind::Links, TraceQuery::Links { track: hit.track, event: hit.event });
         self.request_frame();
     }
 
@@ -453,6 +461,7 @@ impl Viewer {
         self.selected = None;
         self.links.clear();
         self.ui.details.set(Details::Empty);
+        self.ui.links.set(Some(Arc::new(Vec::new())));
         self.publish_selection();
         self.request_frame();
     }
@@ -595,10 +604,26 @@ impl Viewer {
         self.post(Kind::Export, TraceQuery::Export { range });
     }
 
+    /// The section whose header is scrolled away while its tracks show: its
+    /// header stays at the top (pushed up by the next one). Index and y.
+    pub fn sticky_section(&self) -> Option<(usize, f64)> {
+        let (s, end) = self.rows.section_at(self.scroll_y)?;
+        let row = self.rows.sections.get(s)?;
+        if row.y >= self.scroll_y || row.collapsed {
+            return None;
+        }
+        Some((s, RULER_H + (end - self.scroll_y - SECTION_H).min(0.0)))
+    }
+
     /// What is under a point of the canvas (CSS pixels).
     pub fn hit_test(&self, x: f64, y: f64) -> Option<Pick> {
         if y < RULER_H {
             return None;
+        }
+        if let Some((s, top)) = self.sticky_section() {
+            if y >= top && y < top + SECTION_H {
+                return Some(Pick::Section(s));
+            }
         }
         match self.rows.at(y - RULER_H + self.scroll_y)? {
             RowHit::Section(s) => Some(Pick::Section(s)),
@@ -656,13 +681,8 @@ impl Viewer {
         set("start", &JsValue::from_f64(self.view.start));
         set("end", &JsValue::from_f64(self.view.end));
         set("scroll", &JsValue::from_f64(self.scroll_y));
-        let collapsed: js_sys::Array = self
-            .collapsed
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c)
-            .map(|(i, _)| JsValue::from_f64(i as f64))
-            .collect();
+        let collapsed: js_sys::Array =
+            self.collapsed.iter().enumerate().filter(|(_, c)| **c).map(|(i, _)| JsValue::from_f64(i as f64)).collect();
         set("collapsed", &collapsed);
         let selected = match &self.selected {
             Some(s) => {
@@ -709,14 +729,21 @@ impl Viewer {
                     .is_some_and(|s| (s.hit.track, s.hit.event) == (event.at.track, event.at.event))
                 {
                     self.selected = Some(Selected { hit: event.at, name: Some(event.details.name.clone()) });
-                    self.links = event.links.clone();
                     self.ui.details.set(Details::Shown(Arc::new(*event)));
                     self.request_frame();
                 }
             }
             (Kind::Event, TraceAnswer::Failed { message }) => self.ui.details.set(Details::Failed(message)),
+            (Kind::Links, TraceAnswer::Links { track, event, links }) => {
+                if self.selected.as_ref().is_some_and(|s| (s.hit.track, s.hit.event) == (track, event)) {
+                    self.links = links.clone();
+                    self.ui.links.set(Some(Arc::new(links)));
+                    self.request_frame();
+                }
+            }
+            (Kind::Links, TraceAnswer::Failed { .. }) => self.ui.links.set(Some(Arc::new(Vec::new()))),
             (Kind::Search, TraceAnswer::Search { hits, total }) => {
-                self.hits = hits;
+                self.hits = unpack_hits(&hits.0);
                 self.hit_index = None;
                 self.ui.search.set(SearchState {
                     busy: false,
