@@ -71,6 +71,10 @@ fn search_and_selection_summary_on_a_real_profile() {
     assert_eq!(hits.len(), 10);
     assert!(total >= 380, "{total} EagerPyFunc events");
     assert!(hits.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
+    // The listed hits are the earliest of all matches.
+    let (all, _) = search(&profile, &grouping, &trace, &Pattern::new("eagerpyfunc", false).unwrap(), usize::MAX);
+    assert_eq!(all.len() as u64, total);
+    assert_eq!(hits, all[..10].to_vec());
     let (steps, steps_total) = search(&profile, &grouping, &trace, &Pattern::new("^train [0-9]+$", true).unwrap(), 100);
     assert_eq!((steps.len(), steps_total), (12, 12), "train 0 … train 11 (step roots show their step names)");
     let tracks: Vec<u32> = (0..trace.sections.iter().map(|s| s.tracks.len()).sum::<usize>() as u32).collect();

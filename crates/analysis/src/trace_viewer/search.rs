@@ -41,7 +41,7 @@ impl Pattern {
     }
 }
 
-/// All matching events in time order (capped at `limit`), and the total count.
+/// The earliest `limit` matching events in time order, and the total count.
 pub fn search(
     profile: &Profile,
     grouping: &Grouping,
@@ -49,7 +49,9 @@ pub fn search(
     pattern: &Pattern,
     limit: usize,
 ) -> (Vec<(i64, EventRef)>, u64) {
-    let mut found: Vec<(i64, EventRef)> = Vec::new();
+    // A max-heap of the `limit` earliest hits so far: memory stays bounded
+    // however many events match.
+    let mut earliest: std::collections::BinaryHeap<(i64, EventRef)> = std::collections::BinaryHeap::new();
     let mut total = 0u64;
     for (t, track) in trace.sections.iter().flat_map(|s| &s.tracks).enumerate() {
         let events = track_events(profile, track);
@@ -58,16 +60,20 @@ pub fn search(
         for i in 0..events.len() {
             let name = event_name(profile, grouping, track, i);
             let hit = *verdicts.entry(name).or_insert_with(|| pattern.matches(name));
-            if hit {
-                total += 1;
-                if found.len() < limit {
-                    found.push((events.start_ps[i], EventRef { track: t as u32, event: i as u32 }));
-                }
+            if !hit {
+                continue;
+            }
+            total += 1;
+            let entry = (events.start_ps[i], EventRef { track: t as u32, event: i as u32 });
+            if earliest.len() < limit {
+                earliest.push(entry);
+            } else if earliest.peek().is_some_and(|latest| entry < *latest) {
+                earliest.pop();
+                earliest.push(entry);
             }
         }
     }
-    found.sort();
-    (found, total)
+    (earliest.into_sorted_vec(), total)
 }
 
 /// Events of one name within a selection.
