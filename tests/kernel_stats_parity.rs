@@ -37,3 +37,12 @@ fn amd_gemm_kernels_match_xprof() {
     // Op names of XLA kernels come from HLO protos (not read yet: docs/deviations.md).
     check("tw003.xplane.pb", "jax-mi300x-gemm-xplane/kernel_stats.json", false);
 }
+
+#[test]
+fn amd_conv_kernels_match_xprof() {
+    check(
+        "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb",
+        "jax-mi300x-conv-xplane-jax06/kernel_stats.json",
+        false,
+    );
+}
