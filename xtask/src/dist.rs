@@ -28,7 +28,16 @@ pub fn build() -> Result<PathBuf, String> {
     }
     let wasm = root.join("target/wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
     run(Command::new("wasm-bindgen")
-        .args(["--target", "no-modules", "--no-typescript", "--out-name", "proflens", "--out-dir"])
+        // The name section is 2/3 of the wasm; panics still print their messages.
+        .args([
+            "--target",
+            "no-modules",
+            "--no-typescript",
+            "--remove-name-section",
+            "--out-name",
+            "proflens",
+            "--out-dir",
+        ])
         .arg(&dist)
         .arg(&wasm))?;
 
