@@ -65,8 +65,9 @@ impl BarLayout {
     }
 }
 
-/// A canvas sized for drawing: its backend and the device pixel ratio.
-fn backend(canvas: &HtmlCanvasElement) -> Result<(CanvasBackend, f64), String> {
+/// A canvas sized to its CSS box times the device pixel ratio, ready to draw
+/// on: its backend and that ratio.
+pub fn backend(canvas: &HtmlCanvasElement) -> Result<(CanvasBackend, f64), String> {
     let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
     let (width, height) = (canvas.client_width().max(1) as f64, canvas.client_height().max(1) as f64);
     canvas.set_width((width * ratio).round() as u32);

@@ -1,12 +1,10 @@
 //! Small helpers shared by the kernel stats, memory profile, pod viewer and
-//! tf.data views: byte sizes and durations written for people, canvases
-//! sized for sharp drawing, and redrawing charts when the window resizes.
+//! tf.data views: byte sizes and durations written for people, the hover band
+//! over a bar chart, and redrawing charts when the window resizes.
 
-use leptos::prelude::*;
-use plotters_canvas::CanvasBackend;
-use web_sys::HtmlCanvasElement;
-
+use crate::chart::BarLayout;
 use crate::fmt;
+use leptos::prelude::*;
 
 /// A byte count for people: `512 B`, `1.5 KiB`, `16.0 MiB`, `23.5 GiB`.
 pub fn bytes(n: i64) -> String {
@@ -50,16 +48,20 @@ pub fn ps_as_us(ps: f64) -> String {
     format!("{} µs", us(ps / 1e6))
 }
 
-/// A canvas sized to its CSS box times the device pixel ratio, ready to draw
-/// on: its backend and that ratio.
-pub fn canvas_backend(canvas: &HtmlCanvasElement) -> Result<(CanvasBackend, f64), String> {
-    let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
-    let (width, height) = (canvas.client_width().max(1) as f64, canvas.client_height().max(1) as f64);
-    canvas.set_width((width * ratio).round() as u32);
-    canvas.set_height((height * ratio).round() as u32);
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "this browser gave no 2D drawing context for the chart".to_string())?;
-    Ok((backend, ratio))
+/// A bar chart's light band over the slot of bar `index`, drawn as a DOM
+/// overlay so the canvas need not be redrawn while the pointer moves.
+pub fn bar_highlight(layout: BarLayout, index: usize) -> impl IntoView {
+    let slot = (layout.right - layout.left) / layout.count.max(1) as f64;
+    view! {
+        <div
+            class="bar-highlight"
+            aria-hidden="true"
+            style:left=format!("{}px", layout.left + slot * index as f64)
+            style:width=format!("{slot}px")
+            style:top=format!("{}px", layout.top)
+            style:height=format!("{}px", (layout.bottom - layout.top).max(0.0))
+        ></div>
+    }
 }
 
 /// Counts the window's resizes while the calling component lives, so that

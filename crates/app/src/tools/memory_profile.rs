@@ -537,7 +537,7 @@ fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
 /// Draws stack, heap (and free memory) stacked over time and fragmentation
 /// on a right axis; returns where the plot is.
 fn draw_timeline(canvas: &HtmlCanvasElement, timeline: &[Snapshot], show_free: bool) -> Result<TimelineLayout, String> {
-    let (backend, ratio) = measure::canvas_backend(canvas)?;
+    let (backend, ratio) = chart::backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;

@@ -12,7 +12,7 @@ use web_sys::MouseEvent;
 use crate::chart::{self, BarLayout};
 use crate::download;
 use crate::fmt;
-use crate::tools::measure::{card_side, window_resizes};
+use crate::tools::measure::{self, card_side, window_resizes};
 use crate::tools::{Tool, ToolTitle};
 
 /// The colour of bucket `index` (into [`BUCKETS`]): the step-time graph's
@@ -144,18 +144,7 @@ pub fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView
     };
     let highlight = move || {
         let (bar, _, _) = hover.get()?;
-        let l = layout.get()?;
-        let slot = (l.right - l.left) / l.count.max(1) as f64;
-        Some(view! {
-            <div
-                class="bar-highlight"
-                aria-hidden="true"
-                style:left=format!("{}px", l.left + slot * bar as f64)
-                style:width=format!("{slot}px")
-                style:top=format!("{}px", l.top)
-                style:height=format!("{}px", (l.bottom - l.top).max(0.0))
-            ></div>
-        })
+        Some(measure::bar_highlight(layout.get()?, bar))
     };
     let table_used = used.clone();
     let table = move || {

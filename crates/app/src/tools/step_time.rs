@@ -13,6 +13,7 @@ use web_sys::MouseEvent;
 
 use crate::chart::{self, BarLayout};
 use crate::fmt;
+use crate::tools::measure;
 
 /// A part of a step's time.
 #[derive(Clone, Copy)]
@@ -145,18 +146,7 @@ pub fn StepTimeGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
     // A light band over the slot of the step under the pointer.
     let highlight = move || {
         let (index, _, _) = hover.get()?;
-        let l = layout.get()?;
-        let slot = (l.right - l.left) / l.count.max(1) as f64;
-        Some(view! {
-            <div
-                class="bar-highlight"
-                aria-hidden="true"
-                style:left=format!("{}px", l.left + slot * index as f64)
-                style:width=format!("{slot}px")
-                style:top=format!("{}px", l.top)
-                style:height=format!("{}px", (l.bottom - l.top).max(0.0))
-            ></div>
-        })
+        Some(measure::bar_highlight(layout.get()?, index))
     };
     let count = analysis.steps.len();
     let export_problem = RwSignal::new(None::<String>);
