@@ -174,6 +174,7 @@ fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
     let theirs = golden("tf-gpu-multiworker-bert-xplane/pod_viewer.ALL_HOSTS.json");
     assert_eq!(ours["stepBreakdownEvents"], theirs["stepBreakdownEvents"]);
     assert_eq!(ours["deviceType"], theirs["deviceType"]);
+    assert_eq!(ours["diagnostics"], theirs["diagnostics"]);
     let (steps, golden_steps) = (&ours["podStatsSequence"]["podStatsMap"], &theirs["podStatsSequence"]["podStatsMap"]);
     assert_eq!(steps.as_array().unwrap().len(), golden_steps.as_array().unwrap().len());
     for (s, g) in steps.as_array().unwrap().iter().zip(golden_steps.as_array().unwrap()) {
@@ -192,5 +193,20 @@ fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
                 assert!(close(&o["stepBreakdownUs"][bucket], value), "core {core} bucket {bucket}");
             }
         }
+    }
+}
+
+#[test]
+fn pod_viewer_without_step_markers_matches_xprof() {
+    // The TPU and AMD profiles have no step markers: XProf shows no steps, the
+    // device type of the run environment and a warning; so do we (exactly).
+    use proflens_analysis::pod_viewer::{pod_viewer, to_xprof_json};
+    for (file, case) in [
+        ("tpu_inference_2.xplane.pb", "jax-tpu-v6e-inference-xplane"),
+        ("chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", "jax-mi300x-gemm-xplane"),
+    ] {
+        let a = analysis(&data_dir().join("xspace/external").join(file));
+        let ours = to_xprof_json(&pod_viewer(&[(&a, "host".to_string())]));
+        assert_eq!(ours, golden(&format!("{case}/pod_viewer.json")), "{case}");
     }
 }

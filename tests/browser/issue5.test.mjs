@@ -10,6 +10,7 @@ import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mj
 const NVIDIA_GPU = path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb');
 const KERAS_FIT = path.join(DATA, 'xspace/keras_fit/train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb');
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
+const CUSTOM_LOOP = path.join(DATA, 'xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb');
 
 let env;
 
@@ -185,6 +186,32 @@ test('memory profile: allocator, summary, timeline with hover card, breakdown at
   await close();
 });
 
+test('tf.data bottleneck analysis over all hosts: the most input-bound host first, a host selector', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proflens-tfdata-'));
+  const run = path.join(dir, 'plugins/profile/2026_11_22_09_04_29');
+  fs.mkdirSync(run, { recursive: true });
+  fs.copyFileSync(CUSTOM_LOOP, path.join(run, 'calm.xplane.pb'));
+  fs.copyFileSync(INPUT_BOUND, path.join(run, 'busy.xplane.pb'));
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=tf_data_bottleneck_analysis`);
+  await page.setInputFiles('#open-folder', dir);
+  await page.locator('#tool-tf_data_bottleneck_analysis').waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('#host').inputValue(), 'All hosts');
+  assert.match(await page.locator('#tfdata-verdict').textContent(), /\(host busy\)/);
+  const hosts = await column(page, 'tfdata-pipelines', 'host');
+  assert.equal(hosts[0], 'busy');
+  assert.ok(hosts.includes('calm'), hosts.join(','));
+  assert.deepEqual(await page.$$eval('#tfdata-host option', (o) => o.map((x) => x.textContent)), ['busy', 'calm']);
+  await page.locator('svg#tfdata-graph[aria-label*=" on busy:"]').waitFor();
+  await page.selectOption('#tfdata-host', 'calm');
+  await page.locator('svg#tfdata-graph[aria-label*=" on calm:"]').waitFor();
+  const pipelines = await page.$$eval('#tfdata-pipeline option', (o) => o.map((x) => x.textContent));
+  assert.equal(pipelines.length, hosts.filter((h) => h === 'calm').length);
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('pod viewer: two hosts, a bar per worker for the chosen step, hover card', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'proflens-pod-'));
   const run = path.join(dir, 'plugins/profile/2020_06_09_12_00_00');
@@ -268,6 +295,15 @@ test('tf.data bottleneck analysis: verdict, pipelines, graph with the bottleneck
   assert.ok(names.includes('Range (input [3])'), names.join(','));
   assert.match(await page.locator('#tfdata-names').textContent(), /right to left/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'tf-data.png'), fullPage: true });
+
+  // The rank selector: the pipeline's ten slowest calls, each with its own graph.
+  const ranks = await page.$$eval('#tfdata-rank option', (o) => o.map((x) => x.textContent));
+  assert.equal(ranks.length, 10);
+  assert.match(ranks[0], /^#1 — 115,323\.1/);
+  await page.selectOption('#tfdata-rank', '2');
+  await page.locator('svg#tfdata-graph[aria-label^="Iterators of call #3 "]').waitFor();
+  assert.match(await page.locator('#tfdata-bottleneck').textContent(), /call #3 of the pipeline took 107,271\.9/);
+  assert.equal(await page.locator('#tfdata-graph .bottleneck').getAttribute('data-name'), 'ParallelMapV2');
 
   // A CPU-only profile has no GPU kernels, and says so.
   await page.selectOption('#tool', 'kernel_stats');

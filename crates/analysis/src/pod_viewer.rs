@@ -45,8 +45,11 @@ pub struct PodStep {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PodViewer {
+    /// The run environment's device type (`GPU`, `TPU v6 Lite`, `AMD GPU - gfx942`, `CPU`).
     pub device_type: String,
     pub steps: Vec<PodStep>,
+    /// Why there may be nothing to compare (no step markers).
+    pub warnings: Vec<String>,
 }
 
 fn buckets(step: &StepInfo) -> BTreeMap<u32, f64> {
@@ -68,8 +71,7 @@ fn buckets(step: &StepInfo) -> BTreeMap<u32, f64> {
 /// `hosts` with the names to show for them (the name recorded in each file,
 /// else the file's host name). Steps are those every host has, by step number.
 pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
-    let device_type = hosts.first().map(|(h, _)| h.environment.hardware_type.xprof_name()).unwrap_or("CPU_ONLY");
-    let device_type = if device_type == "CPU_ONLY" { "CPU" } else { device_type };
+    let device_type = hosts.first().map_or("CPU", |(h, _)| h.environment.device_type.as_str());
     let mut steps = Vec::new();
     if let Some((first, _)) = hosts.first() {
         for step in &first.steps.steps {
@@ -95,7 +97,12 @@ pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
             }
         }
     }
-    PodViewer { device_type: device_type.to_string(), steps }
+    let warnings = if hosts.iter().all(|(h, _)| h.steps.steps.is_empty()) {
+        vec![crate::input_pipeline::NO_STEP_MARKER_WARNING.to_string()]
+    } else {
+        Vec::new()
+    };
+    PodViewer { device_type: device_type.to_string(), steps, warnings }
 }
 
 /// One line per (step, host) with each bucket in µs.
@@ -151,7 +158,7 @@ pub fn to_xprof_json(view: &PodViewer) -> Value {
         .collect();
     json!({
         "podStatsSequence": {"podStatsMap": steps},
-        "diagnostics": {"info": [], "warnings": [], "errors": []},
+        "diagnostics": {"info": [], "warnings": view.warnings, "errors": []},
         "stepBreakdownEvents": BUCKETS.iter().map(|(id, name)| json!({"id": id, "name": name})).collect::<Vec<_>>(),
         "deviceType": view.device_type,
     })

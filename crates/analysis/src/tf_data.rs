@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 /// A call slower than this (ps) counts as slow.
 pub const SLOW_CALL_PS: i64 = 50_000_000;
 
+/// How many of a pipeline's slowest calls keep their graph (the rank selector).
+pub const RANKED_CALLS: usize = 10;
+
 /// Transformations that run their input ahead, on other threads.
 const ASYNC_ITERATORS: [&str; 8] = [
     "Prefetch",
@@ -41,8 +44,29 @@ pub struct IteratorNode {
     pub blocking: bool,
 }
 
+/// One call of a pipeline's root iterator, rebuilt as a graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankedCall {
+    /// 1 = the slowest call.
+    pub rank: usize,
+    pub start_ps: i64,
+    pub duration_ps: i64,
+    /// The iterators of the call, parents before children.
+    pub graph: Vec<IteratorNode>,
+    /// Id of the bottleneck iterator in `graph`.
+    pub bottleneck: Option<u64>,
+}
+
+impl RankedCall {
+    pub fn bottleneck_node(&self) -> Option<&IteratorNode> {
+        self.bottleneck.and_then(|id| self.graph.iter().find(|n| n.id == id))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pipeline {
+    /// The host the pipeline ran on.
+    pub host: String,
     /// `Host:<n>` or `Device:<n>` (feeding a device through a generator).
     pub name: String,
     pub root_id: u64,
@@ -51,15 +75,23 @@ pub struct Pipeline {
     pub min_ps: i64,
     pub average_ps: f64,
     pub max_ps: i64,
-    /// The iterators of the slowest call, parents before children.
-    pub graph: Vec<IteratorNode>,
-    /// Id of the bottleneck iterator in `graph`.
-    pub bottleneck: Option<u64>,
+    /// The slowest calls (at most [`RANKED_CALLS`]), slowest first; never empty.
+    pub ranked_calls: Vec<RankedCall>,
+}
+
+impl Pipeline {
+    /// The slowest call's bottleneck: the pipeline's bottleneck.
+    pub fn bottleneck(&self) -> Option<&IteratorNode> {
+        self.ranked_calls.first().and_then(RankedCall::bottleneck_node)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TfDataAnalysis {
+    /// Every host's pipelines, the one with the slowest call first.
     pub pipelines: Vec<Pipeline>,
+    /// The host whose slowest host-fed pipeline call is the slowest of all.
+    pub most_input_bound_host: Option<String>,
     pub is_input_bound: bool,
     pub summary: String,
     /// Advice for the slowest pipeline's bottleneck.
@@ -77,7 +109,18 @@ struct Event {
     name: String,
 }
 
-pub fn analyze(profile: &Profile) -> TfDataAnalysis {
+/// The tf.data analysis of one host's profile.
+pub fn analyze(profile: &Profile, host: &str) -> TfDataAnalysis {
+    summarize(host_pipelines(profile, host))
+}
+
+/// Several hosts' analyses as one: the most input-bound host's slowest
+/// pipeline decides the verdict, as in XProf's cross-host step.
+pub fn combine(hosts: Vec<TfDataAnalysis>) -> TfDataAnalysis {
+    summarize(hosts.into_iter().flat_map(|a| a.pipelines).collect())
+}
+
+fn host_pipelines(profile: &Profile, host: &str) -> Vec<Pipeline> {
     let events = collect(profile);
     // Children of each iterator: the iterators nested right below it on its
     // thread, and across threads the producers of what its consumers took.
@@ -141,12 +184,21 @@ pub fn analyze(profile: &Profile) -> TfDataAnalysis {
         let mut calls = roots.remove(&id).unwrap_or_default();
         calls.sort_by_key(|&i| std::cmp::Reverse(events[i].end - events[i].start));
         let durations: Vec<i64> = calls.iter().map(|&i| events[i].end - events[i].start).collect();
-        let slowest = calls[0];
-        let mut nodes: Vec<IteratorNode> = Vec::new();
-        walk(&events, &children, slowest, true, 0, &mut nodes);
-        let bottleneck = nodes.iter().filter(|n| n.blocking).max_by_key(|n| n.self_ps).map(|n| n.id);
+        let ranked_calls = calls
+            .iter()
+            .take(RANKED_CALLS)
+            .enumerate()
+            .map(|(rank, &call)| {
+                let mut graph: Vec<IteratorNode> = Vec::new();
+                walk(&events, &children, call, true, 0, &mut graph);
+                let bottleneck = graph.iter().filter(|n| n.blocking).max_by_key(|n| n.self_ps).map(|n| n.id);
+                let e = &events[call];
+                RankedCall { rank: rank + 1, start_ps: e.start, duration_ps: e.end - e.start, graph, bottleneck }
+            })
+            .collect();
         let kind = if device_ids.contains(&id) { "Device" } else { "Host" };
         pipelines.push(Pipeline {
+            host: host.to_string(),
             name: format!("{kind}:{n}"),
             root_id: id,
             calls: durations.len() as u64,
@@ -154,18 +206,28 @@ pub fn analyze(profile: &Profile) -> TfDataAnalysis {
             min_ps: durations.iter().copied().min().unwrap_or(0),
             average_ps: durations.iter().sum::<i64>() as f64 / durations.len().max(1) as f64,
             max_ps: durations.iter().copied().max().unwrap_or(0),
-            graph: nodes,
-            bottleneck,
+            ranked_calls,
         });
     }
-    pipelines.sort_by_key(|p| std::cmp::Reverse(p.max_ps));
+    pipelines
+}
+
+/// The verdict over a set of pipelines: sorted slowest first, the slowest
+/// host-fed pipeline's host is the most input-bound one.
+fn summarize(mut pipelines: Vec<Pipeline>) -> TfDataAnalysis {
+    pipelines.sort_by(|a, b| b.max_ps.cmp(&a.max_ps).then_with(|| a.host.cmp(&b.host)));
     let slowest = pipelines.iter().find(|p| p.name.starts_with("Host"));
     let max_latency = slowest.map_or(0, |p| p.max_ps);
-    let bottleneck_name =
-        slowest.and_then(|p| p.graph.iter().find(|n| Some(n.id) == p.bottleneck)).map(|n| n.name.clone());
+    let bottleneck_name = slowest.and_then(Pipeline::bottleneck).map(|n| n.name.clone());
+    let hosts: std::collections::BTreeSet<&str> = pipelines.iter().map(|p| p.host.as_str()).collect();
     let (is_input_bound, summary) = if max_latency > SLOW_CALL_PS {
+        let on_host = if hosts.len() > 1 {
+            format!(" (host {})", slowest.map_or("", |p| p.host.as_str()))
+        } else {
+            String::new()
+        };
         (true, format!(
-            "Your profile has {} input pipeline(s). The slowest call of the slowest pipeline took {:.1} µs, slower than 50 µs: the input pipeline is a likely bottleneck of the program.",
+            "Your profile has {} input pipeline(s). The slowest call of the slowest pipeline{on_host} took {:.1} µs, slower than 50 µs: the input pipeline is a likely bottleneck of the program.",
             pipelines.len(),
             max_latency as f64 / 1e6
         ))
@@ -174,19 +236,26 @@ pub fn analyze(profile: &Profile) -> TfDataAnalysis {
     } else {
         (false, "No tf.data activity was captured.".to_string())
     };
-    TfDataAnalysis { pipelines, is_input_bound, summary, suggestion: bottleneck_name.as_deref().map(suggestion) }
+    TfDataAnalysis {
+        most_input_bound_host: slowest.filter(|_| max_latency > 0).map(|p| p.host.clone()),
+        is_input_bound,
+        summary,
+        suggestion: bottleneck_name.as_deref().map(suggestion),
+        pipelines,
+    }
 }
 
 /// One line per pipeline: latency statistics and its bottleneck.
 pub fn pipelines_csv(a: &TfDataAnalysis) -> String {
     use crate::input_pipeline::csv_field;
     let mut out = String::from(
-        "pipeline,calls,slow_calls,min_us,average_us,max_us,bottleneck,bottleneck_long_name,bottleneck_self_us\n",
+        "host,pipeline,calls,slow_calls,min_us,average_us,max_us,bottleneck,bottleneck_long_name,bottleneck_self_us\n",
     );
     for p in &a.pipelines {
-        let b = p.graph.iter().find(|n| Some(n.id) == p.bottleneck);
+        let b = p.bottleneck();
         out += &format!(
-            "{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            csv_field(&p.host),
             csv_field(&p.name),
             p.calls,
             p.slow_calls,

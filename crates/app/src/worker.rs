@@ -292,7 +292,7 @@ fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
             ToolView::PodViewer { pod: Box::new(pod) }
         }
         Tool::TfDataBottleneckAnalysis => {
-            ToolView::TfDataBottleneckAnalysis { analysis: Box::new((*tf_data_of(&decoded)).clone()) }
+            ToolView::TfDataBottleneckAnalysis { analysis: Box::new((*tf_data_of(&decoded, host)).clone()) }
         }
         Tool::TraceViewer => {
             let (data, build_ms) = trace_of(&decoded);
@@ -302,34 +302,39 @@ fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
     })
 }
 
-/// A step-based tool over every host of a run, as XProf's "all hosts".
+/// A tool over every host of a run, as XProf's "all hosts".
 fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
-    const ONE_HOST: &str = "The trace viewer shows one host at a time: choose a host above.";
-    if tool == Tool::TraceViewer {
-        return Err(ONE_HOST.to_string());
-    }
-    if let Some(message) = one_host_only(tool) {
-        return Err(message.to_string());
-    }
-    let analysis = all_hosts_analysis(run)?;
+    let analysis = || all_hosts_analysis(run);
     Ok(match tool {
-        Tool::Info => {
-            return Err("Profile info describes one host at a time: choose a host above.".to_string());
+        Tool::Info => return Err("Profile info describes one host at a time: choose a host above.".to_string()),
+        Tool::TraceViewer => return Err("The trace viewer shows one host at a time: choose a host above.".to_string()),
+        Tool::MemoryProfile => {
+            return Err("The memory profile shows one host's allocators at a time: choose a host above.".to_string())
         }
-        Tool::OverviewPage => ToolView::OverviewPage { page: Box::new(analysis.overview()) },
+        Tool::OverviewPage => ToolView::OverviewPage { page: Box::new(analysis()?.overview()) },
         Tool::InputPipelineAnalyzer => {
-            ToolView::InputPipelineAnalyzer { analysis: Box::new(analysis.input_pipeline()) }
+            ToolView::InputPipelineAnalyzer { analysis: Box::new(analysis()?.input_pipeline()) }
         }
-        Tool::FrameworkOpStats => ToolView::FrameworkOpStats { stats: Box::new(analysis.framework_op_stats()) },
+        Tool::FrameworkOpStats => ToolView::FrameworkOpStats { stats: Box::new(analysis()?.framework_op_stats()) },
         Tool::KernelStats => {
+            let analysis = analysis()?;
             ToolView::KernelStats { kernels: analysis.kernels.clone(), hardware: analysis.environment.hardware_type }
         }
         Tool::PodViewer => ToolView::PodViewer { pod: Box::new((*all_hosts_pod_viewer(run)?).clone()) },
-        Tool::MemoryProfile | Tool::TfDataBottleneckAnalysis => {
-            return Err(one_host_only(tool).unwrap_or(ONE_HOST).to_string());
+        Tool::TfDataBottleneckAnalysis => {
+            // Every host's pipelines, the most input-bound host first (XProf's cross-host step).
+            let mut analyses = Vec::new();
+            for host in hosts_of(run) {
+                analyses.push((*tf_data_of(&decoded(run, &host)?, &host)).clone());
+            }
+            ToolView::TfDataBottleneckAnalysis { analysis: Box::new(proflens_analysis::tf_data::combine(analyses)) }
         }
-        Tool::TraceViewer => return Err(ONE_HOST.to_string()),
     })
+}
+
+/// The hosts of a run, in the selector's order.
+fn hosts_of(run: &str) -> Vec<String> {
+    STATE.with_borrow(|s| s.hosts.iter().filter(|h| h.run == run).map(|h| h.host.clone()).collect())
 }
 
 /// Every host of the run analysed, then combined (cached for the last run).
@@ -338,8 +343,7 @@ fn all_hosts_analysis(run: &str) -> Result<Rc<HostAnalysis>, String> {
     {
         return Ok(cached);
     }
-    let hosts: Vec<String> =
-        STATE.with_borrow(|s| s.hosts.iter().filter(|h| h.run == run).map(|h| h.host.clone()).collect());
+    let hosts = hosts_of(run);
     let mut analyses = Vec::with_capacity(hosts.len());
     for host in &hosts {
         analyses.push(analysis_of(&decoded(run, host)?));
@@ -366,17 +370,6 @@ fn analysis_of(decoded: &Decoded) -> Rc<HostAnalysis> {
     analysis
 }
 
-/// Why a tool cannot show all hosts together, for the tools of one host.
-fn one_host_only(tool: Tool) -> Option<&'static str> {
-    match tool {
-        Tool::MemoryProfile => Some("The memory profile shows one host's allocators at a time: choose a host above."),
-        Tool::TfDataBottleneckAnalysis => {
-            Some("The tf.data bottleneck analysis looks at one host at a time: choose a host above.")
-        }
-        _ => None,
-    }
-}
-
 /// The pod viewer over every host of the run, each host under its name in
 /// the host selector (cached for the last run).
 fn all_hosts_pod_viewer(run: &str) -> Result<Rc<PodViewer>, String> {
@@ -385,8 +378,7 @@ fn all_hosts_pod_viewer(run: &str) -> Result<Rc<PodViewer>, String> {
     {
         return Ok(cached);
     }
-    let hosts: Vec<String> =
-        STATE.with_borrow(|s| s.hosts.iter().filter(|h| h.run == run).map(|h| h.host.clone()).collect());
+    let hosts = hosts_of(run);
     let mut analyses = Vec::with_capacity(hosts.len());
     for host in hosts {
         analyses.push((analysis_of(&decoded(run, &host)?), host));
@@ -415,12 +407,12 @@ fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
 }
 
 /// The host's tf.data bottleneck analysis: computed once, cached beside the profile.
-fn tf_data_of(decoded: &Decoded) -> Rc<TfDataAnalysis> {
+fn tf_data_of(decoded: &Decoded, host: &str) -> Rc<TfDataAnalysis> {
     if let Some(analysis) = &decoded.tf_data {
         return analysis.clone();
     }
     progress_now(None, "Analysing the tf.data pipelines");
-    let analysis = Rc::new(proflens_analysis::tf_data::analyze(&decoded.profile));
+    let analysis = Rc::new(proflens_analysis::tf_data::analyze(&decoded.profile, host));
     STATE.with_borrow_mut(|state| {
         if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
             entry.tf_data = Some(analysis.clone());

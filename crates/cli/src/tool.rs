@@ -46,8 +46,12 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     }
     let input = input::resolve(&args.path)?;
     let files = choose_hosts(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
-    if args.tool == "memory_profile" || args.tool == "tf_data_bottleneck_analysis" {
-        let text = per_host_text(&args.tool, &files, args.format)?;
+    if args.tool == "memory_profile" {
+        let text = memory_profile_text(&files, args.format)?;
+        return write_out(args, text);
+    }
+    if args.tool == "tf_data_bottleneck_analysis" {
+        let text = tf_data_text(&files, args.format)?;
         return write_out(args, text);
     }
     let mut hosts = Vec::with_capacity(files.len());
@@ -86,25 +90,33 @@ fn write_out(args: &Args, text: String) -> Result<(), Failure> {
     }
 }
 
-/// Tools of one host: memory profiles (allocators belong to one process) and
-/// the tf.data analysis, as in XProf.
-fn per_host_text(tool: &str, files: &[(PathBuf, String)], format: Format) -> Result<String, Failure> {
+/// The tf.data analysis of every chosen host, the most input-bound first.
+fn tf_data_text(files: &[(PathBuf, String)], format: Format) -> Result<String, Failure> {
+    if format == Format::Xprof {
+        return Err(Failure("XProf 2.24 no longer has tf_data_bottleneck_analysis; use --format json or csv".into()));
+    }
+    let mut hosts = Vec::with_capacity(files.len());
+    for (file, host) in files {
+        hosts.push(tf_data::analyze(&input::load(file)?, host));
+    }
+    let analysis = tf_data::combine(hosts);
+    Ok(match format {
+        Format::Csv => tf_data::pipelines_csv(&analysis),
+        _ => serde_json::to_string_pretty(&analysis)? + "\n",
+    })
+}
+
+/// The memory profile describes one host: allocators belong to one process.
+fn memory_profile_text(files: &[(PathBuf, String)], format: Format) -> Result<String, Failure> {
     let [(file, _)] = files else {
         let names: Vec<&str> = files.iter().map(|(_, n)| n.as_str()).collect();
-        return Err(Failure(format!("{tool} describes one host; choose one with --host: {}", names.join(", "))));
+        return Err(Failure(format!(
+            "memory_profile describes one host; choose one with --host: {}",
+            names.join(", ")
+        )));
     };
     let profile = input::load(file)?;
     let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(Failure::from);
-    if tool == "tf_data_bottleneck_analysis" {
-        let analysis = tf_data::analyze(&profile);
-        return match format {
-            Format::Json => pretty(&serde_json::to_value(&analysis)?),
-            Format::Csv => Ok(tf_data::pipelines_csv(&analysis)),
-            Format::Xprof => Err(Failure(
-                "XProf 2.24 no longer has tf_data_bottleneck_analysis; use --format json or csv".to_string(),
-            )),
-        };
-    }
     let view = memory_profile::memory_profile(&profile, &group_events(&profile));
     match format {
         Format::Json => pretty(&serde_json::to_value(&view)?),

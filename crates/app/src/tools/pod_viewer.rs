@@ -280,6 +280,7 @@ mod tests {
         let pod = PodViewer {
             device_type: "GPU".into(),
             steps: vec![PodStep { step_num: 0, step_name: "0".into(), cores: vec![core] }],
+            warnings: Vec::new(),
         };
         assert_eq!(used_buckets(&pod), vec![0, 5]);
     }

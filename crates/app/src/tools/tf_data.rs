@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::tf_data::{self, IteratorNode, Pipeline, TfDataAnalysis};
+use proflens_analysis::tf_data::{self, IteratorNode, Pipeline, RankedCall, TfDataAnalysis};
 
 use crate::download;
 use crate::fmt;
@@ -74,6 +74,7 @@ pub fn TfDataView(run: String, host: String, analysis: TfDataAnalysis) -> impl I
 
 /// One row of the pipelines table.
 pub struct PipelineRow {
+    pub host: String,
     pub name: String,
     pub calls: u64,
     pub slow_calls: u64,
@@ -86,8 +87,9 @@ pub struct PipelineRow {
 
 impl PipelineRow {
     fn of(p: &Pipeline) -> PipelineRow {
-        let b = bottleneck_of(p);
+        let b = p.bottleneck();
         PipelineRow {
+            host: p.host.clone(),
             name: p.name.clone(),
             calls: p.calls,
             slow_calls: p.slow_calls,
@@ -100,37 +102,92 @@ impl PipelineRow {
     }
 }
 
-fn bottleneck_of(p: &Pipeline) -> Option<&IteratorNode> {
-    p.bottleneck.and_then(|id| p.graph.iter().find(|n| n.id == id))
-}
-
 #[component]
 fn Pipelines(analysis: Arc<TfDataAnalysis>) -> impl IntoView {
     let rows: Arc<Vec<PipelineRow>> = Arc::new(analysis.pipelines.iter().map(PipelineRow::of).collect());
     let table_rows = Signal::derive(move || rows.clone());
-    let selected = RwSignal::new(0usize);
     let stored = StoredValue::new(analysis.clone());
-    let options = analysis
-        .pipelines
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            view! {
-                <option value=i.to_string() prop:selected=move || selected.get() == i>
-                    {format!("{} — slowest call {}", p.name, ps_as_us(p.max_ps as f64))}
-                </option>
-            }
+    // The graph's selectors: host → pipeline (index into `pipelines`) → rank
+    // (index into its ranked calls). Choosing a host or a pipeline starts
+    // again from that choice's slowest call.
+    let mut hosts: Vec<String> = Vec::new();
+    for p in &analysis.pipelines {
+        if !hosts.contains(&p.host) {
+            hosts.push(p.host.clone());
+        }
+    }
+    let host = RwSignal::new(hosts.first().cloned().unwrap_or_default());
+    let selected = RwSignal::new(0usize);
+    let rank = RwSignal::new(0usize);
+    let choose_host = move |h: String| {
+        let first = stored.with_value(|a| a.pipelines.iter().position(|p| p.host == h)).unwrap_or(0);
+        host.set(h);
+        selected.set(first);
+        rank.set(0);
+    };
+    let host_picker = (hosts.len() > 1).then(|| {
+        let options = hosts
+            .iter()
+            .map(|h| {
+                let value = h.clone();
+                let is = h.clone();
+                view! { <option value=value prop:selected=move || host.with(|c| *c == is)>{h.clone()}</option> }
+            })
+            .collect_view();
+        view! {
+            <label for="tfdata-host">"Host"</label>
+            <select id="tfdata-host" on:change=move |ev| choose_host(event_target_value(&ev))>
+                {options}
+            </select>
+        }
+    });
+    let pipeline_options = move || {
+        let h = host.get();
+        stored.with_value(|a| {
+            a.pipelines
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.host == h)
+                .map(|(i, p)| {
+                    view! {
+                        <option value=i.to_string() prop:selected=move || selected.get() == i>
+                            {format!("{} — slowest call {}", p.name, ps_as_us(p.max_ps as f64))}
+                        </option>
+                    }
+                })
+                .collect_view()
         })
-        .collect_view();
+    };
+    let rank_options = move || {
+        let index = selected.get();
+        stored.with_value(|a| {
+            a.pipelines.get(index).map(|p| {
+                p.ranked_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        view! {
+                            <option value=i.to_string() prop:selected=move || rank.get() == i>
+                                {format!("#{} — {}", c.rank, ps_as_us(c.duration_ps as f64))}
+                            </option>
+                        }
+                    })
+                    .collect_view()
+            })
+        })
+    };
     let problem = RwSignal::new(None::<String>);
     let export = move |_| {
         let csv = stored.with_value(|a| tf_data::pipelines_csv(a));
         problem.set(download::save_text("tf_data_pipelines.csv", "text/csv;charset=utf-8", &csv).err());
     };
     let graph = move || {
-        let index = selected.get();
-        let pipeline = stored.with_value(|a| a.pipelines.get(index).cloned())?;
-        Some(view! { <PipelineGraph pipeline=pipeline/> })
+        let (index, r) = (selected.get(), rank.get());
+        let (pipeline, call) = stored.with_value(|a| {
+            let p = a.pipelines.get(index)?;
+            Some((format!("{} on {}", p.name, p.host), p.ranked_calls.get(r)?.clone()))
+        })?;
+        Some(view! { <PipelineGraph pipeline=pipeline call=call/> })
     };
     let count = analysis.pipelines.len();
     view! {
@@ -145,7 +202,7 @@ fn Pipelines(analysis: Arc<TfDataAnalysis>) -> impl IntoView {
                     )
                     columns=pipeline_columns()
                     rows=table_rows
-                    sort=(5, Direction::Descending)
+                    sort=(6, Direction::Descending)
                     cell_title=pipeline_title
                 />
             </div>
@@ -157,14 +214,24 @@ fn Pipelines(analysis: Arc<TfDataAnalysis>) -> impl IntoView {
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
         </section>
         <section class="panel" aria-labelledby="tfdata-graph-title">
-            <h3 id="tfdata-graph-title">"Iterators of the slowest call"</h3>
+            <h3 id="tfdata-graph-title">"Iterators of one call"</h3>
             <div class="toolbar">
+                {host_picker}
                 <label for="tfdata-pipeline">"Pipeline"</label>
                 <select
                     id="tfdata-pipeline"
-                    on:change=move |ev| selected.set(event_target_value(&ev).parse().unwrap_or(0))
+                    on:change=move |ev| {
+                        selected.set(event_target_value(&ev).parse().unwrap_or(0));
+                        rank.set(0);
+                    }
                 >
-                    {options}
+                    {pipeline_options}
+                </select>
+                <label for="tfdata-rank" title="The pipeline's calls, slowest first">
+                    "Call (slowest first)"
+                </label>
+                <select id="tfdata-rank" on:change=move |ev| rank.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {rank_options}
                 </select>
             </div>
             {graph}
@@ -178,6 +245,14 @@ fn pipeline_title(row: &PipelineRow, column: &'static str) -> Option<String> {
 
 fn pipeline_columns() -> Vec<Column<PipelineRow>> {
     vec![
+        Column {
+            id: "host",
+            label: "Host",
+            title: "",
+            numeric: false,
+            value: |r| SortValue::Text(&r.host),
+            cell: |r| r.host.clone(),
+        },
         Column {
             id: "pipeline",
             label: "Pipeline",
@@ -377,15 +452,15 @@ fn signed_us(ps: i64) -> String {
 }
 
 #[component]
-fn PipelineGraph(pipeline: Pipeline) -> impl IntoView {
-    let placed = layout(&pipeline.graph);
-    let origin = pipeline.graph.first().map_or(0, |n| n.start_ps);
+fn PipelineGraph(pipeline: String, call: RankedCall) -> impl IntoView {
+    let placed = layout(&call.graph);
+    let origin = call.start_ps;
     let edges = placed
         .edges
         .iter()
         .filter_map(|&(a, b)| {
             let (pa, pb) = (placed.nodes.get(a)?, placed.nodes.get(b)?);
-            let (na, nb) = (pipeline.graph.get(pa.node)?, pipeline.graph.get(pb.node)?);
+            let (na, nb) = (call.graph.get(pa.node)?, call.graph.get(pb.node)?);
             let (x1, y1) = (pa.x + NODE_W / 2.0, pa.y + NODE_H);
             let (x2, y2) = (pb.x + NODE_W / 2.0, pb.y);
             let mid = (y1 + y2) / 2.0;
@@ -398,7 +473,7 @@ fn PipelineGraph(pipeline: Pipeline) -> impl IntoView {
         .nodes
         .iter()
         .filter_map(|p| {
-            let n = pipeline.graph.get(p.node)?;
+            let n = call.graph.get(p.node)?;
             let mut class = String::from("node");
             if n.blocking {
                 class.push_str(" blocking");
@@ -406,7 +481,7 @@ fn PipelineGraph(pipeline: Pipeline) -> impl IntoView {
             if n.is_async {
                 class.push_str(" async");
             }
-            if Some(n.id) == pipeline.bottleneck {
+            if Some(n.id) == call.bottleneck {
                 class.push_str(" bottleneck");
             }
             let lines = [
@@ -445,16 +520,17 @@ fn PipelineGraph(pipeline: Pipeline) -> impl IntoView {
             })
         })
         .collect_view();
-    let bottleneck = bottleneck_of(&pipeline).map(|b| {
+    let bottleneck = call.bottleneck_node().map(|b| {
         view! {
             <p id="tfdata-bottleneck" class="note">
                 "Bottleneck: "
                 <strong class="bottleneck-name">{b.name.clone()}</strong>
                 {format!(
-                    " — {} of self time over {}; the slowest call of the pipeline took {}.",
+                    " — {} of self time over {}; call #{} of the pipeline took {}.",
                     ps_as_us(b.self_ps as f64),
                     fmt::plural(b.calls as usize, "call", "calls"),
-                    ps_as_us(pipeline.max_ps as f64),
+                    call.rank,
+                    ps_as_us(call.duration_ps as f64),
                 )}
                 " "
                 <code class="long-name">{b.long_name.clone()}</code>
@@ -470,8 +546,9 @@ fn PipelineGraph(pipeline: Pipeline) -> impl IntoView {
     });
     let (width, height) = (placed.width, placed.height);
     let label = format!(
-        "Iterators of the slowest call of pipeline {}: {} nodes; the critical path is bold, the bottleneck outlined in red.",
-        pipeline.name,
+        "Iterators of call #{} of pipeline {}: {} nodes; the critical path is bold, the bottleneck outlined in red.",
+        call.rank,
+        pipeline,
         placed.nodes.len()
     );
     view! {
