@@ -2,8 +2,10 @@
 
 fn main() {
     let proto_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto");
-    let file = proto_dir.join("xplane.proto");
-    println!("cargo:rerun-if-changed={}", file.display());
-    let descriptors = protox::compile([&file], [&proto_dir]).expect("proto/xplane.proto compiles");
-    prost_build::Config::new().compile_fds(descriptors).expect("prost generates Rust for proto/xplane.proto");
+    let files = [proto_dir.join("xplane.proto"), proto_dir.join("hlo.proto"), proto_dir.join("legacy_tools.proto")];
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+    let descriptors = protox::compile(&files, [&proto_dir]).expect("proto/xplane.proto and proto/hlo.proto compile");
+    prost_build::Config::new().compile_fds(descriptors).expect("prost generates Rust for proto/*.proto");
 }

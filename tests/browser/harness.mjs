@@ -14,9 +14,9 @@ export const DATA = path.resolve(here, '../data');
 export const ARTIFACTS = path.resolve(here, 'artifacts');
 
 /** Starts the server and the browser: `{server, browser, close}`. */
-export async function launch() {
+export async function launch(mounts = {}) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  const server = await serveStatic(DIST);
+  const server = await serveStatic(DIST, mounts);
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: [

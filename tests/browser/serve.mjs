@@ -11,11 +11,19 @@ const TYPES = {
   '.json': 'application/json',
 };
 
-export function serveStatic(root) {
+/** Serves `root` at `/`, and each `mounts[prefix]` folder at `/<prefix>/`. */
+export function serveStatic(root, mounts = {}) {
   const server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = path.join(root, rel.endsWith('/') ? `${rel}index.html` : rel);
-    if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+    let rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let base = root;
+    for (const [prefix, dir] of Object.entries(mounts)) {
+      if (rel.startsWith(`/${prefix}/`)) {
+        base = dir;
+        rel = rel.slice(prefix.length + 1);
+      }
+    }
+    const file = path.join(base, rel.endsWith('/') ? `${rel}index.html` : rel);
+    if (!file.startsWith(base) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404).end('not found');
       return;
     }

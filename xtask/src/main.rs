@@ -63,6 +63,7 @@ fn serve_command(args: &[String]) -> Result<(), String> {
 fn test_command() -> Result<(), String> {
     tools::ensure_build_tools()?;
     tools::ensure_browser_tools()?;
+    tools::ensure_python_tools()?;
     let root = root();
     run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root))?;
     run(Command::new("cargo")
@@ -73,10 +74,15 @@ fn test_command() -> Result<(), String> {
         .current_dir(&root))?;
     run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root))?;
     let dist = dist::build()?;
+    // The log-directory test indexes its logdir with the collector.
+    run(Command::new("cargo")
+        .args(["build", "-p", "proflens-collector", "--bin", "proflens-collect"])
+        .current_dir(&root))?;
     run(Command::new("node")
         .args(["--test", "--test-concurrency=1"])
         .arg(root.join("tests/browser"))
         .env("PROFLENS_DIST", &dist)
+        .env("PROFLENS_COLLECT", root.join("target/debug/proflens-collect"))
         .current_dir(root.join("tests/browser")))
 }
 

@@ -43,6 +43,21 @@ pub fn ensure_browser_tools() -> Result<(), String> {
     Ok(())
 }
 
+/// The JAX the collector's integration test runs a real profiler server
+/// with (CPU wheels; this version answers with the profile inline, the way a
+/// remote server must, and supports Python 3.11).
+const JAX_VERSION: &str = "0.10.2";
+
+/// Python's `jax` at [`JAX_VERSION`], installed with pip when missing or different.
+pub fn ensure_python_tools() -> Result<(), String> {
+    let check = format!("import jax, sys; sys.exit(jax.__version__ != '{JAX_VERSION}')");
+    if output(Command::new("python3").args(["-c", &check])).is_none() {
+        let pin = format!("jax=={JAX_VERSION}");
+        run(Command::new("python3").args(["-m", "pip", "install", "--quiet", &pin]))?;
+    }
+    Ok(())
+}
+
 /// The version of `package` in Cargo.lock.
 pub fn locked_version(package: &str) -> Result<String, String> {
     let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;

@@ -26,8 +26,11 @@ pub fn App() -> impl IntoView {
     }
     let open_demo_now = url.demo;
     bridge::set_pending_url(url);
-    if open_demo_now {
-        bridge::open_demo(state);
+    match served_logdir() {
+        Some(Ok(logdir)) => bridge::open_logdir_url(state, logdir),
+        Some(Err(message)) => state.error.set(Some(message)),
+        None if open_demo_now => bridge::open_demo(state),
+        None => {}
     }
     watch_hash(state);
     keep_hash_in_sync(state);
@@ -44,6 +47,23 @@ pub fn App() -> impl IntoView {
             <ToolArea/>
         </main>
     }
+}
+
+/// The `?logdir=URL` of the page, resolved against the page's address. Only
+/// the page's own origin is allowed: nothing leaves it (the CSP says so too).
+fn served_logdir() -> Option<Result<String, String>> {
+    let location = web_sys::window()?.location();
+    let search = location.search().ok()?;
+    let logdir = web_sys::UrlSearchParams::new_with_str(&search).ok()?.get("logdir")?;
+    let page = location.href().ok()?;
+    let origin = location.origin().ok()?;
+    Some(match web_sys::Url::new_with_base(&logdir, &page) {
+        Ok(url) if url.origin() == origin => Ok(url.href()),
+        Ok(_) => Err(format!(
+            "The log directory {logdir} is on another site. Proflens reads log directories only from the site that serves it ({origin})."
+        )),
+        Err(_) => Err(format!("“{logdir}” is not a valid address for a log directory.")),
+    })
 }
 
 fn state() -> AppState {
@@ -72,10 +92,12 @@ fn Selectors() -> impl IntoView {
         let host = if hosts.contains(&current) { current } else { hosts.first().cloned().unwrap_or_default() };
         state.run.set(run);
         state.host.set(host);
+        state.module.set(None);
         bridge::load_host(state);
     };
     let on_host = move |ev: web_sys::Event| {
         state.host.set(event_target_value(&ev));
+        state.module.set(None);
         bridge::load_host(state);
     };
     let on_tool = move |ev: web_sys::Event| {
@@ -214,9 +236,11 @@ fn OpenPanel() -> impl IntoView {
                 on:drop=on_drop
             >
                 <p class="drop-hint">
-                    "Drop "
+                    "Drop profiles — "
                     <code>"*.xplane.pb"</code>
-                    " files or a TensorBoard log folder here, or:"
+                    ", PyTorch or Chrome traces ("
+                    <code>"*.json[.gz]"</code>
+                    "), TensorBoard tool files — or a whole log folder here, or:"
                 </p>
                 <div class="open-actions">
                     <input

@@ -69,6 +69,14 @@ pub fn open_files(state: AppState, files: Vec<(String, File)>) {
     }
 }
 
+/// Opens a log directory served on this page's origin (`?logdir=URL`).
+pub fn open_logdir_url(state: AppState, logdir: String) {
+    match protocol::envelope(&Request::OpenLogdirUrl { logdir }, None) {
+        Ok(message) => start_open(state, message, false),
+        Err(e) => fail(state, format!("Proflens could not open the log directory ({e}).")),
+    }
+}
+
 /// Opens the demo profile bundled in the app.
 pub fn open_demo(state: AppState) {
     match protocol::envelope(&Request::OpenDemo, None) {
@@ -108,6 +116,7 @@ fn request_view(state: AppState) {
     let run = state.run.get_untracked();
     let host = state.host.get_untracked();
     let tool = state.tool.get_untracked();
+    let module = state.module.get_untracked();
     if run.is_empty() || host.is_empty() {
         return;
     }
@@ -115,7 +124,7 @@ fn request_view(state: AppState) {
     state.notice.set(None);
     state.shown.set(None);
     state.status.set(Status::Loading { fraction: None, label: "Starting".into() });
-    match protocol::envelope(&Request::Tool { run, host, tool }, None) {
+    match protocol::envelope(&Request::Tool { run, host, tool, module }, None) {
         Ok(message) => {
             SESSION.with_borrow_mut(|s| s.in_flight += 1);
             post(state, message, None);
@@ -278,10 +287,10 @@ fn on_response(state: AppState, response: Response) {
                     fail(
                         state,
                         if n == 1 {
-                            "No profile was found: the opened file is not an XSpace profile (*.xplane.pb).".to_string()
+                            "No profile was found: the opened file is not a profile (*.xplane.pb, trace JSON or a TensorBoard tool file).".to_string()
                         } else {
                             format!(
-                                "No profile was found: none of the {} opened files is an XSpace profile (*.xplane.pb).",
+                                "No profile was found: none of the {} opened files is a profile (*.xplane.pb, trace JSON or a TensorBoard tool file).",
                                 fmt::count(n as u64)
                             )
                         },

@@ -7,11 +7,14 @@
 //! `{request: {kind: "open", paths: [...]}, files: [File, ...]}`.
 
 use proflens_analysis::framework_op_stats::FrameworkOpStats;
+use proflens_analysis::hlo_stats::HloStats;
 use proflens_analysis::info::HostInfo;
 use proflens_analysis::input_pipeline::HardwareType;
 use proflens_analysis::input_pipeline::InputPipelineAnalysis;
 use proflens_analysis::kernel_stats::KernelRow;
 use proflens_analysis::memory_profile::MemoryProfile;
+use proflens_analysis::memory_viewer::MemoryViewer;
+use proflens_analysis::op_profile::OpProfile;
 use proflens_analysis::overview::OverviewPage;
 use proflens_analysis::pod_viewer::PodViewer;
 use proflens_analysis::tf_data::TfDataAnalysis;
@@ -31,9 +34,19 @@ pub enum Request {
     Open { paths: Vec<String> },
     /// Use the demo profile bundled in the wasm.
     OpenDemo,
+    /// Read the runs of a log directory on the page's own origin from its
+    /// `proflens-index.json` (written by `proflens-collect index`); the
+    /// profiles are fetched when a host is chosen. `logdir` is an absolute URL.
+    OpenLogdirUrl { logdir: String },
     /// Decode one host (cached), analyse it (cached) and answer with one
-    /// tool's view model.
-    Tool { run: String, host: String, tool: Tool },
+    /// tool's view model. `module` picks the memory viewer's XLA module.
+    Tool {
+        run: String,
+        host: String,
+        tool: Tool,
+        #[serde(default)]
+        module: Option<String>,
+    },
     /// A trace-viewer query on one host's timeline (built once, cached
     /// beside the decoded profile). `seq` comes back with the answer.
     Trace { run: String, host: String, seq: u32, query: TraceQuery },
@@ -64,15 +77,49 @@ pub enum Response {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "tool", rename_all = "snake_case")]
 pub enum ToolView {
-    Info { info: HostInfo, load: LoadStats },
-    OverviewPage { page: Box<OverviewPage> },
-    InputPipelineAnalyzer { analysis: Box<InputPipelineAnalysis> },
-    FrameworkOpStats { stats: Box<FrameworkOpStats> },
-    KernelStats { kernels: Vec<KernelRow>, hardware: HardwareType },
-    MemoryProfile { profile: Box<MemoryProfile> },
-    PodViewer { pod: Box<PodViewer> },
-    TfDataBottleneckAnalysis { analysis: Box<TfDataAnalysis> },
-    TraceViewer { layout: Box<TraceLayout> },
+    Info {
+        info: HostInfo,
+        load: LoadStats,
+    },
+    OverviewPage {
+        page: Box<OverviewPage>,
+    },
+    InputPipelineAnalyzer {
+        analysis: Box<InputPipelineAnalysis>,
+    },
+    FrameworkOpStats {
+        stats: Box<FrameworkOpStats>,
+    },
+    KernelStats {
+        kernels: Vec<KernelRow>,
+        hardware: HardwareType,
+    },
+    MemoryProfile {
+        profile: Box<MemoryProfile>,
+    },
+    PodViewer {
+        pod: Box<PodViewer>,
+    },
+    TfDataBottleneckAnalysis {
+        analysis: Box<TfDataAnalysis>,
+    },
+    TraceViewer {
+        layout: Box<TraceLayout>,
+    },
+    OpProfile {
+        profile: Box<OpProfile>,
+    },
+    HloStats {
+        stats: Box<HloStats>,
+    },
+    /// One module's buffers; `modules` lists every module by name (the
+    /// selector), `failed` says why the chosen one has no viewer.
+    MemoryViewer {
+        modules: Vec<String>,
+        module: String,
+        viewer: Option<Box<MemoryViewer>>,
+        failed: Option<String>,
+    },
 }
 
 impl ToolView {
@@ -87,6 +134,9 @@ impl ToolView {
             ToolView::PodViewer { .. } => Tool::PodViewer,
             ToolView::TfDataBottleneckAnalysis { .. } => Tool::TfDataBottleneckAnalysis,
             ToolView::TraceViewer { .. } => Tool::TraceViewer,
+            ToolView::OpProfile { .. } => Tool::OpProfile,
+            ToolView::HloStats { .. } => Tool::HloStats,
+            ToolView::MemoryViewer { .. } => Tool::MemoryViewer,
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct AppState {
     pub run: RwSignal<String>,
     pub host: RwSignal<String>,
     pub tool: RwSignal<Tool>,
+    /// The XLA module the memory viewer shows (`None`: the largest).
+    pub module: RwSignal<Option<String>>,
     pub status: RwSignal<Status>,
     pub shown: RwSignal<Option<Shown>>,
     /// A plain-words message for `#error`.
@@ -67,6 +69,7 @@ impl AppState {
             run: RwSignal::new(String::new()),
             host: RwSignal::new(String::new()),
             tool: RwSignal::new(Tool::default()),
+            module: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
             shown: RwSignal::new(None),
             error: RwSignal::new(None),

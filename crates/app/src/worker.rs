@@ -7,15 +7,22 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use proflens_analysis::host::HostAnalysis;
+use proflens_analysis::input_pipeline::HardwareType;
 use proflens_analysis::memory_profile::MemoryProfile;
 use proflens_analysis::pod_viewer::PodViewer;
 use proflens_analysis::tf_data::TfDataAnalysis;
-use proflens_format::logdir;
+use proflens_analysis::xla_ops::XlaOpDb;
+use proflens_format::legacy::{self, LegacyTool};
+use proflens_format::logdir::{self, HostFiles};
+use proflens_format::logdir_index;
 use proflens_format::{Limits, Progress};
+use proflens_model::hlo::HloModule;
 use proflens_model::Profile;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+use web_sys::{
+    DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent, XmlHttpRequest, XmlHttpRequestResponseType,
+};
 
 use crate::protocol::{self, LoadStats, Request, Response, RunEntry, SkippedEntry, ToolView, TraceAnswer, TraceQuery};
 use crate::tools::trace_viewer::queries::{self as trace_queries, TraceData};
@@ -35,14 +42,20 @@ const PROGRESS_INTERVAL_MS: f64 = 50.0;
 
 enum Source {
     Files(Vec<(String, File)>),
+    /// A log directory served on the page's origin: its URL and the files'
+    /// paths below it, as its index lists them.
+    Logdir {
+        base: String,
+        paths: Vec<String>,
+    },
     Demo,
 }
 
 struct HostEntry {
     run: String,
     host: String,
-    /// Index into the source's files (0 for the demo).
-    file: usize,
+    /// Indices into the source's files (0 for the demo).
+    files: HostFiles,
 }
 
 /// A decoded host: its profile, what loading it cost and, once a step-based
@@ -60,6 +73,16 @@ struct Decoded {
     memory: Option<Rc<MemoryProfile>>,
     /// The tf.data bottleneck analysis, once asked for.
     tf_data: Option<Rc<TfDataAnalysis>>,
+    /// The XLA modules and the device's XLA ops, once an XLA tool asked.
+    xla: Option<Rc<Xla>>,
+}
+
+/// What the XLA tools (op profile, HLO op stats, memory viewer) share.
+struct Xla {
+    modules: Vec<HloModule>,
+    /// Why some modules' HLO could not be read.
+    errors: Vec<String>,
+    ops: XlaOpDb,
 }
 
 struct State {
@@ -129,13 +152,15 @@ fn handle(request: Request, files: Vec<File>) -> Option<Response> {
             state.cache.clear();
             state.all_hosts = None;
             state.all_hosts_pod = None;
-            state.hosts = vec![HostEntry { run: DEMO_RUN.to_string(), host: DEMO_HOST.to_string(), file: 0 }];
+            state.hosts =
+                vec![HostEntry { run: DEMO_RUN.to_string(), host: DEMO_HOST.to_string(), files: HostFiles::Events(0) }];
             Response::Logdir {
                 runs: vec![RunEntry { name: DEMO_RUN.to_string(), hosts: vec![DEMO_HOST.to_string()] }],
                 skipped: Vec::new(),
             }
         }),
-        Request::Tool { run, host, tool } => match tool_view(&run, &host, tool) {
+        Request::OpenLogdirUrl { logdir } => open_logdir_url(&logdir),
+        Request::Tool { run, host, tool, module } => match tool_view(&run, &host, tool, module.as_deref()) {
             Ok(view) => Response::Tool { run, host, view },
             Err(message) => Response::Error { message },
         },
@@ -256,11 +281,35 @@ fn trace_of(decoded: &Decoded) -> (Rc<TraceData>, f64) {
 
 /// The view model of `tool` for one host: decodes and analyses the host
 /// when that is not cached yet.
-fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
+fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<ToolView, String> {
     if host == ALL_HOSTS {
         return all_hosts_view(run, tool);
     }
-    let decoded = decoded(run, host)?;
+    let files = host_files(run, host)?;
+    if let HostFiles::Tools { tools, trace } = &files {
+        if let Some(&(_, file)) = tools.iter().find(|(t, _)| app_tool(*t) == Some(tool)) {
+            return legacy_view(file);
+        }
+        if trace.is_none() || !matches!(tool, Tool::TraceViewer | Tool::Info) {
+            let names = tool_labels(tools);
+            return Err(format!(
+                "Host “{host}” has TensorBoard tool files for {} only; the {} needs a profile (*.xplane.pb).",
+                names.join(", "),
+                tool.label()
+            ));
+        }
+    }
+    let decoded = match decoded(run, host) {
+        Ok(decoded) => decoded,
+        Err(e) => {
+            // A TensorBoard tool file in JSON, named like a trace, shown in its own tool.
+            let by_content = match files {
+                HostFiles::Events(file) => legacy_by_content(file, tool),
+                HostFiles::Tools { .. } => None,
+            };
+            return by_content.unwrap_or(Err(e));
+        }
+    };
     Ok(match tool {
         Tool::Info => {
             progress_now(None, "Summarising");
@@ -294,6 +343,15 @@ fn tool_view(run: &str, host: &str, tool: Tool) -> Result<ToolView, String> {
         Tool::TfDataBottleneckAnalysis => {
             ToolView::TfDataBottleneckAnalysis { analysis: Box::new((*tf_data_of(&decoded, host)).clone()) }
         }
+        Tool::OpProfile => {
+            let xla = xla_of(&decoded);
+            let names = proflens_analysis::xla_ops::program_names(&xla.modules);
+            ToolView::OpProfile { profile: Box::new(proflens_analysis::op_profile::op_profile(&xla.ops, &names)) }
+        }
+        Tool::HloStats => {
+            ToolView::HloStats { stats: Box::new(proflens_analysis::hlo_stats::hlo_stats(&xla_of(&decoded).ops)) }
+        }
+        Tool::MemoryViewer => memory_viewer_view(&xla_of(&decoded), module),
         Tool::TraceViewer => {
             let (data, build_ms) = trace_of(&decoded);
             let layout = trace_queries::layout(&decoded.profile, &data, build_ms, wasm_memory_bytes());
@@ -310,6 +368,9 @@ fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
         Tool::TraceViewer => return Err("The trace viewer shows one host at a time: choose a host above.".to_string()),
         Tool::MemoryProfile => {
             return Err("The memory profile shows one host's allocators at a time: choose a host above.".to_string())
+        }
+        Tool::OpProfile | Tool::HloStats | Tool::MemoryViewer => {
+            return Err(format!("The {} shows one host's XLA programs at a time: choose a host above.", tool.label()))
         }
         Tool::OverviewPage => ToolView::OverviewPage { page: Box::new(analysis()?.overview()) },
         Tool::InputPipelineAnalyzer => {
@@ -406,6 +467,114 @@ fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
     memory
 }
 
+/// The app's tool for a legacy tool file.
+fn app_tool(tool: LegacyTool) -> Option<Tool> {
+    Tool::from_id(tool.xprof_tool())
+}
+
+/// The tools of a host's legacy files, in the selector's order.
+fn tool_labels(tools: &[(LegacyTool, usize)]) -> Vec<&'static str> {
+    let mut found: Vec<Tool> = tools.iter().filter_map(|(t, _)| app_tool(*t)).collect();
+    found.sort_by_key(|t| Tool::ALL.iter().position(|a| a == t));
+    found.dedup();
+    found.into_iter().map(Tool::label).collect()
+}
+
+fn tool_label(tool: LegacyTool) -> &'static str {
+    app_tool(tool).map_or(tool.file_stem(), Tool::label)
+}
+
+/// The opened file's path (its name for messages and name-based recognition).
+fn file_name(file: usize) -> String {
+    STATE
+        .with_borrow(|state| match &state.source {
+            Some(Source::Files(files)) => files.get(file).map(|(p, _)| p.clone()),
+            Some(Source::Logdir { paths, .. }) => paths.get(file).cloned(),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// `file` as the legacy tool file it is, if it is one for `tool`.
+fn legacy_by_content(file: usize, tool: Tool) -> Option<Result<ToolView, String>> {
+    let bytes = read_bytes(file).ok()?;
+    let found = legacy::recognise(&file_name(file), &bytes, &Limits::default())?;
+    (app_tool(found) == Some(tool)).then(|| legacy_view(file))
+}
+
+/// A TensorBoard tool file shown in the matching tool.
+fn legacy_view(file: usize) -> Result<ToolView, String> {
+    use proflens_analysis::legacy::LegacyView;
+    progress_now(None, "Reading the tool file");
+    let bytes = read_bytes(file)?;
+    let name = file_name(file);
+    let decoded = legacy::decode(&name, &bytes, &Limits::default()).map_err(|e| e.to_string())?;
+    let view = proflens_analysis::legacy::view(&decoded).map_err(|e| e.to_string())?;
+    let shown = match view {
+        LegacyView::Overview(page) => ToolView::OverviewPage { page },
+        LegacyView::InputPipeline(analysis) => ToolView::InputPipelineAnalyzer { analysis },
+        LegacyView::FrameworkOpStats(stats) => ToolView::FrameworkOpStats { stats: Box::new(stats) },
+        LegacyView::KernelStats(kernels) => ToolView::KernelStats { kernels, hardware: HardwareType::Gpu },
+        LegacyView::PodViewer(pod) => ToolView::PodViewer { pod: Box::new(pod) },
+        LegacyView::MemoryProfile(profile) => ToolView::MemoryProfile { profile: Box::new(profile) },
+        LegacyView::OpProfile(profile) => ToolView::OpProfile { profile },
+        LegacyView::MemoryViewer(viewer) => ToolView::MemoryViewer {
+            modules: vec![viewer.module_name.clone()],
+            module: viewer.module_name.clone(),
+            viewer: Some(viewer),
+            failed: None,
+        },
+    };
+    Ok(shown)
+}
+
+/// The host's XLA modules and ops: decoded once, cached beside the profile.
+fn xla_of(decoded: &Decoded) -> Rc<Xla> {
+    if let Some(xla) = &decoded.xla {
+        return xla.clone();
+    }
+    progress_now(None, "Reading the XLA programs");
+    let found = proflens_format::hlo::hlo_modules(&decoded.profile);
+    let ops = proflens_analysis::xla_ops::xla_ops(
+        &decoded.profile,
+        &proflens_analysis::grouping::group_events(&decoded.profile),
+        &found.modules,
+    );
+    let xla =
+        Rc::new(Xla { errors: found.errors.iter().map(|e| e.to_string()).collect(), modules: found.modules, ops });
+    STATE.with_borrow_mut(|state| {
+        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
+            entry.xla = Some(xla.clone());
+        }
+    });
+    xla
+}
+
+/// The memory viewer of `module` (default: the module with the most memory).
+fn memory_viewer_view(xla: &Xla, module: Option<&str>) -> ToolView {
+    use proflens_analysis::memory_viewer::{memory_viewer, select_module};
+    let modules: Vec<String> = xla.modules.iter().map(|m| m.display_name()).collect();
+    let chosen = select_module(&xla.modules, module).or_else(|| select_module(&xla.modules, None));
+    let Some(chosen) = chosen else {
+        let failed = match xla.errors.first() {
+            Some(e) => format!("The profile's XLA programs could not be read: {e}"),
+            None => "This profile records no XLA program (no HLO in its /host:metadata plane), so there is no buffer assignment to show.".to_string(),
+        };
+        return ToolView::MemoryViewer { modules, module: String::new(), viewer: None, failed: Some(failed) };
+    };
+    progress_now(None, "Laying out the buffers");
+    let name = chosen.display_name();
+    match memory_viewer(chosen, 0) {
+        Ok(viewer) => ToolView::MemoryViewer { modules, module: name, viewer: Some(Box::new(viewer)), failed: None },
+        Err(e) => ToolView::MemoryViewer {
+            modules,
+            module: name.clone(),
+            viewer: None,
+            failed: Some(format!("The buffers of {name} cannot be shown: {e}")),
+        },
+    }
+}
+
 /// The host's tf.data bottleneck analysis: computed once, cached beside the profile.
 fn tf_data_of(decoded: &Decoded, host: &str) -> Rc<TfDataAnalysis> {
     if let Some(analysis) = &decoded.tf_data {
@@ -422,12 +591,32 @@ fn tf_data_of(decoded: &Decoded, host: &str) -> Rc<TfDataAnalysis> {
 }
 
 fn open_files(files: Vec<(String, File)>) -> Response {
-    let found = logdir::discover(files.iter().map(|(p, _)| p.as_str()), LOOSE_RUN);
+    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    open_source(&paths, Source::Files(files))
+}
+
+/// Lists the runs of a served log directory from its `proflens-index.json`.
+fn open_logdir_url(logdir: &str) -> Response {
+    let base = logdir.trim_end_matches('/').to_string();
+    let index_url = format!("{base}/{}", logdir_index::FILE_NAME);
+    let index = match fetch_bytes(&index_url) {
+        Ok(bytes) => bytes,
+        Err(e) => return Response::Error { message: format!("The log directory's index {index_url} could not be read: {e}. Write it with `proflens-collect index LOGDIR`.") },
+    };
+    match logdir_index::paths(&index) {
+        Ok(paths) => open_source(&paths, Source::Logdir { base, paths: paths.clone() }),
+        Err(e) => Response::Error { message: format!("{index_url} is not a Proflens index: {e}.") },
+    }
+}
+
+/// Runs and hosts of the files at `paths`, kept as the worker's source.
+fn open_source(paths: &[String], source: Source) -> Response {
+    let found = logdir::discover_any(paths.iter().map(String::as_str), LOOSE_RUN);
     let mut hosts: Vec<HostEntry> = found
         .runs
         .iter()
         .flat_map(|run| {
-            run.hosts.iter().map(|h| HostEntry { run: run.name.clone(), host: h.name.clone(), file: h.file })
+            run.hosts.iter().map(|h| HostEntry { run: run.name.clone(), host: h.name.clone(), files: h.files.clone() })
         })
         .collect();
     // Runs of several hosts offer them all together first, as XProf does.
@@ -445,14 +634,14 @@ fn open_files(files: Vec<(String, File)>) -> Response {
     let mut skipped: Vec<SkippedEntry> =
         found.skipped.iter().map(|s| SkippedEntry { path: s.path.clone(), reason: s.reason.to_string() }).collect();
     // One file of any name: let content sniffing decide whether it is a profile.
-    if hosts.is_empty() && files.len() == 1 {
-        let host = loose_host_name(&files[0].0);
-        hosts.push(HostEntry { run: LOOSE_RUN.to_string(), host: host.clone(), file: 0 });
+    if hosts.is_empty() && paths.len() == 1 {
+        let host = loose_host_name(&paths[0]);
+        hosts.push(HostEntry { run: LOOSE_RUN.to_string(), host: host.clone(), files: HostFiles::Events(0) });
         runs = vec![RunEntry { name: LOOSE_RUN.to_string(), hosts: vec![host] }];
         skipped.clear();
     }
     STATE.with_borrow_mut(|state| {
-        state.source = Some(Source::Files(files));
+        state.source = Some(source);
         state.hosts = hosts;
         state.cache.clear();
         state.all_hosts = None;
@@ -471,10 +660,23 @@ fn loose_host_name(path: &str) -> String {
     }
 }
 
+/// The files of a host of the opened source.
+fn host_files(run: &str, host: &str) -> Result<HostFiles, String> {
+    STATE
+        .with_borrow(|state| state.hosts.iter().find(|h| h.run == run && h.host == host).map(|h| h.files.clone()))
+        .ok_or_else(|| format!("There is no host “{host}” in run “{run}” among the opened files."))
+}
+
 fn decoded(run: &str, host: &str) -> Result<Decoded, String> {
-    let file = STATE.with_borrow(|state| state.hosts.iter().find(|h| h.run == run && h.host == host).map(|h| h.file));
-    let Some(file) = file else {
-        return Err(format!("There is no host “{host}” in run “{run}” among the opened files."));
+    let file = match host_files(run, host)? {
+        HostFiles::Events(file) | HostFiles::Tools { trace: Some(file), .. } => file,
+        HostFiles::Tools { tools, trace: None } => {
+            let names = tool_labels(&tools);
+            return Err(format!(
+                "Host “{host}” has only TensorBoard tool files ({}), no events: choose one of those tools.",
+                names.join(", ")
+            ));
+        }
     };
     let cached = STATE.with_borrow_mut(|state| {
         let pos = state.cache.iter().position(|d| d.file == file)?;
@@ -497,16 +699,37 @@ fn decoded(run: &str, host: &str) -> Result<Decoded, String> {
             progress_now(Some(p.fraction()), phase_label(&p));
         }
     };
-    let profile =
-        proflens_format::load_xspace(&bytes, &Limits::default(), &mut on_progress).map_err(|e| e.to_string())?;
+    let profile = match proflens_format::load_profile(&bytes, &Limits::default(), &mut on_progress) {
+        Ok(profile) => profile,
+        // A TensorBoard tool file in JSON whose name did not say so.
+        Err(e) => {
+            let name = file_name(file);
+            return Err(match legacy::recognise(&name, &bytes, &Limits::default()) {
+                Some(tool) => format!(
+                    "“{name}” is TensorBoard's {} output, not a trace: choose the {} tool.",
+                    tool.file_stem(),
+                    tool_label(tool)
+                ),
+                None => e.to_string(),
+            });
+        }
+    };
     let load = LoadStats {
         file_bytes: bytes.len() as u64,
         decode_ms: js_sys::Date::now() - started,
         wasm_memory_bytes: wasm_memory_bytes(),
     };
     drop(bytes);
-    let entry =
-        Decoded { file, profile: Rc::new(profile), load, analysis: None, trace: None, memory: None, tf_data: None };
+    let entry = Decoded {
+        file,
+        profile: Rc::new(profile),
+        load,
+        analysis: None,
+        trace: None,
+        memory: None,
+        tf_data: None,
+        xla: None,
+    };
     STATE.with_borrow_mut(|state| {
         state.cache.insert(0, entry.clone());
         state.cache.truncate(CACHE_SIZE);
@@ -523,8 +746,16 @@ fn wasm_memory_bytes() -> u64 {
 }
 
 fn read_bytes(file: usize) -> Result<Vec<u8>, String> {
+    let served = STATE.with_borrow(|state| match &state.source {
+        Some(Source::Logdir { base, paths }) => paths.get(file).map(|p| format!("{base}/{p}")),
+        _ => None,
+    });
+    if let Some(url) = served {
+        return fetch_bytes(&url).map_err(|e| format!("The profile {url} could not be fetched: {e}."));
+    }
     let source = STATE.with_borrow(|state| match &state.source {
         Some(Source::Demo) => Ok(None),
+        Some(Source::Logdir { .. }) => Err("The file of this host is no longer listed.".to_string()),
         Some(Source::Files(files)) => files
             .get(file)
             .map(|(path, f)| Some((path.clone(), f.clone())))
@@ -540,6 +771,21 @@ fn read_bytes(file: usize) -> Result<Vec<u8>, String> {
     let reader = FileReaderSync::new().map_err(|_| unreadable())?;
     let buffer = reader.read_as_array_buffer(&file).map_err(|_| unreadable())?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// GET on the page's origin. A worker may wait for the answer (synchronous
+/// requests are allowed off the main thread), which keeps decoding simple.
+fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let request = XmlHttpRequest::new().map_err(|_| "the browser refused the request".to_string())?;
+    request.open_with_async("GET", url, false).map_err(|_| "the address is not valid".to_string())?;
+    request.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
+    request.send().map_err(|_| "the server could not be reached".to_string())?;
+    let status = request.status().unwrap_or(0);
+    if status != 200 {
+        return Err(format!("the server answered {status}"));
+    }
+    let body = request.response().map_err(|_| "the answer could not be read".to_string())?;
+    Ok(js_sys::Uint8Array::new(&body).to_vec())
 }
 
 fn phase_label(p: &Progress) -> &'static str {

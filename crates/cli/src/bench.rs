@@ -45,7 +45,7 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
     };
     let limits = proflens_format::Limits::default();
     let decode = || {
-        proflens_format::load_xspace(&bytes, &limits, &mut |_| {})
+        proflens_format::load_profile(&bytes, &limits, &mut |_| {})
             .map_err(|e| Failure(format!("{}: {e}", path.display())))
     };
     let profile = decode()?;

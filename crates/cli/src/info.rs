@@ -30,6 +30,10 @@ struct PlaneSummary {
 }
 
 pub fn run(path: &Path) -> Result<(), Failure> {
+    // Legacy per-tool files: which tool file each is.
+    if crate::legacy::info(path)? {
+        return Ok(());
+    }
     let input = input::resolve(path)?;
     let mut runs = Vec::new();
     for run in &input.logdir.runs {

@@ -26,15 +26,53 @@ pub fn resolve(path: &Path) -> Result<Input, Failure> {
     let root_run = dir_name(path);
     let logdir = logdir::discover(relative.iter().map(String::as_str), &root_run);
     if logdir.runs.is_empty() {
-        return Err(Failure(format!("{}: no profiles (*.xplane.pb) found in this directory", path.display())));
+        return trace_files(path, root_run, files);
     }
     Ok(Input { logdir, files })
+}
+
+/// File name suffixes of trace-event JSON (PyTorch/Kineto, Chrome traces),
+/// longest first so host names drop the whole suffix.
+const TRACE_SUFFIXES: [&str; 5] = [".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".json.gz", ".json"];
+
+/// Whether the file's name says trace-event JSON (`*.json`, `*.json.gz`).
+pub fn is_trace_json(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    trace_host_name(&name).is_some()
+}
+
+/// The host (rank) name of a trace file: its name without the trace suffix.
+fn trace_host_name(file_name: &str) -> Option<&str> {
+    TRACE_SUFFIXES.iter().find_map(|s| file_name.strip_suffix(s)).filter(|h| !h.is_empty())
+}
+
+/// A folder without XSpace: the trace JSON files directly in it (say, one
+/// per rank of a PyTorch job; subfolders hold other things) form one run,
+/// one host per file.
+fn trace_files(path: &Path, run: String, files: Vec<PathBuf>) -> Result<Input, Failure> {
+    let traces: Vec<PathBuf> = files.into_iter().filter(|f| is_trace_json(f) && f.parent() == Some(path)).collect();
+    if traces.is_empty() {
+        return Err(Failure(format!(
+            "{}: no profiles (*.xplane.pb, or trace JSON *.json / *.json.gz) found in this directory",
+            path.display()
+        )));
+    }
+    let hosts = traces
+        .iter()
+        .enumerate()
+        .map(|(file, f)| {
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            logdir::Host { name: trace_host_name(&name).unwrap_or(&name).to_string(), file }
+        })
+        .collect();
+    Ok(Input { logdir: Logdir { runs: vec![logdir::Run { name: run, hosts }], skipped: Vec::new() }, files: traces })
 }
 
 /// A single file is one run with one host, whatever its name: its content decides.
 fn single_file(path: &Path) -> Input {
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let host = logdir::host_name(&file_name)
+        .or_else(|| trace_host_name(&file_name))
         .map(str::to_owned)
         .unwrap_or_else(|| path.file_stem().map_or(file_name.clone(), |s| s.to_string_lossy().into_owned()));
     let run = path.parent().map(dir_name).unwrap_or_else(|| ".".into());
@@ -68,7 +106,8 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()>
     Ok(())
 }
 
-/// Reads a host file and decodes it, naming the file in any error.
+/// Reads a host file and decodes it (XSpace or trace JSON, raw or gzip),
+/// naming the file in any error.
 pub fn load(path: &Path) -> Result<proflens_model::Profile, Failure> {
     let limits = proflens_format::Limits::default();
     let size = std::fs::metadata(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?.len();
@@ -77,5 +116,5 @@ pub fn load(path: &Path) -> Result<proflens_model::Profile, Failure> {
         return Err(Failure(format!("{}: {e}", path.display())));
     }
     let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    proflens_format::load_xspace(&bytes, &limits, &mut |_| {}).map_err(|e| Failure(format!("{}: {e}", path.display())))
+    proflens_format::load_profile(&bytes, &limits, &mut |_| {}).map_err(|e| Failure(format!("{}: {e}", path.display())))
 }

@@ -7,7 +7,10 @@ mod bench;
 mod export_trace;
 mod info;
 mod input;
+mod kineto;
+mod legacy;
 mod tool;
+mod xla_tools;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -54,7 +57,7 @@ enum Command {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
         /// overview_page, input_pipeline_analyzer, framework_op_stats, kernel_stats, pod_viewer,
-        /// memory_profile or tf_data_bottleneck_analysis.
+        /// memory_profile, tf_data_bottleneck_analysis, op_profile, hlo_stats or memory_viewer.
         tool: String,
         /// The run, when PATH holds several.
         #[arg(long)]
@@ -68,6 +71,13 @@ enum Command {
         /// Write to FILE instead of standard output.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
+        /// memory_viewer: the XLA module, as XProf names it (`jit_f(12)`) or by plain name;
+        /// default: the module with the most memory.
+        #[arg(long)]
+        module: Option<String>,
+        /// op_profile --format xprof: group by program (XProf's default) or by category.
+        #[arg(long, value_enum, default_value = "program")]
+        group_by: xla_tools::GroupBy,
     },
 }
 
@@ -93,8 +103,8 @@ fn main() -> ExitCode {
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())
         }
-        Command::Tool { path, tool, run, host, format, output } => {
-            tool::run(&tool::Args { path, tool, run, host, format, output })
+        Command::Tool { path, tool, run, host, format, output, module, group_by } => {
+            tool::run(&tool::Args { path, tool, run, host, format, output, module, group_by })
         }
     };
     match result {

@@ -21,7 +21,7 @@ pub enum Format {
 }
 
 /// The tools, named as XProf names them.
-pub const TOOLS: [&str; 7] = [
+pub const TOOLS: [&str; 10] = [
     "overview_page",
     "input_pipeline_analyzer",
     "framework_op_stats",
@@ -29,6 +29,9 @@ pub const TOOLS: [&str; 7] = [
     "pod_viewer",
     "memory_profile",
     "tf_data_bottleneck_analysis",
+    "op_profile",
+    "hlo_stats",
+    "memory_viewer",
 ];
 
 pub struct Args {
@@ -38,16 +41,34 @@ pub struct Args {
     pub host: Option<String>,
     pub format: Format,
     pub output: Option<PathBuf>,
+    /// memory_viewer: the XLA module (`name(program id)`).
+    pub module: Option<String>,
+    /// op_profile: the grouping of `--format xprof`.
+    pub group_by: crate::xla_tools::GroupBy,
 }
 
 pub fn run(args: &Args) -> Result<(), Failure> {
+    // Legacy per-tool files (TF 2.2 `<host>.<tool>.pb`, XProf tool JSON) carry their tool's numbers.
+    if let Some(text) =
+        crate::legacy::tool_text(&args.path, &args.tool, args.run.as_deref(), args.host.as_deref(), args.format)?
+    {
+        return write_out(args, text);
+    }
     if !TOOLS.contains(&args.tool.as_str()) {
         return Err(Failure(format!("unknown tool '{}'; the tools are: {}", args.tool, TOOLS.join(", "))));
     }
     let input = input::resolve(&args.path)?;
     let files = choose_hosts(&input, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    // PyTorch (Kineto) traces have their own views for some tool names.
+    if let Some(text) = crate::kineto::tool_text(&args.tool, &files, args.format)? {
+        return write_out(args, text);
+    }
     if args.tool == "memory_profile" {
         let text = memory_profile_text(&files, args.format)?;
+        return write_out(args, text);
+    }
+    if crate::xla_tools::TOOLS.contains(&args.tool.as_str()) {
+        let text = crate::xla_tools::text(&args.tool, &files, args.format, args.module.as_deref(), args.group_by)?;
         return write_out(args, text);
     }
     if args.tool == "tf_data_bottleneck_analysis" {

@@ -113,7 +113,6 @@ fn bad_input_fails_with_one_clear_line() {
         ("bad/truncated.xplane.pb", "truncated"),
         ("bad/truncated.xplane.pb.gz", "truncated"),
         ("bad/bomb.xplane.pb.gz", "gzip bomb"),
-        ("bad/trace.xplane.pb", "JSON"),
         ("bad/legacy_overview_page.xplane.pb", "protobuf message of another kind"),
         ("does-not-exist.xplane.pb", "No such file"),
     ];

@@ -18,6 +18,11 @@ pub enum Error {
     Corrupt { detail: String },
     /// An event or stat refers to metadata the plane does not define.
     InconsistentIds { detail: String },
+    /// JSON that breaks JSON's syntax, or whose trace fields have the wrong
+    /// types (`traceEvents` not a list, say).
+    BadJson { detail: String },
+    /// Well-formed JSON that is not a Chrome or PyTorch trace (no `traceEvents`).
+    NotATrace { detail: String },
 }
 
 fn human_bytes(n: u64) -> String {
@@ -59,6 +64,10 @@ impl fmt::Display for Error {
             Error::Corrupt { detail } => write!(f, "The profile is damaged: {detail}."),
             Error::InconsistentIds { detail } => {
                 write!(f, "The profile is inconsistent: {detail}.")
+            }
+            Error::BadJson { detail } => write!(f, "The trace JSON is damaged: {detail}."),
+            Error::NotATrace { detail } => {
+                write!(f, "This JSON is not a Chrome or PyTorch (Kineto) trace: {detail}.")
             }
         }
     }

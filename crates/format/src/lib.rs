@@ -1,13 +1,19 @@
 //! Bytes → profile model.
 //!
 //! [`sniff`] recognises a file by its content, [`inflate`] unpacks gzip under
-//! size limits, [`xspace`] decodes XSpace protobuf into the model and
+//! size limits, [`xspace`] decodes XSpace protobuf into the model,
+//! [`chrome_trace`] reads trace-event JSON (PyTorch/Kineto, XProf's legacy
+//! trace.json) into the same model, [`load_profile`] picks between them, and
 //! [`logdir`] finds runs and hosts in a list of uploaded paths. Every failure
 //! is an [`Error`] whose `Display` is a sentence a user can act on.
 
+pub mod chrome_trace;
 pub mod error;
+pub mod hlo;
 pub mod inflate;
+pub mod legacy;
 pub mod logdir;
+pub mod logdir_index;
 pub mod sniff;
 mod wire;
 pub mod xspace;
@@ -17,6 +23,12 @@ pub mod xspace;
 pub mod proto {
     #![allow(clippy::all, clippy::pedantic, missing_docs)]
     include!(concat!(env!("OUT_DIR"), "/tensorflow.profiler.rs"));
+}
+
+/// The generated HLO types (`proto/hlo.proto`), private to [`hlo`].
+mod xla_proto {
+    #![allow(clippy::all, clippy::pedantic, missing_docs, dead_code)]
+    include!(concat!(env!("OUT_DIR"), "/xla.rs"));
 }
 
 pub use error::Error;
@@ -87,5 +99,32 @@ pub fn load_xspace(
         }
         FileKind::XSpace => xspace::decode(bytes, progress),
         other => Err(Error::NotAProfile { found: other.describe() }),
+    }
+}
+
+/// Decodes any profile file Proflens reads, recognised by its content: an
+/// XSpace (raw or gzip) or Chrome trace-event JSON (raw or gzip: PyTorch /
+/// Kineto traces, XProf's legacy `trace.json.gz`, other trace files).
+/// [`proflens_model::Profile::origin`] says which it was.
+pub fn load_profile(
+    bytes: &[u8],
+    limits: &Limits,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<proflens_model::Profile, Error> {
+    if bytes.len() as u64 > limits.max_input_bytes {
+        return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
+    }
+    let decode = |raw: &[u8], progress: &mut dyn FnMut(Progress)| match sniff::sniff(raw) {
+        FileKind::XSpace => xspace::decode(raw, progress),
+        FileKind::Json => chrome_trace::decode(raw, progress),
+        FileKind::Empty => Err(Error::Empty),
+        other => Err(Error::NotAProfile { found: other.describe() }),
+    };
+    match sniff::sniff(bytes) {
+        FileKind::Gzip => {
+            let raw = inflate::gunzip(bytes, limits.max_decompressed_bytes, progress)?;
+            decode(&raw, progress)
+        }
+        _ => decode(bytes, progress),
     }
 }

@@ -6,6 +6,8 @@
 //! host name comes from the file name, never from inside the file: two hosts
 //! of one job can record the same host name.
 
+use crate::legacy::LegacyTool;
+
 /// File name suffixes of XSpace host files.
 const XSPACE_SUFFIXES: [&str; 2] = [".xplane.pb", ".xplane.pb.gz"];
 
@@ -55,34 +57,145 @@ pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) ->
             None => skipped.push(Skipped { path: path.to_string(), reason: reason_for(file_name) }),
         }
     }
+    let runs = group(found, root_run)
+        .into_iter()
+        .map(|(name, hosts)| Run {
+            name,
+            hosts: dedupe_host_names(hosts.into_iter().map(|(name, file)| Host { name, file }).collect()),
+        })
+        .collect();
+    Logdir { runs, skipped }
+}
 
+/// What the files of a host are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostFiles {
+    /// One file of events: XSpace, or trace-event JSON (Chrome, PyTorch/Kineto).
+    Events(usize),
+    /// TensorBoard's legacy per-tool files (`<host>.overview_page.pb` …),
+    /// with the host's `<host>.trace.json.gz` if it has one.
+    Tools { tools: Vec<(LegacyTool, usize)>, trace: Option<usize> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnyHost {
+    pub name: String,
+    pub files: HostFiles,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnyRun {
+    pub name: String,
+    pub hosts: Vec<AnyHost>,
+}
+
+/// Runs and hosts of every kind of profile file Proflens reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnyLogdir {
+    pub runs: Vec<AnyRun>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// File name suffixes of trace-event JSON, longest first so that host names
+/// drop the whole suffix.
+const TRACE_SUFFIXES: [&str; 6] =
+    [".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json"];
+
+/// Host name of a trace-event JSON file name (`rank0.pt.trace.json.gz` → `rank0`).
+pub fn trace_host_name(file_name: &str) -> Option<&str> {
+    TRACE_SUFFIXES.iter().find_map(|s| file_name.strip_suffix(s)).filter(|h| !h.is_empty())
+}
+
+/// Like [`discover`], for every format: XSpace hosts, trace-event JSON files
+/// (one host per file: a PyTorch job writes one per rank) and legacy tool
+/// files (one host per `<host>.` prefix). Names decide here; the content is
+/// checked when a host is opened. A legacy `<host>.trace.json.gz` beside an
+/// XSpace of the same host is left out: the XSpace has the same events.
+pub fn discover_any<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> AnyLogdir {
+    enum Kind {
+        XSpace,
+        Trace { legacy: bool },
+        Tool(LegacyTool),
+    }
+    let mut found: Vec<(Vec<String>, String, (Kind, usize))> = Vec::new();
+    let mut skipped = Vec::new();
+    for (file, path) in paths.into_iter().enumerate() {
+        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty() && *p != ".").collect();
+        let Some((file_name, dirs)) = parts.split_last() else {
+            continue;
+        };
+        let dirs: Vec<String> = dirs.iter().map(|d| d.to_string()).collect();
+        if let Some(host) = host_name(file_name) {
+            found.push((dirs, host.to_string(), (Kind::XSpace, file)));
+        } else if let Some((host, tool)) = crate::legacy::tool_file(file_name) {
+            let host = if host.is_empty() { "host".to_string() } else { host };
+            found.push((dirs, host, (Kind::Tool(tool), file)));
+        } else if let Some(host) = trace_host_name(file_name) {
+            let legacy = file_name.ends_with(".trace.json.gz") && !file_name.ends_with(".pt.trace.json.gz");
+            found.push((dirs, host.to_string(), (Kind::Trace { legacy }, file)));
+        } else {
+            skipped.push(Skipped { path: path.to_string(), reason: reason_for(file_name) });
+        }
+    }
+    let runs = group(found, root_run)
+        .into_iter()
+        .map(|(name, files)| {
+            let mut hosts: Vec<AnyHost> = Vec::new();
+            // Hosts that have an XSpace or a (non-legacy) trace are one host per file.
+            let has_xspace = |host: &str| files.iter().any(|(h, (k, _))| h == host && matches!(k, Kind::XSpace));
+            for (host, (kind, file)) in &files {
+                match kind {
+                    Kind::XSpace | Kind::Trace { legacy: false } => {
+                        hosts.push(AnyHost { name: host.clone(), files: HostFiles::Events(*file) })
+                    }
+                    Kind::Trace { legacy: true } if has_xspace(host) => {}
+                    Kind::Trace { legacy: true } | Kind::Tool(_) => {
+                        let at =
+                            hosts.iter().position(|h| &h.name == host && matches!(h.files, HostFiles::Tools { .. }));
+                        let index = at.unwrap_or_else(|| {
+                            hosts.push(AnyHost {
+                                name: host.clone(),
+                                files: HostFiles::Tools { tools: Vec::new(), trace: None },
+                            });
+                            hosts.len() - 1
+                        });
+                        if let HostFiles::Tools { tools, trace } = &mut hosts[index].files {
+                            match kind {
+                                Kind::Tool(tool) => tools.push((*tool, *file)),
+                                _ => *trace = Some(*file),
+                            }
+                        }
+                    }
+                }
+            }
+            AnyRun { name, hosts: dedupe_any_host_names(hosts) }
+        })
+        .collect();
+    AnyLogdir { runs, skipped }
+}
+
+/// Files grouped by run (sorted by name), each with its host name and
+/// payload, in file order.
+fn group<T>(found: Vec<(Vec<String>, String, T)>, root_run: &str) -> Vec<(String, Vec<(String, T)>)> {
     // Run name: the path below the directories all runs share, so a dropped
     // `logdir/` gives `train/<run>` and `validation/<run>` but a lone run is `<run>`.
     let run_dirs: Vec<Vec<String>> = found.iter().map(|(dirs, _, _)| run_identity(dirs)).collect();
     let common = common_prefix_len(&run_dirs);
-    let mut runs: Vec<Run> = Vec::new();
-    for ((_, host, file), dirs) in found.into_iter().zip(run_dirs) {
+    let mut runs: Vec<(String, Vec<(String, T)>)> = Vec::new();
+    for ((_, host, payload), dirs) in found.into_iter().zip(run_dirs) {
         let name = if dirs.is_empty() {
             root_run.to_string()
         } else {
             let shown = &dirs[common.min(dirs.len() - 1)..];
             shown.join("/")
         };
-        let run = match runs.iter().position(|r| r.name == name) {
-            Some(i) => &mut runs[i],
-            None => {
-                runs.push(Run { name, hosts: Vec::new() });
-                runs.last_mut().expect("just pushed")
-            }
-        };
-        run.hosts.push(Host { name: host, file });
+        match runs.iter().position(|r| r.0 == name) {
+            Some(i) => runs[i].1.push((host, payload)),
+            None => runs.push((name, vec![(host, payload)])),
+        }
     }
-    runs.sort_by(|a, b| a.name.cmp(&b.name));
-    for run in &mut runs {
-        run.hosts.sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
-        dedupe_host_names(&mut run.hosts);
-    }
-    Logdir { runs, skipped }
+    runs.sort_by(|a, b| a.0.cmp(&b.0));
+    runs
 }
 
 /// The directories that identify a run: `plugins/profile` is dropped from
@@ -104,25 +217,40 @@ fn common_prefix_len(all: &[Vec<String>]) -> usize {
 }
 
 /// Two files naming the same host in one run (say `vm.xplane.pb` and
-/// `vm.xplane.pb.gz`) stay apart as `vm` and `vm (2)`.
-fn dedupe_host_names(hosts: &mut [Host]) {
-    for i in 1..hosts.len() {
-        let base = hosts[i].name.clone();
+/// `vm.xplane.pb.gz`) stay apart as `vm` and `vm (2)`; hosts sorted by name.
+fn dedupe_host_names(mut hosts: Vec<Host>) -> Vec<Host> {
+    hosts.sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
+    let names = unique_names(hosts.iter().map(|h| h.name.clone()).collect());
+    hosts.iter_mut().zip(names).for_each(|(h, n)| h.name = n);
+    hosts
+}
+
+fn dedupe_any_host_names(mut hosts: Vec<AnyHost>) -> Vec<AnyHost> {
+    hosts.sort_by(|a, b| a.name.cmp(&b.name));
+    let names = unique_names(hosts.iter().map(|h| h.name.clone()).collect());
+    hosts.iter_mut().zip(names).for_each(|(h, n)| h.name = n);
+    hosts
+}
+
+fn unique_names(mut names: Vec<String>) -> Vec<String> {
+    for i in 1..names.len() {
+        let base = names[i].clone();
         let mut n = 1;
-        while hosts[..i].iter().any(|h| h.name == hosts[i].name) {
+        while names[..i].contains(&names[i]) {
             n += 1;
-            hosts[i].name = format!("{base} ({n})");
+            names[i] = format!("{base} ({n})");
         }
     }
+    names
 }
 
 fn reason_for(file_name: &str) -> &'static str {
     if file_name.starts_with("events.out.tfevents") {
         "TensorBoard summary events, not a profile"
-    } else if file_name.ends_with(".json") || file_name.ends_with(".json.gz") || file_name.ends_with(".pb") {
-        "a profiler file of a format Proflens does not read yet (only *.xplane.pb)"
+    } else if file_name.ends_with(".pb") {
+        "a protobuf file that is neither an XSpace (*.xplane.pb) nor a TensorBoard tool file (<host>.<tool>.pb)"
     } else {
-        "not a profile file (*.xplane.pb)"
+        "not a profile file (*.xplane.pb, trace JSON, or a TensorBoard tool file)"
     }
 }
 
@@ -169,6 +297,51 @@ mod tests {
                 ("selected files".to_string(), vec!["x".to_string(), "x (2)".to_string()]),
             ]
         );
+    }
+
+    #[test]
+    fn every_format_is_found_with_its_host() {
+        let l = discover_any(
+            [
+                "logs/plugins/profile/r1/localhost.overview_page.pb",
+                "logs/plugins/profile/r1/localhost.input_pipeline.pb",
+                "logs/plugins/profile/r1/localhost.trace.json.gz",
+                "logs/plugins/profile/r2/vm.xplane.pb",
+                "logs/plugins/profile/r2/vm.trace.json.gz",
+                "logs/pytorch/rank-0.pt.trace.json.gz",
+                "logs/pytorch/rank-1.json",
+                "logs/pytorch/notes.txt",
+            ],
+            "files",
+        );
+        let shown: Vec<(String, Vec<(String, HostFiles)>)> = l
+            .runs
+            .iter()
+            .map(|r| (r.name.clone(), r.hosts.iter().map(|h| (h.name.clone(), h.files.clone())).collect()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                (
+                    "pytorch".to_string(),
+                    vec![("rank-0".into(), HostFiles::Events(5)), ("rank-1".into(), HostFiles::Events(6))]
+                ),
+                (
+                    "r1".to_string(),
+                    vec![(
+                        "localhost".into(),
+                        HostFiles::Tools {
+                            tools: vec![(LegacyTool::OverviewPage, 0), (LegacyTool::InputPipeline, 1)],
+                            trace: Some(2)
+                        }
+                    )]
+                ),
+                // The legacy trace beside an XSpace of the same host is left out.
+                ("r2".to_string(), vec![("vm".into(), HostFiles::Events(3))]),
+            ]
+        );
+        assert_eq!(l.skipped.len(), 1);
+        assert_eq!(trace_host_name("w0.1623143089861.pt.trace.json.gz"), Some("w0.1623143089861"));
     }
 
     #[test]

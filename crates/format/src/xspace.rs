@@ -320,7 +320,7 @@ fn relative_ns(timestamp_ns: i64, origin_ns: Option<i64>) -> i64 {
 }
 
 /// Sorts a line's events by (start asc, duration desc), keeping columns aligned.
-fn sort_events(events: &mut Events) {
+pub(crate) fn sort_events(events: &mut Events) {
     let key = |i: usize| (events.start_ps[i], std::cmp::Reverse(events.duration_ps[i]));
     if (1..events.len()).all(|i| key(i - 1) <= key(i)) {
         return;

@@ -8,6 +8,7 @@
 //! picoseconds relative to [`Profile::origin_ns`], which is the wall-clock
 //! start of the capture when the file records it.
 
+pub mod hlo;
 mod interner;
 mod stats;
 
@@ -29,6 +30,22 @@ pub struct Profile {
     pub origin_ns: Option<u64>,
     /// Wall-clock end of the capture (ns since the Unix epoch), when recorded.
     pub stop_ns: Option<u64>,
+    /// The file format the profile was read from; analyses that only make
+    /// sense for one producer (the PyTorch views) check it.
+    pub origin: Origin,
+}
+
+/// Which profiler wrote the file a [`Profile`] was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Origin {
+    /// An XSpace (`*.xplane.pb`) from the TensorFlow / JAX profiler.
+    #[default]
+    XSpace,
+    /// Chrome trace JSON of another producer (XProf's legacy `trace.json.gz`,
+    /// or any trace-event file).
+    ChromeTrace,
+    /// A PyTorch profiler (Kineto) trace, mapped onto XPlane conventions.
+    Kineto,
 }
 
 /// A device, or one kind of host activity.

@@ -2,11 +2,14 @@
 //! the header's tool selector lists [`Tool::ALL`]. Tool ids are XProf's.
 
 pub mod framework_op_stats;
+pub mod hlo_stats;
 pub mod info;
 pub mod input_pipeline;
 pub mod kernel_stats;
 pub mod measure;
 pub mod memory_profile;
+pub mod memory_viewer;
+pub mod op_profile;
 pub mod overview;
 pub mod pod_viewer;
 pub mod step_time;
@@ -30,6 +33,9 @@ pub enum Tool {
     PodViewer,
     TfDataBottleneckAnalysis,
     TraceViewer,
+    OpProfile,
+    HloStats,
+    MemoryViewer,
     Info,
 }
 
@@ -44,6 +50,9 @@ impl Tool {
         Tool::PodViewer,
         Tool::TfDataBottleneckAnalysis,
         Tool::TraceViewer,
+        Tool::OpProfile,
+        Tool::HloStats,
+        Tool::MemoryViewer,
         Tool::Info,
     ];
 
@@ -58,6 +67,9 @@ impl Tool {
             Tool::PodViewer => "pod_viewer",
             Tool::TfDataBottleneckAnalysis => "tf_data_bottleneck_analysis",
             Tool::TraceViewer => "trace_viewer",
+            Tool::OpProfile => "op_profile",
+            Tool::HloStats => "hlo_stats",
+            Tool::MemoryViewer => "memory_viewer",
             Tool::Info => "info",
         }
     }
@@ -72,6 +84,9 @@ impl Tool {
             Tool::PodViewer => "Pod viewer",
             Tool::TfDataBottleneckAnalysis => "tf.data bottleneck analysis",
             Tool::TraceViewer => "Trace viewer",
+            Tool::OpProfile => "Op profile",
+            Tool::HloStats => "HLO op stats",
+            Tool::MemoryViewer => "Memory viewer",
             Tool::Info => "Profile info",
         }
     }
@@ -121,6 +136,23 @@ pub fn tool_view(shown: Shown) -> AnyView {
         }
         ToolView::TraceViewer { layout } => view! {
             <trace_viewer::TraceViewerView run=run host=host layout=(**layout).clone()/>
+        }
+        .into_any(),
+        ToolView::OpProfile { profile } => {
+            view! { <op_profile::OpProfileView run=run host=host profile=(**profile).clone()/> }.into_any()
+        }
+        ToolView::HloStats { stats } => {
+            view! { <hlo_stats::HloStatsView run=run host=host stats=(**stats).clone()/> }.into_any()
+        }
+        ToolView::MemoryViewer { modules, module, viewer, failed } => view! {
+            <memory_viewer::MemoryViewerView
+                run=run
+                host=host
+                modules=modules.clone()
+                module=module.clone()
+                viewer=viewer.as_deref().cloned()
+                failed=failed.clone()
+            />
         }
         .into_any(),
     }

@@ -1,0 +1,11 @@
+//! CUPTI's activity records ([`records`]) and their conversion into an
+//! XSpace ([`xspace::to_xspace`]), a pure function so it is tested on
+//! recorded records without a GPU.
+
+pub mod activity;
+pub mod records;
+pub mod steps;
+pub mod xspace;
+
+pub use records::*;
+pub use xspace::to_xspace;

@@ -1,0 +1,96 @@
+//! The `proflens` binary on PyTorch (Kineto) traces: single files and a
+//! folder of rank files.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/kineto").join(rel)
+}
+
+fn proflens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proflens")).args(args).output().expect("proflens runs")
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = proflens(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+const BERT: &str = "kineto-h100-hf-inference/gaunernst_bert-small-uncased__1016001.json.gz";
+
+#[test]
+fn info_names_the_host_after_the_file() {
+    let path = data(BERT);
+    let v = json(&["info", path.to_str().unwrap()]);
+    let host = &v["runs"][0]["hosts"][0];
+    assert_eq!(host["name"], "gaunernst_bert-small-uncased__1016001");
+    let planes: Vec<&str> = host["planes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(planes, ["/host:CPU", "/device:GPU:0"]);
+}
+
+#[test]
+fn tools_serve_the_pytorch_views() {
+    let path = data(BERT);
+    let p = path.to_str().unwrap();
+    let overview = json(&["tool", p, "overview_page"]);
+    assert_eq!(overview["steps"][0]["step"], 6);
+    assert_eq!(overview["steps"][0]["cpu_duration_ps"], 4_426_114_000i64);
+    let ops = json(&["tool", p, "framework_op_stats"]);
+    assert_eq!(ops[0]["name"], "aten::addmm");
+    let kernels = json(&["tool", p, "kernel_stats", "--format", "xprof"]);
+    let total: f64 = kernels["rows"].as_array().unwrap().iter().map(|r| r["c"][11]["v"].as_f64().unwrap()).sum();
+    assert!((total - 307.197).abs() < 1e-6, "{total}");
+    let memory = json(&["tool", p, "memory_profile", "--format", "xprof"]);
+    assert!(memory["memoryProfilePerAllocator"]["GPU_0"].is_object());
+    let out = proflens(&["tool", p, "input_pipeline_analyzer"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not available for PyTorch traces"));
+}
+
+#[test]
+fn a_folder_of_rank_files_is_one_distributed_run() {
+    let dir = data("kineto-multirank-sampled");
+    let v = json(&["tool", dir.to_str().unwrap(), "overview_page"]);
+    let ranks = v["distributed"]["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 2);
+    assert_eq!((ranks[0]["rank"].as_i64(), ranks[1]["rank"].as_i64()), (Some(0), Some(1)));
+    assert_eq!(ranks[0]["world_size"], 128);
+    assert_eq!(v["ranks"][0]["label"], "sampled_rank-0");
+    let one = json(&["tool", dir.to_str().unwrap(), "overview_page", "--host", "sampled_rank-1"]);
+    assert_eq!(one["rank"], 1);
+}
+
+#[test]
+fn export_trace_writes_chrome_json() {
+    let out_path = std::env::temp_dir().join(format!("proflens-kineto-{}.json", std::process::id()));
+    let path = data(BERT);
+    let out = proflens(&["export-trace", path.to_str().unwrap(), "-o", out_path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out_path);
+    assert!(v["traceEvents"].as_array().unwrap().len() > 2000);
+}
+
+#[test]
+fn truncated_trace_json_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("proflens-kineto-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cut.pt.trace.json");
+    std::fs::write(&file, br#"{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","ts":1.5"#).unwrap();
+    let out = proflens(&["info", file.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cut.pt.trace.json") && err.contains("truncated"), "{err}");
+}
+
+#[test]
+fn content_decides_whatever_the_name() {
+    // A Chrome trace misnamed `*.xplane.pb` (tests/data/bad) is read as the trace it is.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/bad/trace.xplane.pb");
+    let v = json(&["info", path.to_str().unwrap()]);
+    assert_eq!(v["runs"][0]["hosts"][0]["planes"][0]["events"], 1);
+}

@@ -1,0 +1,57 @@
+//! `proflens tool` / `proflens info` on legacy tool files.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/legacy").join(rel)
+}
+
+fn proflens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_proflens")).args(args).output().expect("proflens runs")
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = proflens(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+#[test]
+fn a_run_folder_of_legacy_files_is_the_hosts_tool_set() {
+    let run = data("tf-legacy-gpu-input-bound");
+    let run = run.to_str().unwrap();
+    let info = json(&["info", run]);
+    let files = info["legacy_tool_files"].as_array().unwrap();
+    let tools: Vec<&str> = files.iter().map(|f| f["tool"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["input_pipeline_analyzer", "overview_page", "framework_op_stats"]);
+    assert!(files.iter().all(|f| f["host"] == "localhost"));
+
+    let view = json(&["tool", run, "overview_page"]);
+    assert_eq!(view["input"]["steps"].as_array().unwrap().len(), 11);
+    assert_eq!(view["recommendation"]["bottleneck"], "host");
+    let xprof = json(&["tool", run, "overview_page", "--format", "xprof"]);
+    assert_eq!(xprof[1]["p"]["steptime_ms_average"], "1114.5");
+    let csv = proflens(&["tool", run, "framework_op_stats", "--format", "csv"]);
+    assert!(csv.status.success());
+    assert_eq!(String::from_utf8_lossy(&csv.stdout).lines().count(), 1 + 9747);
+    let ops = json(&["tool", run, "input_pipeline_analyzer", "--host", "localhost"]);
+    assert_eq!(ops["input_ops"][0]["name"], "Iterator::Prefetch::Generator");
+
+    let missing = proflens(&["tool", run, "kernel_stats"]);
+    assert!(!missing.status.success());
+    let message = String::from_utf8_lossy(&missing.stderr);
+    assert!(message.contains("no legacy kernel_stats file"), "{message}");
+}
+
+#[test]
+fn an_xprof_json_file_is_recognised_by_content() {
+    let file = data("xprof-golden-tpu-training/data_tpu-training_memory_profile_tpu_training.json.gz");
+    let file = file.to_str().unwrap();
+    assert_eq!(json(&["info", file])["legacy_tool_files"][0]["tool"], "memory_profile");
+    let xprof = json(&["tool", file, "memory_profile", "--format", "xprof"]);
+    assert_eq!(xprof["memoryProfilePerAllocator"]["0"]["profileSummary"]["memoryCapacity"], "102803439616");
+    let wrong = proflens(&["tool", file, "overview_page"]);
+    assert!(!wrong.status.success());
+}

@@ -1,0 +1,354 @@
+//! Chrome trace-event JSON → [`Profile`]: PyTorch profiler (Kineto) traces,
+//! XProf's legacy `trace.json.gz`, and other trace-event files.
+//!
+//! The file is parsed once into borrowed events (only the fields used, times
+//! kept as their decimal text), then one of two mappings builds the model:
+//! [`kineto`] maps PyTorch traces onto XPlane conventions (`/host:CPU` thread
+//! lines, `/device:GPU:<n>` stream lines, XProf stat names) so the existing
+//! tools work; [`generic`] keeps processes as planes and threads as lines.
+//! Times become ps relative to the earliest event.
+
+mod builder;
+mod generic;
+mod kineto;
+mod time;
+
+use crate::{Error, Progress};
+use proflens_model::{Origin, Profile};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+pub(crate) use time::us_text_to_ps;
+
+/// The top level of a trace object; unknown keys are ignored. `E` is the
+/// event type: [`RawEvent`] on the fast path, the raw JSON of each event on
+/// the lenient one (which skips events with wrong field types).
+#[derive(Deserialize)]
+struct RawTrace<'a, E> {
+    #[serde(rename = "traceEvents", default = "Option::default")]
+    trace_events: Option<Vec<E>>,
+    #[serde(rename = "baseTimeNanoseconds", borrow, default)]
+    base_time_ns: Option<&'a RawValue>,
+    #[serde(rename = "deviceProperties", default)]
+    device_properties: Option<Value>,
+    #[serde(rename = "distributedInfo", default)]
+    distributed_info: Option<Value>,
+    #[serde(rename = "schemaVersion", default)]
+    schema_version: Option<Value>,
+    #[serde(default)]
+    cuda_runtime_version: Option<Value>,
+    #[serde(default)]
+    cuda_driver_version: Option<Value>,
+    #[serde(default)]
+    cupti_version: Option<Value>,
+    #[serde(default)]
+    roctracer_version: Option<Value>,
+    #[serde(default)]
+    hip_runtime_version: Option<Value>,
+}
+
+/// What the mappings need of the trace's top level.
+#[derive(Default)]
+pub(crate) struct Head {
+    pub base_time_ns: Option<i128>,
+    pub device_properties: Vec<Value>,
+    pub distributed_info: Option<Value>,
+    /// Top-level version keys (`cuda_runtime_version`, …) as (name, value).
+    pub versions: Vec<(&'static str, Value)>,
+    pub schema_version: bool,
+}
+
+/// One trace event, borrowed from the input; fields the mappings don't
+/// read are skipped by serde.
+#[derive(Deserialize)]
+pub(crate) struct RawEvent<'a> {
+    #[serde(borrow, default)]
+    pub ph: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub cat: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub pid: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub tid: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub ts: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub dur: Option<&'a RawValue>,
+    #[serde(default)]
+    pub args: Option<Map<String, Value>>,
+}
+
+impl RawEvent<'_> {
+    pub fn ph(&self) -> &str {
+        self.ph.as_deref().unwrap_or("")
+    }
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("")
+    }
+    pub fn cat(&self) -> &str {
+        self.cat.as_deref().unwrap_or("")
+    }
+    pub fn ts_ps(&self) -> Option<i128> {
+        self.ts.and_then(|t| us_text_to_ps(t.get()))
+    }
+    pub fn dur_ps(&self) -> i128 {
+        self.dur.and_then(|t| us_text_to_ps(t.get())).unwrap_or(0).max(0)
+    }
+    pub fn pid(&self) -> Id {
+        Id::of(self.pid)
+    }
+    pub fn tid(&self) -> Id {
+        Id::of(self.tid)
+    }
+    pub fn arg(&self, key: &str) -> Option<&Value> {
+        self.args.as_ref().and_then(|a| a.get(key))
+    }
+    pub fn arg_i64(&self, key: &str) -> Option<i64> {
+        self.arg(key).and_then(Value::as_i64)
+    }
+}
+
+/// A pid or tid: an integer, or a label (`"Spans"`, `"stream 7"`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Id {
+    /// The text as written, without quotes (the identity of the process/thread).
+    pub text: String,
+    /// The integer it is, or ends with (`"stream 7"` → 7).
+    pub number: Option<i64>,
+    /// Whether it is an integer (or integer text) as a whole.
+    pub numeric: bool,
+}
+
+impl Id {
+    fn of(raw: Option<&RawValue>) -> Id {
+        let raw = raw.map_or("", |r| r.get().trim());
+        let text = if raw.starts_with('"') {
+            serde_json::from_str::<String>(raw).unwrap_or_default()
+        } else if raw == "null" {
+            String::new()
+        } else {
+            raw.to_string()
+        };
+        let whole = text.trim().parse::<i64>().ok().or_else(|| text.trim().parse::<f64>().ok().map(|f| f as i64));
+        let trailing = {
+            let digits: String =
+                text.chars().rev().take_while(char::is_ascii_digit).collect::<Vec<_>>().into_iter().rev().collect();
+            digits.parse::<i64>().ok()
+        };
+        Id { numeric: whole.is_some(), number: whole.or(trailing), text }
+    }
+}
+
+/// Relative times: ps from `t0`, narrowed to the model's i64.
+pub(crate) fn rel_ps(ps: i128, t0: i128) -> i64 {
+    i64::try_from(ps - t0).unwrap_or(if ps < t0 { i64::MIN } else { i64::MAX })
+}
+
+impl<E> Default for RawTrace<'_, E> {
+    fn default() -> Self {
+        RawTrace {
+            trace_events: None,
+            base_time_ns: None,
+            device_properties: None,
+            distributed_info: None,
+            schema_version: None,
+            cuda_runtime_version: None,
+            cuda_driver_version: None,
+            cupti_version: None,
+            roctracer_version: None,
+            hip_runtime_version: None,
+        }
+    }
+}
+
+/// The trace's top level and events, parsed as `E`.
+fn parse<'a, E: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(RawTrace<'a, E>, Vec<E>), Error> {
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => Err(Error::Empty),
+        Some(b'[') => Ok((RawTrace::default(), serde_json::from_slice(bytes).map_err(json_error)?)),
+        Some(b'{') => {
+            let mut raw: RawTrace<E> = serde_json::from_slice(bytes).map_err(json_error)?;
+            let events = raw.trace_events.take().ok_or_else(|| Error::NotATrace {
+                detail: "it is an object without a \"traceEvents\" list".to_string(),
+            })?;
+            Ok((raw, events))
+        }
+        Some(_) => Err(Error::NotATrace { detail: "it is neither a JSON object nor a list".to_string() }),
+    }
+}
+
+/// Decodes uncompressed trace JSON.
+pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
+    progress(Progress::Parsing);
+    // One pass straight into events; only when some event has fields of the
+    // wrong type, a second, lenient pass that skips such events.
+    let (raw, parsed, skipped, first_problem) = match parse::<RawEvent>(bytes) {
+        Ok((raw, events)) => (raw, events, 0, None),
+        Err(Error::BadJson { .. }) if !is_syntax_error(bytes) => lenient(bytes)?,
+        Err(e) => return Err(e),
+    };
+    let head = head(raw)?;
+    let kineto = is_kineto(&head, &parsed);
+    let mut profile = if kineto { kineto::build(&head, &parsed, progress) } else { generic::build(&parsed, progress) };
+    profile.origin = if kineto { Origin::Kineto } else { Origin::ChromeTrace };
+    if skipped > 0 {
+        profile.warnings.push(format!(
+            "{skipped} trace events were skipped because their fields have the wrong types (first: {})",
+            first_problem.unwrap_or_default()
+        ));
+    }
+    if profile.event_count() == 0 && profile.planes.iter().all(|p| p.stats.is_empty()) {
+        return Err(Error::Empty);
+    }
+    Ok(profile)
+}
+
+/// Whether the bytes break JSON's syntax (rather than a field's type).
+fn is_syntax_error(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err()
+}
+
+type Lenient<'a> = (RawTrace<'a, RawEvent<'a>>, Vec<RawEvent<'a>>, usize, Option<String>);
+
+/// The second pass: every event that parses, and the count of those that don't.
+fn lenient(bytes: &[u8]) -> Result<Lenient<'_>, Error> {
+    let (raw, events) = parse::<&RawValue>(bytes)?;
+    let mut parsed = Vec::with_capacity(events.len());
+    let mut skipped = 0usize;
+    let mut first_problem = None;
+    for ev in events {
+        match serde_json::from_str::<RawEvent>(ev.get()) {
+            Ok(e) => parsed.push(e),
+            Err(e) => {
+                skipped += 1;
+                first_problem.get_or_insert_with(|| e.to_string());
+            }
+        }
+    }
+    if parsed.is_empty() && skipped > 0 {
+        return Err(Error::BadJson {
+            detail: format!(
+                "none of its {skipped} trace events has the expected fields ({})",
+                first_problem.unwrap_or_default()
+            ),
+        });
+    }
+    let raw = RawTrace {
+        trace_events: None,
+        base_time_ns: raw.base_time_ns,
+        device_properties: raw.device_properties,
+        distributed_info: raw.distributed_info,
+        schema_version: raw.schema_version,
+        cuda_runtime_version: raw.cuda_runtime_version,
+        cuda_driver_version: raw.cuda_driver_version,
+        cupti_version: raw.cupti_version,
+        roctracer_version: raw.roctracer_version,
+        hip_runtime_version: raw.hip_runtime_version,
+    };
+    Ok((raw, parsed, skipped, first_problem))
+}
+
+fn head<E>(raw: RawTrace<'_, E>) -> Result<Head, Error> {
+    let base_time_ns = match raw.base_time_ns {
+        Some(v) => Some(v.get().trim().parse::<i128>().map_err(|_| Error::BadJson {
+            detail: format!("\"baseTimeNanoseconds\" is {} instead of an integer", v.get()),
+        })?),
+        None => None,
+    };
+    let versions = [
+        ("cuda_runtime_version", raw.cuda_runtime_version),
+        ("cuda_driver_version", raw.cuda_driver_version),
+        ("cupti_version", raw.cupti_version),
+        ("roctracer_version", raw.roctracer_version),
+        ("hip_runtime_version", raw.hip_runtime_version),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k, v)))
+    .collect();
+    let device_properties = match raw.device_properties {
+        Some(Value::Array(list)) => list,
+        _ => Vec::new(),
+    };
+    Ok(Head {
+        base_time_ns,
+        device_properties,
+        distributed_info: raw.distributed_info,
+        versions,
+        schema_version: raw.schema_version.is_some(),
+    })
+}
+
+/// Categories only the PyTorch profiler writes (current and 1.9 names).
+const KINETO_CATS: [&str; 9] =
+    ["cpu_op", "cuda_runtime", "kernel", "gpu_memcpy", "python_function", "Operator", "Runtime", "Kernel", "Memcpy"];
+
+fn is_kineto(head: &Head, events: &[RawEvent]) -> bool {
+    head.schema_version
+        || head.base_time_ns.is_some()
+        || !head.device_properties.is_empty()
+        || events.iter().take(100_000).any(|e| KINETO_CATS.contains(&e.cat()))
+}
+
+fn json_error(e: serde_json::Error) -> Error {
+    if e.is_eof() {
+        Error::Truncated { detail: format!("the JSON ends early, at line {} column {}", e.line(), e.column()) }
+    } else if e.is_data() {
+        Error::BadJson { detail: format!("a field has the wrong type ({e})") }
+    } else {
+        Error::BadJson { detail: format!("it is not valid JSON ({e})") }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_str(s: &str) -> Result<Profile, Error> {
+        decode(s.as_bytes(), &mut |_| {})
+    }
+
+    #[test]
+    fn bad_json_is_a_typed_error() {
+        assert!(matches!(decode_str(r#"{"traceEvents":[{"ph":"X","ts":1"#), Err(Error::Truncated { .. })));
+        assert!(matches!(decode_str(r#"{"traceEvents":[}"#), Err(Error::BadJson { .. })));
+        assert!(matches!(decode_str(r#"{"traceEvents":{"a":1}}"#), Err(Error::BadJson { .. })));
+        assert!(matches!(decode_str(r#"{"displayTimeUnit":"ns"}"#), Err(Error::NotATrace { .. })));
+        assert!(matches!(decode_str(r#"{"traceEvents":[1,2,"x"]}"#), Err(Error::BadJson { .. })));
+        assert!(matches!(decode_str(r#"{"traceEvents":[]}"#), Err(Error::Empty)));
+        assert!(matches!(decode_str("   "), Err(Error::Empty)));
+        assert!(matches!(decode_str("\"text\""), Err(Error::NotATrace { .. })));
+        let msg = decode_str(r#"{"traceEvents":[{"ph":"X","ts":1"#).unwrap_err().to_string();
+        assert!(msg.contains("truncated"), "{msg}");
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let base = br#"{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2,"args":{"device":0,"grid":[1,2,3]}},{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":2,"args":{"Bytes":-4}}]}"#;
+        for cut in 0..base.len() {
+            let _ = decode(&base[..cut], &mut |_| {});
+        }
+        let mut flipped = base.to_vec();
+        for i in 0..flipped.len() {
+            let old = flipped[i];
+            flipped[i] = b'"';
+            let _ = decode(&flipped, &mut |_| {});
+            flipped[i] = old;
+        }
+        assert!(decode(base, &mut |_| {}).is_ok());
+    }
+
+    #[test]
+    fn wrong_field_types_skip_the_event_with_a_warning() {
+        let p = decode_str(
+            r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1},{"ph":"X","name":7,"pid":1,"tid":1,"ts":0}]"#,
+        )
+        .unwrap();
+        assert_eq!(p.event_count(), 1);
+        assert_eq!(p.origin, Origin::ChromeTrace);
+        assert!(p.warnings[0].contains("1 trace events were skipped"), "{:?}", p.warnings);
+    }
+}

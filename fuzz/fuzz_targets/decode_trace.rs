@@ -1,0 +1,15 @@
+//! Any bytes through the general loader (XSpace or trace-event JSON, raw or
+//! gzip), then the PyTorch views: an error or a profile, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use proflens_format::{load_profile, Limits};
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits { max_input_bytes: 8 << 20, max_decompressed_bytes: 64 << 20 };
+    if let Ok(profile) = load_profile(data, &limits, &mut |_| {}) {
+        let index = proflens_analysis::pytorch::KinetoIndex::new(&profile);
+        let _ = proflens_analysis::pytorch::overview::overview(&index);
+        let _ = proflens_analysis::pytorch::operators::operator_stats(&index);
+    }
+});
