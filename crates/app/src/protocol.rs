@@ -17,6 +17,8 @@ use proflens_analysis::memory_viewer::MemoryViewer;
 use proflens_analysis::op_profile::OpProfile;
 use proflens_analysis::overview::OverviewPage;
 use proflens_analysis::pod_viewer::PodViewer;
+use proflens_analysis::pytorch::operators::OperatorRow;
+use proflens_analysis::pytorch::overview::MultiRankOverview;
 use proflens_analysis::tf_data::TfDataAnalysis;
 use proflens_analysis::trace_viewer::search::NameSummary;
 use proflens_analysis::trace_viewer::EventDetails;
@@ -120,6 +122,14 @@ pub enum ToolView {
         viewer: Option<Box<MemoryViewer>>,
         failed: Option<String>,
     },
+    /// A PyTorch trace's overview: each rank's steps and the distributed view.
+    PytorchOverview {
+        overview: Box<MultiRankOverview>,
+    },
+    /// A PyTorch trace's operators (host and device time per op).
+    OperatorStats {
+        rows: Vec<OperatorRow>,
+    },
 }
 
 impl ToolView {
@@ -137,6 +147,8 @@ impl ToolView {
             ToolView::OpProfile { .. } => Tool::OpProfile,
             ToolView::HloStats { .. } => Tool::HloStats,
             ToolView::MemoryViewer { .. } => Tool::MemoryViewer,
+            ToolView::PytorchOverview { .. } => Tool::OverviewPage,
+            ToolView::OperatorStats { .. } => Tool::FrameworkOpStats,
         }
     }
 }

@@ -10,6 +10,7 @@ use proflens_analysis::host::HostAnalysis;
 use proflens_analysis::input_pipeline::HardwareType;
 use proflens_analysis::memory_profile::MemoryProfile;
 use proflens_analysis::pod_viewer::PodViewer;
+use proflens_analysis::pytorch::KinetoIndex;
 use proflens_analysis::tf_data::TfDataAnalysis;
 use proflens_analysis::xla_ops::XlaOpDb;
 use proflens_format::legacy::{self, LegacyTool};
@@ -17,6 +18,7 @@ use proflens_format::logdir::{self, HostFiles};
 use proflens_format::logdir_index;
 use proflens_format::{Limits, Progress};
 use proflens_model::hlo::HloModule;
+use proflens_model::Origin;
 use proflens_model::Profile;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -75,6 +77,8 @@ struct Decoded {
     tf_data: Option<Rc<TfDataAnalysis>>,
     /// The XLA modules and the device's XLA ops, once an XLA tool asked.
     xla: Option<Rc<Xla>>,
+    /// A PyTorch trace's events by role, once a PyTorch tool asked.
+    kineto: Option<Rc<KinetoIndex>>,
 }
 
 /// What the XLA tools (op profile, HLO op stats, memory viewer) share.
@@ -310,6 +314,11 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
             return by_content.unwrap_or(Err(e));
         }
     };
+    if decoded.profile.origin == Origin::Kineto {
+        if let Some(view) = pytorch_view(tool, vec![(host.to_string(), kineto_of(&decoded))]) {
+            return view;
+        }
+    }
     Ok(match tool {
         Tool::Info => {
             progress_now(None, "Summarising");
@@ -362,6 +371,20 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
 
 /// A tool over every host of a run, as XProf's "all hosts".
 fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
+    // The ranks of a PyTorch job, side by side.
+    if let Some(first) = hosts_of(run).first() {
+        if matches!(host_files(run, first)?, HostFiles::Events(_))
+            && decoded(run, first)?.profile.origin == Origin::Kineto
+        {
+            let mut ranks = Vec::new();
+            for host in hosts_of(run) {
+                ranks.push((host.clone(), kineto_of(&decoded(run, &host)?)));
+            }
+            if let Some(view) = pytorch_view(tool, ranks) {
+                return view;
+            }
+        }
+    }
     let analysis = || all_hosts_analysis(run);
     Ok(match tool {
         Tool::Info => return Err("Profile info describes one host at a time: choose a host above.".to_string()),
@@ -465,6 +488,52 @@ fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
         }
     });
     memory
+}
+
+/// The tools of PyTorch traces (`ranks`: one index per rank): `None` for
+/// those that take the XSpace path (trace viewer, memory profile, info).
+fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Result<ToolView, String>> {
+    use proflens_analysis::pytorch::{operators, overview};
+    Some(Ok(match tool {
+        Tool::TraceViewer | Tool::MemoryProfile | Tool::Info => return None,
+        Tool::OverviewPage => {
+            progress_now(None, "Breaking the steps down");
+            let refs: Vec<(String, &KinetoIndex)> = ranks.iter().map(|(h, i)| (h.clone(), i.as_ref())).collect();
+            ToolView::PytorchOverview { overview: Box::new(overview::multi_rank(&refs)) }
+        }
+        Tool::FrameworkOpStats => {
+            let tables: Vec<_> = ranks.iter().map(|(_, i)| operators::operator_stats(i)).collect();
+            ToolView::OperatorStats { rows: operators::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>()) }
+        }
+        Tool::KernelStats => {
+            let tables: Vec<_> = ranks.iter().map(|(_, i)| operators::kernel_stats(i)).collect();
+            let kernels =
+                proflens_analysis::kernel_stats::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>());
+            ToolView::KernelStats { kernels, hardware: HardwareType::Gpu }
+        }
+        other => {
+            return Some(Err(format!(
+                "The {} is a TensorFlow/JAX tool; a PyTorch trace has the Overview, Framework op stats (operators), \
+                 GPU kernel stats, Memory profile and Trace viewer.",
+                other.label()
+            )))
+        }
+    }))
+}
+
+/// The PyTorch trace's index: built once, cached beside the profile.
+fn kineto_of(decoded: &Decoded) -> Rc<KinetoIndex> {
+    if let Some(index) = &decoded.kineto {
+        return index.clone();
+    }
+    progress_now(None, "Indexing the PyTorch trace");
+    let index = Rc::new(KinetoIndex::new(&decoded.profile));
+    STATE.with_borrow_mut(|state| {
+        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
+            entry.kineto = Some(index.clone());
+        }
+    });
+    index
 }
 
 /// The app's tool for a legacy tool file.
@@ -592,7 +661,57 @@ fn tf_data_of(decoded: &Decoded, host: &str) -> Rc<TfDataAnalysis> {
 
 fn open_files(files: Vec<(String, File)>) -> Response {
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
-    open_source(&paths, Source::Files(files))
+    // JSON is a profile only if it holds trace events or a tool's output:
+    // a look at the start of each JSON file decides, before it is listed.
+    let rejected: Vec<(usize, &'static str)> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, (path, _))| {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            logdir::trace_host_name(name).is_some() && legacy::tool_file(name).is_none()
+        })
+        .filter_map(|(i, (_, file))| match read_head(file) {
+            Some(head) => proflens_format::sniff::check_json_head(&head).err().map(|why| (i, why)),
+            None => Some((i, "could not be read")),
+        })
+        .collect();
+    let response = open_source(&paths, Source::Files(files));
+    if rejected.is_empty() || paths.len() == 1 {
+        return response;
+    }
+    drop_hosts(response, &rejected, &paths)
+}
+
+/// The first bytes of a file, for a look at what it is.
+fn read_head(file: &File) -> Option<Vec<u8>> {
+    let head = file.slice_with_i32_and_i32(0, proflens_format::sniff::JSON_HEAD_BYTES as i32).ok()?;
+    let buffer = FileReaderSync::new().ok()?.read_as_array_buffer(&head).ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The listing without the hosts of `rejected` files, which are listed as skipped.
+fn drop_hosts(response: Response, rejected: &[(usize, &'static str)], paths: &[String]) -> Response {
+    let Response::Logdir { mut runs, mut skipped } = response else {
+        return response;
+    };
+    let gone = |files: &HostFiles| matches!(files, HostFiles::Events(f) if rejected.iter().any(|(r, _)| r == f));
+    let removed: Vec<(String, String)> = STATE.with_borrow_mut(|state| {
+        let out = state.hosts.iter().filter(|h| gone(&h.files)).map(|h| (h.run.clone(), h.host.clone())).collect();
+        state.hosts.retain(|h| !gone(&h.files));
+        out
+    });
+    for run in &mut runs {
+        run.hosts.retain(|h| !removed.iter().any(|(r, name)| *r == run.name && name == h));
+        let real = run.hosts.iter().filter(|h| *h != ALL_HOSTS).count();
+        if real < 2 {
+            run.hosts.retain(|h| h != ALL_HOSTS);
+        }
+    }
+    runs.retain(|r| !r.hosts.is_empty());
+    for (file, why) in rejected {
+        skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
+    }
+    Response::Logdir { runs, skipped }
 }
 
 /// Lists the runs of a served log directory from its `proflens-index.json`.
@@ -729,6 +848,7 @@ fn decoded(run: &str, host: &str) -> Result<Decoded, String> {
         memory: None,
         tf_data: None,
         xla: None,
+        kineto: None,
     };
     STATE.with_borrow_mut(|state| {
         state.cache.insert(0, entry.clone());

@@ -71,6 +71,28 @@ pub fn gunzip(bytes: &[u8], limit: u64, progress: &mut dyn FnMut(Progress)) -> R
     Ok(out)
 }
 
+/// The first (at most `max_out`) bytes a gzip prefix decompresses to: for a
+/// look at the start of a file without reading it all. Damage or the end of
+/// the prefix just ends the output.
+pub fn gunzip_prefix(bytes: &[u8], max_out: usize) -> Vec<u8> {
+    let Ok(mut pos) = skip_header(bytes, 0) else {
+        return Vec::new();
+    };
+    let mut state = InflateState::new_boxed(DataFormat::Raw);
+    let mut out = vec![0; max_out];
+    let mut written = 0;
+    while written < max_out && pos < bytes.len() {
+        let result = inflate(&mut state, &bytes[pos..], &mut out[written..], MZFlush::None);
+        pos += result.bytes_consumed;
+        written += result.bytes_written;
+        if result.status.is_err() || result.status == Ok(MZStatus::StreamEnd) || result.bytes_consumed == 0 {
+            break;
+        }
+    }
+    out.truncate(written);
+    out
+}
+
 fn truncated(pos: usize) -> Error {
     Error::Truncated { detail: format!("the gzip stream ends early, after {pos} bytes") }
 }

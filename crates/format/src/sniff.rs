@@ -35,6 +35,31 @@ impl FileKind {
     }
 }
 
+/// How much of a JSON file [`check_json_head`] looks at.
+pub const JSON_HEAD_BYTES: usize = 64 << 10;
+
+/// Whether a file named like JSON, judged by its first bytes (raw or gzip),
+/// is trace events (Chrome, PyTorch/Kineto) or an XProf tool JSON; else why
+/// Proflens does not read it.
+pub fn check_json_head(head: &[u8]) -> Result<(), &'static str> {
+    let text = if head.starts_with(&[0x1f, 0x8b]) {
+        crate::inflate::gunzip_prefix(head, JSON_HEAD_BYTES)
+    } else {
+        head[..head.len().min(JSON_HEAD_BYTES)].to_vec()
+    };
+    if !matches!(text.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{') | Some(b'[')) {
+        return Err("named like JSON, but the content is not JSON");
+    }
+    let has = |needle: &str| text.windows(needle.len()).any(|w| w == needle.as_bytes());
+    let trace =
+        has("\"traceEvents\"") || (text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') && has("\"ph\""));
+    if trace || crate::legacy::is_tool_json_head(&text) {
+        Ok(())
+    } else {
+        Err("JSON that is neither a trace (no traceEvents) nor a TensorBoard tool file")
+    }
+}
+
 pub fn sniff(bytes: &[u8]) -> FileKind {
     if bytes.is_empty() {
         return FileKind::Empty;
@@ -164,6 +189,21 @@ fn plane_starts_well(bytes: &[u8], start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_heads_are_traces_tool_files_or_neither() {
+        assert_eq!(check_json_head(br#"{"schemaVersion": 1, "traceEvents": [{"ph": "X"}"#), Ok(()));
+        assert_eq!(check_json_head(br#"[{"name": "a", "ph": "X", "ts": 1"#), Ok(()));
+        assert!(check_json_head(br#"{"generator": "x", "traces": []}"#).is_err());
+        assert!(check_json_head(b"not json").is_err());
+        // gzip: only a prefix of the compressed file is given.
+        let mut body = br#"{"traceEvents": ["#.to_vec();
+        body.extend(std::iter::repeat_n(b' ', 200_000));
+        let gz = miniz_oxide::deflate::compress_to_vec(&body, 6);
+        let mut file = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+        file.extend_from_slice(&gz[..gz.len().min(100)]);
+        assert_eq!(check_json_head(&file), Ok(()));
+    }
 
     #[test]
     fn recognises_kinds() {

@@ -12,6 +12,7 @@ pub mod memory_viewer;
 pub mod op_profile;
 pub mod overview;
 pub mod pod_viewer;
+pub mod pytorch;
 pub mod step_time;
 pub mod tf_data;
 pub mod trace_viewer;
@@ -138,6 +139,13 @@ pub fn tool_view(shown: Shown) -> AnyView {
             <trace_viewer::TraceViewerView run=run host=host layout=(**layout).clone()/>
         }
         .into_any(),
+        ToolView::PytorchOverview { overview } => view! {
+            <pytorch::PytorchOverviewView run=run host=host overview=(**overview).clone()/>
+        }
+        .into_any(),
+        ToolView::OperatorStats { rows } => {
+            view! { <pytorch::OperatorStatsView run=run host=host rows=rows.clone()/> }.into_any()
+        }
         ToolView::OpProfile { profile } => {
             view! { <op_profile::OpProfileView run=run host=host profile=(**profile).clone()/> }.into_any()
         }

@@ -149,6 +149,11 @@ impl LegacyFile {
     }
 }
 
+/// Whether the start of a JSON text mentions a key of an XProf tool JSON.
+pub fn is_tool_json_head(head: &[u8]) -> bool {
+    looks_like_json(head) && json::has_marker(head)
+}
+
 /// Whether `bytes` (raw or gzip) are a legacy tool file, without decoding it
 /// all: the tool named by `file_name`, else the tool a JSON body's shape
 /// shows. `None` for XSpace and anything else.
