@@ -215,3 +215,29 @@ fn damaged_traces_fail_cleanly_or_analyse_without_panicking() {
         }
     }
 }
+
+/// JAX writes `vm.trace.json.gz` (XProf's legacy Chrome trace) beside
+/// `vm.xplane.pb`: imported, it holds the XSpace's host events, one for one.
+#[test]
+fn a_legacy_chrome_trace_has_the_events_of_its_xspace() {
+    let dir = proflens_tests::data_dir();
+    let chrome = load(&dir.join("chrome_trace/jax_mlp.vm.trace.json.gz"));
+    assert_eq!(chrome.origin, Origin::ChromeTrace);
+    let xspace = proflens_tests::load(&proflens_tests::xplane_files(&dir.join("xspace/jax_mlp"))[0]).unwrap();
+    let events = |p: &Profile, plane: &str| p.plane_by_name(plane).map_or(0, |p| p.event_count());
+    assert_eq!(events(&chrome, "/host:CPU"), events(&xspace, "/host:CPU"));
+    assert!(events(&chrome, "/host:CPU") > 20_000);
+    // The same names, as often.
+    let names = |p: &Profile| {
+        let mut counts = std::collections::BTreeMap::<String, usize>::new();
+        if let Some(plane) = p.plane_by_name("/host:CPU") {
+            for line in &plane.lines {
+                for &m in &line.events.metadata {
+                    *counts.entry(p.str(plane.event_metadata[m as usize].name).to_string()).or_default() += 1;
+                }
+            }
+        }
+        counts
+    };
+    assert_eq!(names(&chrome), names(&xspace));
+}
