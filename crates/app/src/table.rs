@@ -347,3 +347,48 @@ mod tests {
         assert_eq!(sorted_indices(&rows, |r| r.0 > 1.5, Some((text, Direction::Descending))), vec![3, 0, 2]);
     }
 }
+
+/// What a table's toolbar says: its filter box and its CSV export button.
+#[derive(Clone, Copy)]
+pub struct ToolbarText {
+    /// `id` of the search box.
+    pub filter_id: &'static str,
+    pub filter_label: &'static str,
+    pub placeholder: &'static str,
+    /// `id` of the export button.
+    pub export_id: &'static str,
+    pub export_label: &'static str,
+    /// Name of the downloaded file.
+    pub file_name: &'static str,
+}
+
+/// A search box that filters a table and a button that saves it as CSV
+/// (`csv` makes the text when pressed); a failed save is said below it.
+#[component]
+pub fn FilterExportBar(
+    text: ToolbarText,
+    filter: RwSignal<String>,
+    #[prop(into)] csv: Callback<(), String>,
+) -> impl IntoView {
+    let problem = RwSignal::new(None::<String>);
+    let export = move |_| {
+        let csv = csv.run(());
+        problem.set(crate::download::save_text(text.file_name, "text/csv;charset=utf-8", &csv).err());
+    };
+    view! {
+        <div class="toolbar">
+            <label for=text.filter_id>{text.filter_label}</label>
+            <input
+                type="search"
+                id=text.filter_id
+                placeholder=text.placeholder
+                prop:value=move || filter.get()
+                on:input=move |ev| filter.set(event_target_value(&ev))
+            />
+            <button id=text.export_id type="button" class="button small" on:click=export>
+                {text.export_label}
+            </button>
+        </div>
+        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+    }
+}

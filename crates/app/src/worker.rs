@@ -675,11 +675,24 @@ fn open_files(files: Vec<(String, File)>) -> Response {
             None => Some((i, "could not be read")),
         })
         .collect();
-    let response = open_source(&paths, Source::Files(files));
     if rejected.is_empty() || paths.len() == 1 {
-        return response;
+        return open_source(&paths, Source::Files(files));
     }
-    drop_hosts(response, &rejected, &paths)
+    // Runs are named from the accepted files only; the others are listed as skipped.
+    let listed: Vec<String> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { p.clone() })
+        .collect();
+    match open_source(&listed, Source::Files(files)) {
+        Response::Logdir { runs, mut skipped } => {
+            for (file, why) in &rejected {
+                skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
+            }
+            Response::Logdir { runs, skipped }
+        }
+        other => other,
+    }
 }
 
 /// The first bytes of a file, for a look at what it is.
@@ -687,31 +700,6 @@ fn read_head(file: &File) -> Option<Vec<u8>> {
     let head = file.slice_with_i32_and_i32(0, proflens_format::sniff::JSON_HEAD_BYTES as i32).ok()?;
     let buffer = FileReaderSync::new().ok()?.read_as_array_buffer(&head).ok()?;
     Some(js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
-/// The listing without the hosts of `rejected` files, which are listed as skipped.
-fn drop_hosts(response: Response, rejected: &[(usize, &'static str)], paths: &[String]) -> Response {
-    let Response::Logdir { mut runs, mut skipped } = response else {
-        return response;
-    };
-    let gone = |files: &HostFiles| matches!(files, HostFiles::Events(f) if rejected.iter().any(|(r, _)| r == f));
-    let removed: Vec<(String, String)> = STATE.with_borrow_mut(|state| {
-        let out = state.hosts.iter().filter(|h| gone(&h.files)).map(|h| (h.run.clone(), h.host.clone())).collect();
-        state.hosts.retain(|h| !gone(&h.files));
-        out
-    });
-    for run in &mut runs {
-        run.hosts.retain(|h| !removed.iter().any(|(r, name)| *r == run.name && name == h));
-        let real = run.hosts.iter().filter(|h| *h != ALL_HOSTS).count();
-        if real < 2 {
-            run.hosts.retain(|h| h != ALL_HOSTS);
-        }
-    }
-    runs.retain(|r| !r.hosts.is_empty());
-    for (file, why) in rejected {
-        skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
-    }
-    Response::Logdir { runs, skipped }
 }
 
 /// Lists the runs of a served log directory from its `proflens-index.json`.

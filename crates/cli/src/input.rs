@@ -90,7 +90,8 @@ fn dir_name(path: &Path) -> String {
     absolute.file_name().map_or_else(|| ".".into(), |n| n.to_string_lossy().into_owned())
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Every file below `dir`, at most [`MAX_DEPTH`] folders down.
+pub(crate) fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if depth > MAX_DEPTH {
         return Ok(());
     }

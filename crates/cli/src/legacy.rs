@@ -16,9 +16,6 @@ use proflens_format::Limits;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// Deepest folder level searched.
-const MAX_DEPTH: usize = 32;
-
 /// One legacy tool file found under PATH.
 #[derive(Debug, Clone, Serialize)]
 pub struct Found {
@@ -81,7 +78,7 @@ pub fn discover(path: &Path) -> Result<Option<Vec<Found>>, Failure> {
         }));
     }
     let mut files = Vec::new();
-    walk(path, 0, &mut files).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    crate::input::walk(path, 0, &mut files).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     if files.iter().any(|f| is_xspace_name(&file_name(f))) {
         return Ok(None);
     }
@@ -91,22 +88,6 @@ pub fn discover(path: &Path) -> Result<Option<Vec<Found>>, Failure> {
         .filter_map(|f| legacy::tool_file(&file_name(f)).map(|(host, tool)| found(f, host, tool)))
         .collect();
     Ok((!all.is_empty()).then_some(all))
-}
-
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if depth > MAX_DEPTH {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            walk(&entry.path(), depth + 1, out)?;
-        } else if kind.is_file() {
-            out.push(entry.path());
-        }
-    }
-    Ok(())
 }
 
 fn list<'a>(items: impl Iterator<Item = &'a str>) -> String {

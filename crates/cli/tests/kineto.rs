@@ -1,22 +1,14 @@
 //! The `proflens` binary on PyTorch (Kineto) traces: single files and a
 //! folder of rank files.
 
+mod common;
+
+use common::{json, proflens};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/kineto").join(rel)
-}
-
-fn proflens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proflens")).args(args).output().expect("proflens runs")
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = proflens(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("JSON output")
+    common::data("kineto").join(rel)
 }
 
 const BERT: &str = "kineto-h100-hf-inference/gaunernst_bert-small-uncased__1016001.json.gz";
@@ -90,7 +82,7 @@ fn truncated_trace_json_is_a_clear_error() {
 #[test]
 fn content_decides_whatever_the_name() {
     // A Chrome trace misnamed `*.xplane.pb` (tests/data/bad) is read as the trace it is.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/bad/trace.xplane.pb");
+    let path = common::data("bad/trace.xplane.pb");
     let v = json(&["info", path.to_str().unwrap()]);
     assert_eq!(v["runs"][0]["hosts"][0]["planes"][0]["events"], 1);
 }

@@ -1,21 +1,12 @@
 //! `proflens tool` / `proflens info` on legacy tool files.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::{json, proflens};
+use std::path::PathBuf;
 
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/legacy").join(rel)
-}
-
-fn proflens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proflens")).args(args).output().expect("proflens runs")
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = proflens(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("JSON output")
+    common::data("legacy").join(rel)
 }
 
 #[test]

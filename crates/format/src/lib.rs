@@ -84,22 +84,7 @@ pub fn load_xspace(
     limits: &Limits,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<proflens_model::Profile, Error> {
-    if bytes.len() as u64 > limits.max_input_bytes {
-        return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
-    }
-    match sniff::sniff(bytes) {
-        FileKind::Empty => Err(Error::Empty),
-        FileKind::Gzip => {
-            let raw = inflate::gunzip(bytes, limits.max_decompressed_bytes, progress)?;
-            match sniff::sniff(&raw) {
-                FileKind::XSpace => xspace::decode(&raw, progress),
-                FileKind::Empty => Err(Error::Empty),
-                other => Err(Error::NotAProfile { found: other.describe() }),
-            }
-        }
-        FileKind::XSpace => xspace::decode(bytes, progress),
-        other => Err(Error::NotAProfile { found: other.describe() }),
-    }
+    load(bytes, limits, progress, false)
 }
 
 /// Decodes any profile file Proflens reads, recognised by its content: an
@@ -111,12 +96,22 @@ pub fn load_profile(
     limits: &Limits,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<proflens_model::Profile, Error> {
+    load(bytes, limits, progress, true)
+}
+
+/// XSpace, and trace JSON when `traces`, raw or gzip.
+fn load(
+    bytes: &[u8],
+    limits: &Limits,
+    progress: &mut dyn FnMut(Progress),
+    traces: bool,
+) -> Result<proflens_model::Profile, Error> {
     if bytes.len() as u64 > limits.max_input_bytes {
         return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
     }
     let decode = |raw: &[u8], progress: &mut dyn FnMut(Progress)| match sniff::sniff(raw) {
         FileKind::XSpace => xspace::decode(raw, progress),
-        FileKind::Json => chrome_trace::decode(raw, progress),
+        FileKind::Json if traces => chrome_trace::decode(raw, progress),
         FileKind::Empty => Err(Error::Empty),
         other => Err(Error::NotAProfile { found: other.describe() }),
     };

@@ -10,9 +10,8 @@ use leptos::prelude::*;
 use proflens_analysis::framework_op_stats::{self, FrameworkOpStats, OpRow, Side};
 
 use crate::chart;
-use crate::download;
 use crate::fmt;
-use crate::table::{Column, Direction, Filter, SortValue, SortableTable};
+use crate::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::tools::{Tool, ToolTitle};
 
 /// Slices a pie shows before the rest is summed as "Other".
@@ -29,10 +28,14 @@ pub fn FrameworkOpStatsView(run: String, host: String, stats: FrameworkOpStats) 
     let stats = StoredValue::new(stats);
     let rows = Signal::derive(move || if include_idle.get() { with_idle.clone() } else { without_idle.clone() });
 
-    let problem = RwSignal::new(None::<String>);
-    let export = move |_| {
-        let csv = stats.with_value(|s| framework_op_stats::to_csv(s, include_idle.get_untracked()));
-        problem.set(download::save_text("framework_op_stats.csv", "text/csv;charset=utf-8", &csv).err());
+    let csv = move || stats.with_value(|s| framework_op_stats::to_csv(s, include_idle.get_untracked()));
+    let toolbar = ToolbarText {
+        filter_id: "op-filter",
+        filter_label: "Filter by operation or type",
+        placeholder: "e.g. MatMul or Iterator",
+        export_id: "export-op-stats",
+        export_label: "Export table (CSV)",
+        file_name: "framework_op_stats.csv",
     };
     let pies = move || {
         rows.with(|rows| {
@@ -72,20 +75,7 @@ pub fn FrameworkOpStatsView(run: String, host: String, stats: FrameworkOpStats) 
                 <span class="note" id="task-type">{format!("The ops look like {}.", task_type.to_lowercase())}</span>
             </div>
             <div class="pies">{pies}</div>
-            <div class="toolbar">
-                <label for="op-filter">"Filter by operation or type"</label>
-                <input
-                    type="search"
-                    id="op-filter"
-                    placeholder="e.g. MatMul or Iterator"
-                    prop:value=move || filter_text.get()
-                    on:input=move |ev| filter_text.set(event_target_value(&ev))
-                />
-                <button id="export-op-stats" type="button" class="button small" on:click=export>
-                    "Export table (CSV)"
-                </button>
-            </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <FilterExportBar text=toolbar filter=filter_text csv=csv/>
             <div class="table-scroll">
                 <SortableTable
                     id="op-stats"

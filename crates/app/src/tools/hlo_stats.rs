@@ -7,9 +7,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use proflens_analysis::hlo_stats::{self, HloStats, HloStatsRow};
 
-use crate::download;
 use crate::fmt;
-use crate::table::{Column, Direction, Filter, SortValue, SortableTable};
+use crate::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::tools::measure;
 use crate::tools::{Tool, ToolTitle};
 
@@ -31,28 +30,18 @@ pub fn HloStatsView(run: String, host: String, stats: HloStats) -> impl IntoView
     let rows: Arc<Vec<HloStatsRow>> = Arc::new(stats.rows);
     let table_rows = Signal::derive(move || rows.clone());
     let filter_text = RwSignal::new(String::new());
-    let problem = RwSignal::new(None::<String>);
-    let export = move |_| {
-        let csv = stored.with_value(hlo_stats::to_csv);
-        problem.set(download::save_text("hlo_stats.csv", "text/csv;charset=utf-8", &csv).err());
+    let toolbar = ToolbarText {
+        filter_id: "hlo-filter",
+        filter_label: "Filter by op, category or framework op",
+        placeholder: "e.g. fusion or convolution",
+        export_id: "export-hlo-stats",
+        export_label: "Export table (CSV)",
+        file_name: "hlo_stats.csv",
     };
     view! {
         <section id="tool-hlo_stats" class="tool" aria-labelledby="tool-hlo_stats-title">
             <ToolTitle tool=Tool::HloStats run=run host=host/>
-            <div class="toolbar">
-                <label for="hlo-filter">"Filter by op, category or framework op"</label>
-                <input
-                    type="search"
-                    id="hlo-filter"
-                    placeholder="e.g. fusion or convolution"
-                    prop:value=move || filter_text.get()
-                    on:input=move |ev| filter_text.set(event_target_value(&ev))
-                />
-                <button id="export-hlo-stats" type="button" class="button small" on:click=export>
-                    "Export table (CSV)"
-                </button>
-            </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <FilterExportBar text=toolbar filter=filter_text csv=move || stored.with_value(hlo_stats::to_csv)/>
             <div class="table-scroll">
                 <SortableTable
                     id="hlo-stats"

@@ -13,9 +13,8 @@ use proflens_analysis::input_pipeline::HardwareType;
 use proflens_analysis::kernel_stats::{self, KernelRow};
 
 use crate::chart;
-use crate::download;
 use crate::fmt;
-use crate::table::{Column, Direction, Filter, SortValue, SortableTable};
+use crate::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::tools::measure::{self, window_resizes};
 use crate::tools::{Tool, ToolTitle};
 
@@ -65,13 +64,19 @@ pub fn KernelStatsView(run: String, host: String, kernels: Vec<KernelRow>, hardw
     let count = rows.len();
     let filter_text = RwSignal::new(String::new());
     let stored = StoredValue::new(rows.clone());
-    let problem = RwSignal::new(None::<String>);
-    let export = move |_| {
-        let csv = stored.with_value(|rows| {
+    let csv = move || {
+        stored.with_value(|rows| {
             let kernels: Vec<KernelRow> = rows.iter().map(|r| r.kernel.clone()).collect();
             kernel_stats::to_csv(&kernels)
-        });
-        problem.set(download::save_text("kernel_stats.csv", "text/csv;charset=utf-8", &csv).err());
+        })
+    };
+    let toolbar = ToolbarText {
+        filter_id: "kernel-filter",
+        filter_label: "Filter by kernel or op name",
+        placeholder: "e.g. Eigen or MatMul",
+        export_id: "export-kernels",
+        export_label: "Export table (CSV)",
+        file_name: "kernel_stats.csv",
     };
     let table_rows = Signal::derive(move || rows.clone());
 
@@ -79,20 +84,7 @@ pub fn KernelStatsView(run: String, host: String, kernels: Vec<KernelRow>, hardw
         <section id="tool-kernel_stats" class="tool" aria-labelledby="tool-kernel_stats-title">
             <ToolTitle tool=Tool::KernelStats run=run host=host/>
             <KernelPie slices=slices/>
-            <div class="toolbar">
-                <label for="kernel-filter">"Filter by kernel or op name"</label>
-                <input
-                    type="search"
-                    id="kernel-filter"
-                    placeholder="e.g. Eigen or MatMul"
-                    prop:value=move || filter_text.get()
-                    on:input=move |ev| filter_text.set(event_target_value(&ev))
-                />
-                <button id="export-kernels" type="button" class="button small" on:click=export>
-                    "Export table (CSV)"
-                </button>
-            </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <FilterExportBar text=toolbar filter=filter_text csv=csv/>
             <div class="table-scroll">
                 <SortableTable
                     id="kernel-stats"

@@ -15,10 +15,9 @@ use web_sys::HtmlCanvasElement;
 
 use crate::bridge;
 use crate::chart;
-use crate::download;
 use crate::fmt;
 use crate::state::AppState;
-use crate::table::{Column, Direction, Filter, SortValue, SortableTable};
+use crate::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::tools::measure::{card_side, window_resizes};
 use crate::tools::{Tool, ToolTitle};
 
@@ -119,11 +118,14 @@ fn ModuleMemory(viewer: Arc<MemoryViewer>) -> impl IntoView {
     let count = largest.len();
     let table_rows = Signal::derive(move || largest.clone());
     let filter_text = RwSignal::new(String::new());
-    let problem = RwSignal::new(None::<String>);
     let stored = StoredValue::new(viewer.clone());
-    let export = move |_| {
-        let csv = stored.with_value(|v| memory_viewer::max_heap_csv(v));
-        problem.set(download::save_text("memory_viewer.csv", "text/csv;charset=utf-8", &csv).err());
+    let toolbar = ToolbarText {
+        filter_id: "memory-viewer-filter",
+        filter_label: "Filter by op or buffer",
+        placeholder: "",
+        export_id: "export-memory-viewer",
+        export_label: "Export buffers (CSV)",
+        file_name: "memory_viewer.csv",
     };
     view! {
         <section id="memory-viewer-summary" class="panel" aria-labelledby="memory-viewer-summary-title">
@@ -136,19 +138,11 @@ fn ModuleMemory(viewer: Arc<MemoryViewer>) -> impl IntoView {
         </section>
         <section class="panel" aria-labelledby="memory-viewer-buffers-title">
             <h3 id="memory-viewer-buffers-title">"Largest buffers at the peak"</h3>
-            <div class="toolbar">
-                <label for="memory-viewer-filter">"Filter by op or buffer"</label>
-                <input
-                    type="search"
-                    id="memory-viewer-filter"
-                    prop:value=move || filter_text.get()
-                    on:input=move |ev| filter_text.set(event_target_value(&ev))
-                />
-                <button id="export-memory-viewer" type="button" class="button small" on:click=export>
-                    "Export buffers (CSV)"
-                </button>
-            </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <FilterExportBar
+                text=toolbar
+                filter=filter_text
+                csv=move || stored.with_value(|v| memory_viewer::max_heap_csv(v))
+            />
             <div class="table-scroll">
                 <SortableTable
                     id="memory-viewer-buffers"

@@ -17,7 +17,7 @@ use proflens_analysis::pytorch::overview::{MultiRankOverview, PytorchOverview, S
 use crate::chart::{self, BarLayout};
 use crate::download;
 use crate::fmt;
-use crate::table::{Column, Direction, Filter, SortValue, SortableTable};
+use crate::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::tools::measure::{self, card_side, window_resizes};
 use crate::tools::{Tool, ToolTitle};
 
@@ -333,28 +333,22 @@ pub fn OperatorStatsView(run: String, host: String, rows: Vec<OperatorRow>) -> i
     let rows: Arc<Vec<OperatorRow>> = Arc::new(rows);
     let table_rows = Signal::derive(move || rows.clone());
     let filter_text = RwSignal::new(String::new());
-    let problem = RwSignal::new(None::<String>);
-    let export = move |_| {
-        let csv = stored.with_value(|r| operators::to_csv(r));
-        problem.set(download::save_text("operators.csv", "text/csv;charset=utf-8", &csv).err());
+    let toolbar = ToolbarText {
+        filter_id: "operator-filter",
+        filter_label: "Filter by operator",
+        placeholder: "e.g. aten::mm",
+        export_id: "export-operators",
+        export_label: "Export table (CSV)",
+        file_name: "operators.csv",
     };
     view! {
         <section id="tool-framework_op_stats" class="tool pytorch" aria-labelledby="tool-framework_op_stats-title">
             <ToolTitle tool=Tool::FrameworkOpStats run=run host=host/>
-            <div class="toolbar">
-                <label for="operator-filter">"Filter by operator"</label>
-                <input
-                    type="search"
-                    id="operator-filter"
-                    placeholder="e.g. aten::mm"
-                    prop:value=move || filter_text.get()
-                    on:input=move |ev| filter_text.set(event_target_value(&ev))
-                />
-                <button id="export-operators" type="button" class="button small" on:click=export>
-                    "Export table (CSV)"
-                </button>
-            </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <FilterExportBar
+                text=toolbar
+                filter=filter_text
+                csv=move || stored.with_value(|r| operators::to_csv(r))
+            />
             <div class="table-scroll">
                 <SortableTable
                     id="operators"
