@@ -68,7 +68,7 @@ impl LegacyTool {
     }
 
     /// The extensions the profiler wrote for this tool (gzip variants aside).
-    fn extensions(self) -> &'static [&'static str] {
+    pub fn extensions(self) -> &'static [&'static str] {
         match self {
             LegacyTool::OverviewPage | LegacyTool::InputPipeline => &["pb", "json"],
             LegacyTool::TensorflowStats | LegacyTool::KernelStats => &["pb"],

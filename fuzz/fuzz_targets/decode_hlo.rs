@@ -1,0 +1,11 @@
+//! Any bytes as a module's `xla.HloProto`, then the XLA tools that read the
+//! HLO alone: an error or a view, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(module) = proflens_format::hlo::decode_hlo_proto(data, 1) {
+        let _ = proflens_analysis::memory_viewer::memory_viewer(&module, 0);
+    }
+});
