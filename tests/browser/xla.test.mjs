@@ -112,6 +112,8 @@ test('memory viewer: module selector, peak, chart with hover card, largest buffe
   assert.ok(modules.includes('jit_forward_3d_conv(15)'), modules.join(','));
   assert.equal(await page.locator('#memory-viewer-module').inputValue(), 'jit_forward_3d_conv(15)');
   assert.equal(await page.locator('#memory-viewer-facts [data-field="peak"]').textContent(), '1,104.49 MiB');
+  // XProf's peak is reached by the convolution: the point after it.
+  assert.equal(await page.locator('#memory-viewer-facts [data-field="peak-at"]').textContent(), '3 (after cudnn-conv.1.0)');
   const canvas = page.locator('#memory-viewer-chart');
   await canvas.waitFor();
   const box = await canvas.boundingBox();

@@ -78,6 +78,27 @@ pub fn MemoryViewerView(
     }
 }
 
+/// The program point where live memory is highest (the first such point).
+/// `heap_sizes[i]` is the memory before heap event `i`, so the peak is the
+/// point after the event that reached it.
+pub fn peak_point(v: &MemoryViewer) -> usize {
+    let mut best = 0;
+    for (i, &size) in v.heap_sizes.iter().enumerate() {
+        if size > v.heap_sizes[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The instruction whose heap event led to program point `i`.
+fn instruction_before(v: &MemoryViewer, i: usize) -> String {
+    match i.checked_sub(1).and_then(|e| v.hlo_instruction_names.get(e)) {
+        Some(name) if !name.is_empty() => name.clone(),
+        _ => "the program's start".to_string(),
+    }
+}
+
 fn mib(v: f64) -> String {
     format!("{} MiB", fmt::decimal(v, 2))
 }
@@ -85,17 +106,13 @@ fn mib(v: f64) -> String {
 #[component]
 fn ModuleMemory(viewer: Arc<MemoryViewer>) -> impl IntoView {
     let v = viewer.clone();
-    let peak_at = v.peak_heap_size_position.max(0) as usize;
-    let peak_op = v.hlo_instruction_names.get(peak_at).cloned().unwrap_or_default();
+    let peak_at = peak_point(&v);
+    let peak_op = instruction_before(&v, peak_at);
     let facts = vec![
         ("peak", "Peak memory (with padding)", mib(v.peak_heap_mib)),
         ("peak-unpadded", "Peak memory without padding", mib(v.peak_unpadded_heap_mib)),
         ("padding", "Padding overhead at the peak", mib(v.peak_heap_mib - v.peak_unpadded_heap_mib)),
-        (
-            "peak-at",
-            "Peak at program point",
-            format!("{peak_at} ({})", if peak_op.is_empty() { "end" } else { &peak_op }),
-        ),
+        ("peak-at", "Peak at program point", format!("{peak_at} (after {peak_op})")),
         ("allocations", "Total buffer allocations", mib(v.total_buffer_allocation_mib)),
         ("parameters", "Entry parameters", mib(v.entry_computation_parameters_mib)),
         ("live-out", "May be live out", mib(v.maybe_live_out_mib)),
@@ -299,7 +316,7 @@ fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
         let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
         hover.set(layout.get_untracked().and_then(|l| l.point_at(x)).map(|i| (i, x, y)));
     };
-    let peak = viewer.peak_heap_size_position.max(0) as usize;
+    let peak = peak_point(&viewer);
     let peak_marker = move || {
         let l = layout.get()?;
         Some(view! {
@@ -320,7 +337,7 @@ fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
             (
                 v.heap_sizes.get(index).copied().unwrap_or(0.0),
                 v.unpadded_heap_sizes.get(index).copied().unwrap_or(0.0),
-                v.hlo_instruction_names.get(index).cloned().unwrap_or_default(),
+                instruction_before(v, index),
             )
         });
         Some(view! {
@@ -340,8 +357,8 @@ fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
                 <table>
                     <tbody>
                         <tr>
-                            <th scope="row">"Instruction"</th>
-                            <td data-field="instruction">{if op.is_empty() { "—".to_string() } else { op }}</td>
+                            <th scope="row">"After"</th>
+                            <td data-field="instruction">{op}</td>
                         </tr>
                         <tr>
                             <th scope="row">"Live memory"</th>
@@ -448,6 +465,18 @@ fn draw(canvas: &HtmlCanvasElement, v: &MemoryViewer) -> Result<PlotLayout, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_peak_is_the_point_after_the_event_that_reached_it() {
+        let v = MemoryViewer {
+            heap_sizes: vec![5.0, 5.0, 9.0, 9.0, 2.0],
+            hlo_instruction_names: vec!["a".into(), "conv".into(), "b".into(), "c".into(), String::new()],
+            ..MemoryViewer::default()
+        };
+        assert_eq!(peak_point(&v), 2);
+        assert_eq!(instruction_before(&v, 2), "conv");
+        assert_eq!(instruction_before(&v, 0), "the program's start");
+    }
 
     #[test]
     fn hovering_finds_the_program_point() {
