@@ -6,6 +6,6 @@ fn main() {
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    let descriptors = protox::compile(&files, [&proto_dir]).expect("proto/xplane.proto and proto/hlo.proto compile");
+    let descriptors = protox::compile(&files, [&proto_dir]).expect("the .proto files in proto/ compile");
     prost_build::Config::new().compile_fds(descriptors).expect("prost generates Rust for proto/*.proto");
 }

@@ -268,19 +268,36 @@ impl std::io::Write for ChunkWriter {
 /// The host's timeline for the trace viewer: built once, cached beside the
 /// profile. Returns it with the time building it took (ms).
 fn trace_of(decoded: &Decoded) -> (Rc<TraceData>, f64) {
-    if let Some(found) = &decoded.trace {
-        return found.clone();
+    cached(
+        decoded,
+        |d| &mut d.trace,
+        "Building the timeline",
+        || {
+            let started = js_sys::Date::now();
+            (Rc::new(TraceData::new(&decoded.profile)), js_sys::Date::now() - started)
+        },
+    )
+}
+
+/// A host's result computed once and kept beside its profile in the cache
+/// (`slot` says where); `label` is the progress shown while it is computed.
+fn cached<T: Clone>(
+    decoded: &Decoded,
+    slot: fn(&mut Decoded) -> &mut Option<T>,
+    label: &str,
+    compute: impl FnOnce() -> T,
+) -> T {
+    if let Some(found) = slot(&mut decoded.clone()).clone() {
+        return found;
     }
-    progress_now(None, "Building the timeline");
-    let started = js_sys::Date::now();
-    let data = Rc::new(TraceData::new(&decoded.profile));
-    let built = (data, js_sys::Date::now() - started);
+    progress_now(None, label);
+    let value = compute();
     STATE.with_borrow_mut(|state| {
         if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
-            entry.trace = Some(built.clone());
+            *slot(entry) = Some(value.clone());
         }
     });
-    built
+    value
 }
 
 /// The view model of `tool` for one host: decodes and analyses the host
@@ -441,17 +458,7 @@ fn all_hosts_analysis(run: &str) -> Result<Rc<HostAnalysis>, String> {
 /// The host's analysis (grouping, steps, op metrics): one pass, cached beside
 /// the profile and shared by every step-based tool.
 fn analysis_of(decoded: &Decoded) -> Rc<HostAnalysis> {
-    if let Some(analysis) = &decoded.analysis {
-        return analysis.clone();
-    }
-    progress_now(None, "Analysing steps and ops");
-    let analysis = Rc::new(HostAnalysis::new(&decoded.profile));
-    STATE.with_borrow_mut(|state| {
-        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
-            entry.analysis = Some(analysis.clone());
-        }
-    });
-    analysis
+    cached(decoded, |d| &mut d.analysis, "Analysing steps and ops", || Rc::new(HostAnalysis::new(&decoded.profile)))
 }
 
 /// The pod viewer over every host of the run, each host under its name in
@@ -476,24 +483,22 @@ fn all_hosts_pod_viewer(run: &str) -> Result<Rc<PodViewer>, String> {
 
 /// The host's memory profile: computed once, cached beside the profile.
 fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
-    if let Some(memory) = &decoded.memory {
-        return memory.clone();
-    }
-    progress_now(None, "Following the allocators");
-    let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
-    let memory = Rc::new(proflens_analysis::memory_profile::memory_profile(&decoded.profile, &grouping));
-    STATE.with_borrow_mut(|state| {
-        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
-            entry.memory = Some(memory.clone());
-        }
-    });
-    memory
+    cached(
+        decoded,
+        |d| &mut d.memory,
+        "Following the allocators",
+        || {
+            let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
+            Rc::new(proflens_analysis::memory_profile::memory_profile(&decoded.profile, &grouping))
+        },
+    )
 }
 
 /// The tools of PyTorch traces (`ranks`: one index per rank): `None` for
 /// those that take the XSpace path (trace viewer, memory profile, info).
 fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Result<ToolView, String>> {
     use proflens_analysis::pytorch::{operators, overview};
+    let indexes: Vec<&KinetoIndex> = ranks.iter().map(|(_, i)| i.as_ref()).collect();
     Some(Ok(match tool {
         Tool::TraceViewer | Tool::MemoryProfile | Tool::Info => return None,
         Tool::OverviewPage => {
@@ -501,15 +506,9 @@ fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Res
             let refs: Vec<(String, &KinetoIndex)> = ranks.iter().map(|(h, i)| (h.clone(), i.as_ref())).collect();
             ToolView::PytorchOverview { overview: Box::new(overview::multi_rank(&refs)) }
         }
-        Tool::FrameworkOpStats => {
-            let tables: Vec<_> = ranks.iter().map(|(_, i)| operators::operator_stats(i)).collect();
-            ToolView::OperatorStats { rows: operators::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>()) }
-        }
+        Tool::FrameworkOpStats => ToolView::OperatorStats { rows: operators::operator_stats_of_ranks(&indexes) },
         Tool::KernelStats => {
-            let tables: Vec<_> = ranks.iter().map(|(_, i)| operators::kernel_stats(i)).collect();
-            let kernels =
-                proflens_analysis::kernel_stats::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>());
-            ToolView::KernelStats { kernels, hardware: HardwareType::Gpu }
+            ToolView::KernelStats { kernels: operators::kernel_stats_of_ranks(&indexes), hardware: HardwareType::Gpu }
         }
         other => {
             return Some(Err(format!(
@@ -523,17 +522,7 @@ fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Res
 
 /// The PyTorch trace's index: built once, cached beside the profile.
 fn kineto_of(decoded: &Decoded) -> Rc<KinetoIndex> {
-    if let Some(index) = &decoded.kineto {
-        return index.clone();
-    }
-    progress_now(None, "Indexing the PyTorch trace");
-    let index = Rc::new(KinetoIndex::new(&decoded.profile));
-    STATE.with_borrow_mut(|state| {
-        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
-            entry.kineto = Some(index.clone());
-        }
-    });
-    index
+    cached(decoded, |d| &mut d.kineto, "Indexing the PyTorch trace", || Rc::new(KinetoIndex::new(&decoded.profile)))
 }
 
 /// The app's tool for a legacy tool file.
@@ -567,17 +556,20 @@ fn file_name(file: usize) -> String {
 /// `file` as the legacy tool file it is, if it is one for `tool`.
 fn legacy_by_content(file: usize, tool: Tool) -> Option<Result<ToolView, String>> {
     let bytes = read_bytes(file).ok()?;
-    let found = legacy::recognise(&file_name(file), &bytes, &Limits::default())?;
-    (app_tool(found) == Some(tool)).then(|| legacy_view(file))
+    let name = file_name(file);
+    let found = legacy::recognise(&name, &bytes, &Limits::default())?;
+    (app_tool(found) == Some(tool)).then(|| legacy_view_of(&name, &bytes))
 }
 
 /// A TensorBoard tool file shown in the matching tool.
 fn legacy_view(file: usize) -> Result<ToolView, String> {
-    use proflens_analysis::legacy::LegacyView;
     progress_now(None, "Reading the tool file");
-    let bytes = read_bytes(file)?;
-    let name = file_name(file);
-    let decoded = legacy::decode(&name, &bytes, &Limits::default()).map_err(|e| e.to_string())?;
+    legacy_view_of(&file_name(file), &read_bytes(file)?)
+}
+
+fn legacy_view_of(name: &str, bytes: &[u8]) -> Result<ToolView, String> {
+    use proflens_analysis::legacy::LegacyView;
+    let decoded = legacy::decode(name, bytes, &Limits::default()).map_err(|e| e.to_string())?;
     let view = proflens_analysis::legacy::view(&decoded).map_err(|e| e.to_string())?;
     let shown = match view {
         LegacyView::Overview(page) => ToolView::OverviewPage { page },
@@ -599,24 +591,17 @@ fn legacy_view(file: usize) -> Result<ToolView, String> {
 
 /// The host's XLA modules and ops: decoded once, cached beside the profile.
 fn xla_of(decoded: &Decoded) -> Rc<Xla> {
-    if let Some(xla) = &decoded.xla {
-        return xla.clone();
-    }
-    progress_now(None, "Reading the XLA programs");
-    let found = proflens_format::hlo::hlo_modules(&decoded.profile);
-    let ops = proflens_analysis::xla_ops::xla_ops(
-        &decoded.profile,
-        &proflens_analysis::grouping::group_events(&decoded.profile),
-        &found.modules,
-    );
-    let xla =
-        Rc::new(Xla { errors: found.errors.iter().map(|e| e.to_string()).collect(), modules: found.modules, ops });
-    STATE.with_borrow_mut(|state| {
-        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
-            entry.xla = Some(xla.clone());
-        }
-    });
-    xla
+    cached(
+        decoded,
+        |d| &mut d.xla,
+        "Reading the XLA programs",
+        || {
+            let found = proflens_format::hlo::hlo_modules(&decoded.profile);
+            let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
+            let ops = proflens_analysis::xla_ops::xla_ops(&decoded.profile, &grouping, &found.modules);
+            Rc::new(Xla { errors: found.errors.iter().map(|e| e.to_string()).collect(), modules: found.modules, ops })
+        },
+    )
 }
 
 /// The memory viewer of `module` (default: the module with the most memory).
@@ -646,17 +631,12 @@ fn memory_viewer_view(xla: &Xla, module: Option<&str>) -> ToolView {
 
 /// The host's tf.data bottleneck analysis: computed once, cached beside the profile.
 fn tf_data_of(decoded: &Decoded, host: &str) -> Rc<TfDataAnalysis> {
-    if let Some(analysis) = &decoded.tf_data {
-        return analysis.clone();
-    }
-    progress_now(None, "Analysing the tf.data pipelines");
-    let analysis = Rc::new(proflens_analysis::tf_data::analyze(&decoded.profile, host));
-    STATE.with_borrow_mut(|state| {
-        if let Some(entry) = state.cache.iter_mut().find(|d| d.file == decoded.file) {
-            entry.tf_data = Some(analysis.clone());
-        }
-    });
-    analysis
+    cached(
+        decoded,
+        |d| &mut d.tf_data,
+        "Analysing the tf.data pipelines",
+        || Rc::new(proflens_analysis::tf_data::analyze(&decoded.profile, host)),
+    )
 }
 
 fn open_files(files: Vec<(String, File)>) -> Response {

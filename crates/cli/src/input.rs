@@ -31,19 +31,10 @@ pub fn resolve(path: &Path) -> Result<Input, Failure> {
     Ok(Input { logdir, files })
 }
 
-/// File name suffixes of trace-event JSON (PyTorch/Kineto, Chrome traces),
-/// longest first so host names drop the whole suffix.
-const TRACE_SUFFIXES: [&str; 5] = [".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".json.gz", ".json"];
-
 /// Whether the file's name says trace-event JSON (`*.json`, `*.json.gz`).
 pub fn is_trace_json(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    trace_host_name(&name).is_some()
-}
-
-/// The host (rank) name of a trace file: its name without the trace suffix.
-fn trace_host_name(file_name: &str) -> Option<&str> {
-    TRACE_SUFFIXES.iter().find_map(|s| file_name.strip_suffix(s)).filter(|h| !h.is_empty())
+    logdir::trace_host_name(&name).is_some()
 }
 
 /// A folder without XSpace: the trace JSON files directly in it (say, one
@@ -62,7 +53,7 @@ fn trace_files(path: &Path, run: String, files: Vec<PathBuf>) -> Result<Input, F
         .enumerate()
         .map(|(file, f)| {
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            logdir::Host { name: trace_host_name(&name).unwrap_or(&name).to_string(), file }
+            logdir::Host { name: logdir::trace_host_name(&name).unwrap_or(&name).to_string(), file }
         })
         .collect();
     Ok(Input { logdir: Logdir { runs: vec![logdir::Run { name: run, hosts }], skipped: Vec::new() }, files: traces })
@@ -72,7 +63,7 @@ fn trace_files(path: &Path, run: String, files: Vec<PathBuf>) -> Result<Input, F
 fn single_file(path: &Path) -> Input {
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let host = logdir::host_name(&file_name)
-        .or_else(|| trace_host_name(&file_name))
+        .or_else(|| logdir::trace_host_name(&file_name))
         .map(str::to_owned)
         .unwrap_or_else(|| path.file_stem().map_or(file_name.clone(), |s| s.to_string_lossy().into_owned()));
     let run = path.parent().map(dir_name).unwrap_or_else(|| ".".into());

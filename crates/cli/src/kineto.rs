@@ -39,6 +39,7 @@ pub fn tool_text(tool: &str, files: &[(PathBuf, String)], format: Format) -> Res
             TOOLS.join(", ")
         )));
     }
+    let indexes: Vec<&KinetoIndex> = ranks.iter().map(|(_, i)| i).collect();
     let json = |v: serde_json::Value| serde_json::to_string_pretty(&v).map(|s| s + "\n").map_err(Failure::from);
     let no_xprof = || Failure(format!("XProf has no {tool} for PyTorch traces; use --format json or csv"));
     let text = match tool {
@@ -55,8 +56,7 @@ pub fn tool_text(tool: &str, files: &[(PathBuf, String)], format: Format) -> Res
             }
         },
         "framework_op_stats" => {
-            let tables: Vec<_> = ranks.iter().map(|(_, i)| operators::operator_stats(i)).collect();
-            let rows = operators::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>());
+            let rows = operators::operator_stats_of_ranks(&indexes);
             match format {
                 Format::Json => json(serde_json::to_value(&rows)?)?,
                 Format::Csv => operators::to_csv(&rows),
@@ -64,8 +64,7 @@ pub fn tool_text(tool: &str, files: &[(PathBuf, String)], format: Format) -> Res
             }
         }
         _ => {
-            let tables: Vec<_> = ranks.iter().map(|(_, i)| operators::kernel_stats(i)).collect();
-            let rows = kernel_stats::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>());
+            let rows = operators::kernel_stats_of_ranks(&indexes);
             match format {
                 Format::Json => json(serde_json::to_value(&rows)?)?,
                 Format::Csv => kernel_stats::to_csv(&rows),

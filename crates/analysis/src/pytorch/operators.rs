@@ -175,6 +175,18 @@ pub fn combine(tables: &[&[OperatorRow]]) -> Vec<OperatorRow> {
     out
 }
 
+/// The operators of every rank of a job, as one table.
+pub fn operator_stats_of_ranks(ranks: &[&KinetoIndex]) -> Vec<OperatorRow> {
+    let tables: Vec<Vec<OperatorRow>> = ranks.iter().map(|i| operator_stats(i)).collect();
+    combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>())
+}
+
+/// The kernels of every rank of a job, as one table.
+pub fn kernel_stats_of_ranks(ranks: &[&KinetoIndex]) -> Vec<KernelRow> {
+    let tables: Vec<Vec<KernelRow>> = ranks.iter().map(|i| kernel_stats(i)).collect();
+    kernel_stats::combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>())
+}
+
 /// The operator table as CSV (times in µs).
 pub fn to_csv(rows: &[OperatorRow]) -> String {
     let mut out = String::from("rank,name,calls,host_self_us,host_total_us,device_self_us,device_total_us\n");

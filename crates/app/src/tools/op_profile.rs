@@ -51,20 +51,21 @@ pub fn OpProfileView(run: String, host: String, profile: OpProfile) -> impl Into
     let stored = StoredValue::new(profile.clone());
 
     let tree = move || {
-        let root = stored.with_value(|p| {
-            match (by_program.get(), include_idle.get()) {
+        let grouping = (by_program.get(), include_idle.get());
+        let options = TreeOptions { shown: shown.get(), top_only: top_only.get() };
+        let open = expanded.get();
+        // Only the visible rows are copied out of the tree.
+        let (rows, total) = stored.with_value(|p| {
+            let root = match grouping {
                 (true, true) => &p.by_program,
                 (true, false) => &p.by_program_exclude_idle,
                 (false, true) => &p.by_category,
                 (false, false) => &p.by_category_exclude_idle,
-            }
-            .clone()
+            };
+            let mut rows = Vec::new();
+            flatten(root, String::new(), 0, &options, &open, &mut rows);
+            (rows, root.metrics.raw_time.max(1.0))
         });
-        let total = root.metrics.raw_time.max(1.0);
-        let options = TreeOptions { shown: shown.get(), top_only: top_only.get() };
-        let mut rows = Vec::new();
-        let open = expanded.get();
-        flatten(&root, String::new(), 0, &options, &open, &mut rows);
         rows.into_iter().map(|row| row_view(row, total, expanded, hovered)).collect_view()
     };
     let device = profile.device_type.clone();
@@ -180,7 +181,14 @@ fn flatten(
     let is_open = open.contains(&path);
     let children = visible_children(node, options.shown, options.top_only);
     out.push(TreeRow {
-        node: Node { children: Vec::new(), ..node.clone() },
+        // The node without its subtree.
+        node: Node {
+            name: node.name.clone(),
+            metrics: node.metrics,
+            children: Vec::new(),
+            num_children: node.num_children,
+            xla: node.xla.clone(),
+        },
         path: path.clone(),
         depth,
         has_children: !node.children.is_empty(),
