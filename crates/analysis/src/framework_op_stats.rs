@@ -313,6 +313,25 @@ impl ModelTracker {
     }
 }
 
+/// Whether XLA programs train: the ModelTracker's rule applied to the
+/// framework ops (`op_name`, `op_type` metadata) their HLO instructions came
+/// from, as XProf's overview decides `is_training`.
+pub fn programs_train(modules: &[proflens_model::hlo::HloModule]) -> bool {
+    let mut model = ModelTracker::default();
+    for (_, instr) in modules.iter().flat_map(|m| m.instructions()) {
+        let meta = &instr.metadata;
+        if !meta.op_name.is_empty() {
+            let full = format!("{}:{}", meta.op_name, meta.op_type);
+            let op = crate::tf_op::parse(&full);
+            model.process_op(op.name, &op.op_type);
+            if model.gradients {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// A JAX op type (`[a-z_][a-z0-9_]*(\[.*\])?`) that the name's last scope contains.
 fn is_jax_op_name_and_type(name: &str, op_type: &str) -> bool {
     let (head, rest) = op_type.find('[').map_or((op_type, ""), |i| op_type.split_at(i));

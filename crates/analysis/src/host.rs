@@ -4,10 +4,12 @@
 use crate::framework_op_stats::{self, DeviceEnv, FrameworkOpStats};
 use crate::grouping::{group_events, group_events_with, KERAS_BATCH_MARKER};
 use crate::input_pipeline::{self, InputPipelineAnalysis};
-use crate::op_metrics::{device_op_metrics, host_op_metrics, OpMetricsDb};
+use crate::op_metrics::{device_op_metrics_with_hlo, host_op_metrics, OpMetricsDb};
 use crate::overview::{self, OverviewPage};
 use crate::run_environment::{run_environment, RunEnvironment};
 use crate::steps::{self, step_db, StepDb};
+use crate::xla_ops::GpuHlo;
+use proflens_model::hlo::HloModule;
 use proflens_model::Profile;
 
 pub struct HostAnalysis {
@@ -28,21 +30,34 @@ pub struct HostAnalysis {
 }
 
 impl HostAnalysis {
+    /// The analysis of a profile, without the HLO of its XLA programs (XLA
+    /// kernels on GPUs then count as no op).
     pub fn new(profile: &Profile) -> HostAnalysis {
+        HostAnalysis::with_hlo(profile, &[])
+    }
+
+    /// The analysis of a profile whose XLA programs' HLO are `modules`: XLA
+    /// kernels on GPUs count as the HLO instructions they ran for, and the
+    /// programs' framework ops tell whether the run trains.
+    pub fn with_hlo(profile: &Profile, modules: &[HloModule]) -> HostAnalysis {
+        let hlo = GpuHlo::new(modules);
         let grouping = group_events(profile);
         // XProf drops the first and last step (cut by the capture) when there are more than five.
         let steps = step_db(profile, &grouping, true);
         let inferred_steps = if steps.steps.is_empty() { keras_steps(profile) } else { None };
         let host_ops = host_op_metrics(profile, &grouping);
-        let device_ops = device_op_metrics(profile, &grouping);
-        let kernels = crate::kernel_stats::kernel_stats(profile);
+        let device_ops = device_op_metrics_with_hlo(profile, &grouping, &hlo);
+        let kernels = crate::kernel_stats::kernel_stats_with_hlo(profile, &hlo);
         HostAnalysis {
             steps,
             inferred_steps,
             host_ops,
             device_ops,
             kernels,
-            environment: run_environment(profile),
+            environment: RunEnvironment {
+                is_training: framework_op_stats::programs_train(modules),
+                ..run_environment(profile)
+            },
             device_env: DeviceEnv::of(profile),
             errors: profile.errors.clone(),
             warnings: profile.warnings.clone(),
@@ -72,9 +87,11 @@ impl HostAnalysis {
             task_count: 0,
             hostnames: Vec::new(),
             device: None,
+            is_training: false,
         });
         environment.device_core_count = hosts.iter().map(|h| h.environment.device_core_count).sum();
         environment.task_count = hosts.len() as u64;
+        environment.is_training = hosts.iter().any(|h| h.environment.is_training);
         let mut names: Vec<String> = hosts.iter().flat_map(|h| h.environment.hostnames.iter().cloned()).collect();
         names.sort();
         names.dedup();

@@ -5,6 +5,7 @@ use crate::datatable::DataTable;
 use crate::op_metrics::kernel_uses_tensor_core;
 use crate::schema::{is_derived_line, StatKeys, StatPicker, GPU_PLANE_PREFIX};
 use crate::tf_op;
+use crate::xla_ops::GpuHlo;
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -75,9 +76,14 @@ fn uses_matrix_core(name: &str) -> bool {
         || name.match_indices("_MI").any(|(i, _)| name[i + 3..].starts_with(|c: char| c.is_ascii_digit()))
 }
 
+/// Whether a kernel runs on TensorCores (NVIDIA) or matrix cores (AMD).
+pub fn uses_tensor_core(kernel_name: &str) -> bool {
+    kernel_uses_tensor_core(kernel_name) || uses_matrix_core(kernel_name)
+}
+
 /// Ops whose kernels can run on TensorCores.
 pub fn op_tensor_core_eligible(op_name: &str) -> bool {
-    const ENDS: [&str; 13] = [
+    const ENDS: [&str; 14] = [
         "Conv2D",
         "Conv2DBackpropFilter",
         "Conv2DBackpropInput",
@@ -90,16 +96,25 @@ pub fn op_tensor_core_eligible(op_name: &str) -> bool {
         "/CudnnRNN",
         "XlaDot",
         "XlaDotV2",
+        // JAX primitives (the op names of XLA kernels on GPUs).
         "dot_general",
+        "conv_general_dilated",
     ];
     const CONTAINS: [&str; 4] = ["BatchMatMul", "CudnnRNNV", "CudnnRNNForward", "CudnnRNNBackprop"];
     ENDS.iter().any(|e| op_name.ends_with(e)) || CONTAINS.iter().any(|c| op_name.contains(c))
 }
 
 pub fn kernel_stats(profile: &Profile) -> Vec<KernelRow> {
+    kernel_stats_with_hlo(profile, &GpuHlo::new(&[]))
+}
+
+/// [`kernel_stats`] with the HLO of the profile's XLA programs, which names
+/// the framework op of XLA kernels (from the instruction's `op_name`).
+pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelRow> {
     let keys = StatKeys::new(profile);
-    let picker = StatPicker::new(profile, &[keys.kernel_details, keys.tf_op, keys.hlo_op]);
-    let mut values = [None; 3];
+    let picker = StatPicker::new(profile, &[keys.kernel_details, keys.tf_op, keys.hlo_op, keys.program_id]);
+    let mut values = [None; 4];
+    let mut xla_op_names: FxHashMap<(u64, String), String> = FxHashMap::default();
     type Key = (String, [u64; 3], [u64; 3], u64, u64, u64, String);
     let mut rows: FxHashMap<Key, KernelRow> = FxHashMap::default();
     for plane in profile.planes.iter().filter(|p| profile.str(p.name).starts_with(GPU_PLANE_PREFIX)) {
@@ -113,17 +128,26 @@ pub fn kernel_stats(profile: &Profile) -> Vec<KernelRow> {
                 let Some(details) = values[0].map(|v| v.to_string()) else { continue };
                 let d = parse_kernel_details(&details);
                 let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
-                // XLA kernels (with `hlo_op`) take their op from the HLO proto,
-                // which is not read yet; others from the framework op annotation.
+                // XLA kernels (with `hlo_op`) take their op from the HLO
+                // (empty without it); others from the framework op annotation.
                 let op_name = match values[2] {
-                    Some(_) => String::new(),
+                    Some(hlo_op) => {
+                        let program = values[3].and_then(|v| v.as_u64()).unwrap_or(u64::MAX);
+                        let hlo_op = hlo_op.to_string();
+                        xla_op_names
+                            .entry((program, hlo_op))
+                            .or_insert_with_key(|(program, hlo_op)| {
+                                hlo.op(*program, hlo_op).map(|op| op.framework_op).unwrap_or_default()
+                            })
+                            .clone()
+                    }
                     None => values[1].map(|v| tf_op::parse(&v.to_string()).name.to_string()).unwrap_or_default(),
                 };
                 let ns = (ev.duration_ps[i] / 1000) as u64;
                 let key =
                     (name.to_string(), d.grid, d.block, d.registers, d.static_shmem, d.dynamic_shmem, op_name.clone());
                 let row = rows.entry(key).or_insert_with(|| {
-                    let uses = kernel_uses_tensor_core(name) || uses_matrix_core(name);
+                    let uses = uses_tensor_core(name);
                     KernelRow {
                         name: name.to_string(),
                         registers_per_thread: d.registers,
@@ -256,7 +280,8 @@ pub fn to_xprof_json(rows: &[KernelRow]) -> Value {
             json!(r.op_name),
             json!(r.occurrences as f64),
             json!(us(r.total_ns)),
-            json!(if r.occurrences == 0 { 0.0 } else { us(r.total_ns) / r.occurrences as f64 }),
+            // XProf divides whole nanoseconds.
+            json!(us(r.total_ns.checked_div(r.occurrences).unwrap_or(0))),
             json!(us(r.min_ns)),
             json!(us(r.max_ns)),
         ]);

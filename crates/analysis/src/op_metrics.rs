@@ -29,6 +29,7 @@
 use crate::grouping::{Grouping, FLAG_EAGER};
 use crate::schema::{event_stat, is_derived_line, StatKeys, GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};
 use crate::tf_op::{self, OpCategory};
+use crate::xla_ops::GpuHlo;
 use proflens_model::{Line, MetaIdx, Plane, Profile, StatKind, StatValue, StrId};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -621,12 +622,21 @@ pub fn kernel_uses_tensor_core(kernel_name: &str) -> bool {
 ///   parent's total but not its self time. The measured time of a core runs
 ///   from its first to its last op (or `Steps` event).
 /// * Otherwise every GPU plane: events with a `tf_op` stat become ops named
-///   `<tf op name>/<kernel name>`. Events with an `hlo_op` stat are XLA ops;
-///   they need the module's HLO proto and are not counted yet. The measured
-///   time runs from the first to the last event of the non-derived lines.
+///   `<tf op name>/<kernel name>`. Events with an `hlo_op` stat are XLA ops,
+///   counted only through [`device_op_metrics_with_hlo`]. The measured time
+///   runs from the first to the last event of the non-derived lines.
 ///
 /// Empty (no idle op either) when the profile has no device plane.
 pub fn device_op_metrics(profile: &Profile, grouping: &Grouping) -> OpMetricsDb {
+    device_op_metrics_with_hlo(profile, grouping, &GpuHlo::new(&[]))
+}
+
+/// [`device_op_metrics`] with the HLO of the profile's XLA programs: on GPUs,
+/// each kernel with an `hlo_op` whose instruction `hlo` knows is one
+/// occurrence of that instruction (keyed by program id and name; category
+/// and costs from the HLO, provenance from its `op_name` metadata), as XProf
+/// does when it has the HLO protos.
+pub fn device_op_metrics_with_hlo(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>) -> OpMetricsDb {
     let keys = StatKeys::new(profile);
     let mut db = OpMetricsDb::default();
     let is_tpu = |name: &str| name.starts_with(TPU_PLANE_PREFIX);
@@ -642,7 +652,7 @@ pub fn device_op_metrics(profile: &Profile, grouping: &Grouping) -> OpMetricsDb 
     }
     for (p, plane) in profile.planes.iter().enumerate() {
         if profile.str(plane.name).starts_with(GPU_PLANE_PREFIX) {
-            db.combine(&gpu_plane_op_metrics(profile, grouping, &keys, p));
+            db.combine(&gpu_plane_op_metrics(profile, grouping, &keys, hlo, p));
         }
     }
     db
@@ -818,10 +828,18 @@ fn finish_device_db(mut ops: Vec<OpMetrics>, span: Option<(i64, i64)>, op_time_p
     OpMetricsDb { ops, total_time_ps, total_op_time_ps: op_time_ps }
 }
 
-fn gpu_plane_op_metrics(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> OpMetricsDb {
+fn gpu_plane_op_metrics(
+    profile: &Profile,
+    grouping: &Grouping,
+    keys: &StatKeys,
+    hlo: &GpuHlo<'_>,
+    p: usize,
+) -> OpMetricsDb {
     let plane = &profile.planes[p];
     let mut ops: Vec<OpMetrics> = Vec::new();
     let mut by_key: FxHashMap<(MetaIdx, StrId), usize> = FxHashMap::default();
+    // XLA ops by (program id, innermost HLO name); None: HLO unknown.
+    let mut xla: FxHashMap<(u64, String), Option<XlaSlot>> = FxHashMap::default();
     let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
     let mut span: Option<(i64, i64)> = None;
     let mut op_time_ps = 0u64;
@@ -835,7 +853,33 @@ fn gpu_plane_op_metrics(profile: &Profile, grouping: &Grouping, keys: &StatKeys,
         for i in 0..ev.len() {
             let (start, end) = (ev.start_ps[i], ev.end_ps(i));
             span = Some(span.map_or((start, end), |(a, b)| (a.min(start), b.max(end))));
-            if event_stat(profile, plane, line, i, keys.hlo_op).is_some() {
+            if let Some(hlo_op) = event_stat(profile, plane, line, i, keys.hlo_op) {
+                let program = event_stat(profile, plane, line, i, keys.program_id).and_then(|v| v.as_u64());
+                let (Some(hlo_op), Some(program)) = (hlo_op.as_str(), program) else { continue };
+                let name = crate::xla_ops::innermost(hlo_op);
+                let entry = xla.entry((program, name.to_string())).or_insert_with(|| {
+                    let op = hlo.op(program, name)?;
+                    ops.push(OpMetrics {
+                        id: program,
+                        name: name.to_string(),
+                        category: op.category,
+                        provenance: op.provenance,
+                        ..OpMetrics::default()
+                    });
+                    Some(XlaSlot { slot: ops.len() - 1, flops: op.flops, bytes_accessed: op.bytes_accessed })
+                });
+                let Some(XlaSlot { slot, flops, bytes_accessed }) = *entry else { continue };
+                let Some(op) = ops.get_mut(slot) else { continue };
+                let duration = u64::try_from(ev.duration_ps[i]).unwrap_or(0);
+                // Every kernel is one occurrence and costs the instruction's cost.
+                op.occurrences += 1;
+                op.time_ps = op.time_ps.saturating_add(duration);
+                op.self_time_ps = op.self_time_ps.saturating_add(duration);
+                op.flops = op.flops.saturating_add(flops);
+                op.model_flops = op.flops;
+                op.bytes_accessed = op.bytes_accessed.saturating_add(bytes_accessed);
+                op_time_ps = op_time_ps.saturating_add(duration);
+                add_kernel_time(profile, plane, line, i, keys, op, duration);
                 continue;
             }
             let Some(tf_op) = str_stat_id(plane, line, i, keys.tf_op) else {
@@ -879,16 +923,37 @@ fn gpu_plane_op_metrics(profile: &Profile, grouping: &Grouping, keys: &StatKeys,
             op.time_ps = op.time_ps.saturating_add(duration);
             op.self_time_ps = op.self_time_ps.saturating_add(duration);
             op_time_ps = op_time_ps.saturating_add(duration);
-            if duration > 0 && event_stat(profile, plane, line, i, keys.kernel_details).is_some() {
-                op.kernel_time_ps = op.kernel_time_ps.saturating_add(duration);
-                let kernel = plane.event_metadata.get(meta as usize).map_or("", |m| profile.str(m.name));
-                if kernel_uses_tensor_core(kernel) {
-                    op.tensor_core_time_ps = op.tensor_core_time_ps.saturating_add(duration);
-                }
-            }
+            add_kernel_time(profile, plane, line, i, keys, op, duration);
         }
     }
     finish_device_db(ops, span, op_time_ps)
+}
+
+/// Where an XLA op of a GPU plane sits in the op list, and its cost per occurrence.
+#[derive(Clone, Copy)]
+struct XlaSlot {
+    slot: usize,
+    flops: u64,
+    bytes_accessed: u64,
+}
+
+/// Counts event `i` in `op`'s kernel time (and TensorCore time) if it is a kernel.
+fn add_kernel_time(
+    profile: &Profile,
+    plane: &Plane,
+    line: &Line,
+    i: usize,
+    keys: &StatKeys,
+    op: &mut OpMetrics,
+    duration: u64,
+) {
+    if duration > 0 && event_stat(profile, plane, line, i, keys.kernel_details).is_some() {
+        op.kernel_time_ps = op.kernel_time_ps.saturating_add(duration);
+        let kernel = plane.event_metadata.get(line.events.metadata[i] as usize).map_or("", |m| profile.str(m.name));
+        if crate::kernel_stats::uses_tensor_core(kernel) {
+            op.tensor_core_time_ps = op.tensor_core_time_ps.saturating_add(duration);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -337,7 +337,7 @@ pub fn to_xprof_json(page: &OverviewPage) -> Value {
     environment.property("task_count", format!("{} (num tasks per host = {per_host})", env.task_count));
     environment.property("device_type", env.device_type.clone());
     environment.property("device_core_count", env.device_core_count.to_string());
-    environment.property("is_training", "false");
+    environment.property("is_training", env.is_training.to_string());
 
     let r = &page.recommendation;
     let device_name = page.input.hardware_type.xprof_name();

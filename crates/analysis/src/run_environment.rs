@@ -17,6 +17,9 @@ pub struct RunEnvironment {
     pub hostnames: Vec<String>,
     /// The first device's capabilities, when recorded.
     pub device: Option<DeviceCaps>,
+    /// Whether the XLA programs train (set from their HLO; false without).
+    #[serde(default)]
+    pub is_training: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -47,6 +50,7 @@ pub fn run_environment(profile: &Profile) -> RunEnvironment {
         task_count: 1,
         hostnames,
         device: None,
+        is_training: false,
     };
     if let Some(first) = gpus.first() {
         let caps = device_caps(profile, first);

@@ -118,6 +118,7 @@ pub struct StatKeys {
     pub memcpy_details: Option<StrId>,
     pub hlo_op: Option<StrId>,
     pub hlo_module: Option<StrId>,
+    pub program_id: Option<StrId>,
 }
 
 impl StatKeys {
@@ -153,6 +154,7 @@ impl StatKeys {
             memcpy_details: k("memcpy_details"),
             hlo_op: k("hlo_op"),
             hlo_module: k("hlo_module"),
+            program_id: k("program_id"),
         }
     }
 }

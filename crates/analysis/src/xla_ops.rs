@@ -300,8 +300,7 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
                 let Some(program) = event_stat(profile, plane, line, i, program_id).and_then(|v| v.as_u64()) else {
                     continue;
                 };
-                // Nested HLO names are joined by `::`; the innermost is the op.
-                let name = name.rsplit("::").next().unwrap_or(&name).to_string();
+                let name = innermost(&name).to_string();
                 let slot = *slots.entry((program, name.clone())).or_insert_with(|| {
                     let mut op = XlaOp { program_id: program, name: name.clone(), ..XlaOp::default() };
                     describe(indexes.get(&program), &name, &mut op, true);
@@ -333,6 +332,56 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
     let op_time: u64 = ops.iter().map(|o| o.self_time_ps).sum();
     let total_time_ps = total_time_ps.max(op_time);
     XlaOpDb { device: DeviceKind::Gpu, ops, total_time_ps, idle_time_ps: total_time_ps - op_time, ..XlaOpDb::default() }
+}
+
+/// The HLO instructions GPU kernels ran for, looked up by the kernels'
+/// (`program_id`, innermost `hlo_op`): what the device op metrics and the
+/// kernel stats need of an XLA kernel. Empty without HLO modules, and then
+/// XLA kernels are not counted as ops (XProf needs the HLO too).
+pub struct GpuHlo<'a> {
+    indexes: FxHashMap<u64, ModuleIndex<'a>>,
+}
+
+/// One HLO instruction as an op of the device op metrics.
+pub struct GpuHloOp {
+    pub category: String,
+    /// The framework op as `op_name:` (empty when the HLO names none).
+    pub provenance: String,
+    /// The framework op name (`jit(f)/dot_general`), or empty.
+    pub framework_op: String,
+    /// Cost of one execution.
+    pub flops: u64,
+    pub bytes_accessed: u64,
+}
+
+impl<'a> GpuHlo<'a> {
+    pub fn new(modules: &'a [HloModule]) -> GpuHlo<'a> {
+        GpuHlo { indexes: modules.iter().map(|m| (m.program_id, ModuleIndex::new(m))).collect() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.indexes.is_empty()
+    }
+
+    /// The instruction `hlo_op` (nested names joined by `::`, the innermost
+    /// is the op) of `program`, when its module is known.
+    pub fn op(&self, program: u64, hlo_op: &str) -> Option<GpuHloOp> {
+        let index = self.indexes.get(&program)?;
+        let instr = index.by_name(innermost(hlo_op))?;
+        let cost = gpu_cost(index, instr);
+        Some(GpuHloOp {
+            category: category(instr),
+            provenance: provenance(instr),
+            framework_op: instr.metadata.op_name.clone(),
+            flops: cost.flops,
+            bytes_accessed: cost.bytes_accessed,
+        })
+    }
+}
+
+/// The innermost of `::`-joined HLO names.
+pub fn innermost(hlo_op: &str) -> &str {
+    hlo_op.rsplit("::").next().unwrap_or(hlo_op)
 }
 
 /// Peak FLOP rate (GFLOP/s) and HBM bandwidth (GiB/s) of the first device.

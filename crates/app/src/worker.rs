@@ -75,18 +75,19 @@ struct Decoded {
     memory: Option<Rc<MemoryProfile>>,
     /// The tf.data bottleneck analysis, once asked for.
     tf_data: Option<Rc<TfDataAnalysis>>,
-    /// The XLA modules and the device's XLA ops, once an XLA tool asked.
-    xla: Option<Rc<Xla>>,
+    /// The XLA modules' HLO, once a tool asked.
+    hlo: Option<Rc<Hlo>>,
+    /// The device's XLA ops, once an XLA tool asked.
+    xla_ops: Option<Rc<XlaOpDb>>,
     /// A PyTorch trace's events by role, once a PyTorch tool asked.
     kineto: Option<Rc<KinetoIndex>>,
 }
 
-/// What the XLA tools (op profile, HLO op stats, memory viewer) share.
-struct Xla {
+/// The HLO of a profile's XLA programs.
+struct Hlo {
     modules: Vec<HloModule>,
     /// Why some modules' HLO could not be read.
     errors: Vec<String>,
-    ops: XlaOpDb,
 }
 
 struct State {
@@ -370,14 +371,14 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
             ToolView::TfDataBottleneckAnalysis { analysis: Box::new((*tf_data_of(&decoded, host)).clone()) }
         }
         Tool::OpProfile => {
-            let xla = xla_of(&decoded);
-            let names = proflens_analysis::xla_ops::program_names(&xla.modules);
-            ToolView::OpProfile { profile: Box::new(proflens_analysis::op_profile::op_profile(&xla.ops, &names)) }
+            let names = proflens_analysis::xla_ops::program_names(&hlo_of(&decoded).modules);
+            let profile = proflens_analysis::op_profile::op_profile(&xla_ops_of(&decoded), &names);
+            ToolView::OpProfile { profile: Box::new(profile) }
         }
         Tool::HloStats => {
-            ToolView::HloStats { stats: Box::new(proflens_analysis::hlo_stats::hlo_stats(&xla_of(&decoded).ops)) }
+            ToolView::HloStats { stats: Box::new(proflens_analysis::hlo_stats::hlo_stats(&xla_ops_of(&decoded))) }
         }
-        Tool::MemoryViewer => memory_viewer_view(&xla_of(&decoded), module),
+        Tool::MemoryViewer => memory_viewer_view(&hlo_of(&decoded), module),
         Tool::TraceViewer => {
             let (data, build_ms) = trace_of(&decoded);
             let layout = trace_queries::layout(&decoded.profile, &data, build_ms, wasm_memory_bytes());
@@ -458,7 +459,13 @@ fn all_hosts_analysis(run: &str) -> Result<Rc<HostAnalysis>, String> {
 /// The host's analysis (grouping, steps, op metrics): one pass, cached beside
 /// the profile and shared by every step-based tool.
 fn analysis_of(decoded: &Decoded) -> Rc<HostAnalysis> {
-    cached(decoded, |d| &mut d.analysis, "Analysing steps and ops", || Rc::new(HostAnalysis::new(&decoded.profile)))
+    let hlo = hlo_of(decoded);
+    cached(
+        decoded,
+        |d| &mut d.analysis,
+        "Analysing steps and ops",
+        || Rc::new(HostAnalysis::with_hlo(&decoded.profile, &hlo.modules)),
+    )
 }
 
 /// The pod viewer over every host of the run, each host under its name in
@@ -589,28 +596,40 @@ fn legacy_view_of(name: &str, bytes: &[u8]) -> Result<ToolView, String> {
     Ok(shown)
 }
 
-/// The host's XLA modules and ops: decoded once, cached beside the profile.
-fn xla_of(decoded: &Decoded) -> Rc<Xla> {
+/// The host's XLA modules: decoded once, cached beside the profile.
+fn hlo_of(decoded: &Decoded) -> Rc<Hlo> {
     cached(
         decoded,
-        |d| &mut d.xla,
+        |d| &mut d.hlo,
         "Reading the XLA programs",
         || {
             let found = proflens_format::hlo::hlo_modules(&decoded.profile);
+            Rc::new(Hlo { errors: found.errors.iter().map(|e| e.to_string()).collect(), modules: found.modules })
+        },
+    )
+}
+
+/// The host's XLA ops: computed once, cached beside the profile.
+fn xla_ops_of(decoded: &Decoded) -> Rc<XlaOpDb> {
+    let hlo = hlo_of(decoded);
+    cached(
+        decoded,
+        |d| &mut d.xla_ops,
+        "Measuring the XLA ops",
+        || {
             let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
-            let ops = proflens_analysis::xla_ops::xla_ops(&decoded.profile, &grouping, &found.modules);
-            Rc::new(Xla { errors: found.errors.iter().map(|e| e.to_string()).collect(), modules: found.modules, ops })
+            Rc::new(proflens_analysis::xla_ops::xla_ops(&decoded.profile, &grouping, &hlo.modules))
         },
     )
 }
 
 /// The memory viewer of `module` (default: the module with the most memory).
-fn memory_viewer_view(xla: &Xla, module: Option<&str>) -> ToolView {
+fn memory_viewer_view(hlo: &Hlo, module: Option<&str>) -> ToolView {
     use proflens_analysis::memory_viewer::{memory_viewer, select_module};
-    let modules: Vec<String> = xla.modules.iter().map(|m| m.display_name()).collect();
-    let chosen = select_module(&xla.modules, module).or_else(|| select_module(&xla.modules, None));
+    let modules: Vec<String> = hlo.modules.iter().map(|m| m.display_name()).collect();
+    let chosen = select_module(&hlo.modules, module).or_else(|| select_module(&hlo.modules, None));
     let Some(chosen) = chosen else {
-        let failed = match xla.errors.first() {
+        let failed = match hlo.errors.first() {
             Some(e) => format!("The profile's XLA programs could not be read: {e}"),
             None => "This profile records no XLA program (no HLO in its /host:metadata plane), so there is no buffer assignment to show.".to_string(),
         };
@@ -815,7 +834,8 @@ fn decoded(run: &str, host: &str) -> Result<Decoded, String> {
         trace: None,
         memory: None,
         tf_data: None,
-        xla: None,
+        hlo: None,
+        xla_ops: None,
         kineto: None,
     };
     STATE.with_borrow_mut(|state| {

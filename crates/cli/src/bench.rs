@@ -5,7 +5,6 @@
 //! absolute targets.
 
 use crate::Failure;
-use proflens_analysis::host::HostAnalysis;
 use proflens_analysis::{framework_op_stats, input_pipeline, overview};
 use serde::Serialize;
 use std::path::Path;
@@ -50,9 +49,9 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
     };
     let profile = decode()?;
     time("decode", &mut || decode().map(drop))?;
-    let analysis = HostAnalysis::new(&profile);
+    let analysis = crate::input::host_analysis(&profile);
     time("shared_analysis", &mut || {
-        std::hint::black_box(HostAnalysis::new(&profile));
+        std::hint::black_box(crate::input::host_analysis(&profile));
         Ok(())
     })?;
     time("overview_page", &mut || {

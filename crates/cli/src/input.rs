@@ -110,3 +110,13 @@ pub fn load(path: &Path) -> Result<proflens_model::Profile, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
     proflens_format::load_profile(&bytes, &limits, &mut |_| {}).map_err(|e| Failure(format!("{}: {e}", path.display())))
 }
+
+/// The step tools' analysis of one profile, with the HLO of its XLA programs
+/// (a module that fails to decode is reported and left out).
+pub fn host_analysis(profile: &proflens_model::Profile) -> proflens_analysis::host::HostAnalysis {
+    let decoded = proflens_format::hlo::hlo_modules(profile);
+    for e in &decoded.errors {
+        eprintln!("proflens: warning: {e}");
+    }
+    proflens_analysis::host::HostAnalysis::with_hlo(profile, &decoded.modules)
+}

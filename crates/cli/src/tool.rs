@@ -78,7 +78,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     let mut hosts = Vec::with_capacity(files.len());
     for (file, host) in &files {
         // One profile in memory at a time: each host is analysed, then dropped.
-        let analysis = HostAnalysis::new(&input::load(file)?);
+        let analysis = input::host_analysis(&input::load(file)?);
         // Shown as the name the profiler recorded, like XProf; else the file's.
         let name = analysis.environment.hostnames.first().cloned().unwrap_or_else(|| host.clone());
         hosts.push((analysis, name));

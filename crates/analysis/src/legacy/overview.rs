@@ -22,6 +22,7 @@ fn run_environment(env: Option<&proto::OverviewPageRunEnvironment>, hardware: Ha
         task_count: env.task_count.max(0) as u64,
         hostnames,
         device: None,
+        is_training: env.is_training,
     }
 }
 
@@ -148,6 +149,7 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
         task_count: leading_count(env_prop("task_count")),
         hostnames: Vec::new(),
         device: None,
+        is_training: env_prop("is_training") == Some("true"),
     };
     let tips = find("tip_type");
     let tip = |k: &str| tips.and_then(|t| t.property(k)).unwrap_or_default().to_string();
