@@ -3,6 +3,7 @@
 
 use proflens_analysis::grouping::group_events;
 use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace, TrackSource};
+use proflens_analysis::xla_ops::GpuHlo;
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 
@@ -103,4 +104,34 @@ fn launches_link_to_their_kernels() {
     // And back: the launch finds the kernel.
     let back = links(&profile, &trace, launch, 10);
     assert!(back.iter().any(|l| l.kind == LinkKind::LaunchedKernel && l.to == EventRef { track: t as u32, event: 0 }));
+}
+
+#[test]
+fn framework_ops_of_xla_kernels_come_from_the_hlo() {
+    // JAX kernels on MI300X carry only `tf_op: XlaModule:`; their HLO names the
+    // framework op (`jit(dot)/dot_general`), except for instructions without one.
+    let profile = load(&data_dir().join("xspace/external/tw003.xplane.pb")).unwrap();
+    let grouping = group_events(&profile);
+    let framework_names = |trace: &Trace| -> std::collections::BTreeSet<String> {
+        trace
+            .sections
+            .iter()
+            .flat_map(|s| &s.tracks)
+            .filter(|t| t.name.starts_with("Framework Ops"))
+            .filter_map(|t| match &t.source {
+                TrackSource::Derived(d) => Some(d.names.clone()),
+                TrackSource::Line(..) => None,
+            })
+            .flatten()
+            .collect()
+    };
+    let without = framework_names(&Trace::new(&profile, &grouping));
+    assert_eq!(without.into_iter().collect::<Vec<_>>(), ["XlaModule:"]);
+    let modules = proflens_format::hlo::hlo_modules(&profile).modules;
+    let with = framework_names(&Trace::with_hlo(&profile, &grouping, &GpuHlo::new(&modules)));
+    assert_eq!(
+        with.into_iter().collect::<Vec<_>>(),
+        ["XlaModule:", "jit(broadcast_in_dim)/broadcast_in_dim", "jit(dot)/dot_general"],
+        "copy.1 names no framework op and keeps its tf_op"
+    );
 }

@@ -137,7 +137,7 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
                         xla_op_names
                             .entry((program, hlo_op))
                             .or_insert_with_key(|(program, hlo_op)| {
-                                hlo.op(*program, hlo_op).map(|op| op.framework_op).unwrap_or_default()
+                                hlo.framework_op(*program, hlo_op).unwrap_or_default().to_string()
                             })
                             .clone()
                     }

@@ -347,8 +347,6 @@ pub struct GpuHloOp {
     pub category: String,
     /// The framework op as `op_name:` (empty when the HLO names none).
     pub provenance: String,
-    /// The framework op name (`jit(f)/dot_general`), or empty.
-    pub framework_op: String,
     /// Cost of one execution.
     pub flops: u64,
     pub bytes_accessed: u64,
@@ -363,6 +361,13 @@ impl<'a> GpuHlo<'a> {
         self.indexes.is_empty()
     }
 
+    /// The framework op (`op_name` metadata, possibly empty) of instruction
+    /// `hlo_op` of `program`, when its module is known.
+    pub fn framework_op(&self, program: u64, hlo_op: &str) -> Option<&'a str> {
+        let index = self.indexes.get(&program)?;
+        Some(index.by_name(innermost(hlo_op))?.metadata.op_name.as_str())
+    }
+
     /// The instruction `hlo_op` (nested names joined by `::`, the innermost
     /// is the op) of `program`, when its module is known.
     pub fn op(&self, program: u64, hlo_op: &str) -> Option<GpuHloOp> {
@@ -372,7 +377,6 @@ impl<'a> GpuHlo<'a> {
         Some(GpuHloOp {
             category: category(instr),
             provenance: provenance(instr),
-            framework_op: instr.metadata.op_name.clone(),
             flops: cost.flops,
             bytes_accessed: cost.bytes_accessed,
         })

@@ -269,13 +269,14 @@ impl std::io::Write for ChunkWriter {
 /// The host's timeline for the trace viewer: built once, cached beside the
 /// profile. Returns it with the time building it took (ms).
 fn trace_of(decoded: &Decoded) -> (Rc<TraceData>, f64) {
+    let hlo = hlo_of(decoded);
     cached(
         decoded,
         |d| &mut d.trace,
         "Building the timeline",
         || {
             let started = js_sys::Date::now();
-            (Rc::new(TraceData::new(&decoded.profile)), js_sys::Date::now() - started)
+            (Rc::new(TraceData::new(&decoded.profile, &hlo.modules)), js_sys::Date::now() - started)
         },
     )
 }

@@ -5,6 +5,7 @@ use crate::input;
 use crate::Failure;
 use proflens_analysis::grouping::group_events;
 use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace};
+use proflens_analysis::xla_ops::GpuHlo;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,8 @@ pub fn run(path: &Path, output: &Path, run: Option<&str>, host: Option<&str>) ->
     })?;
     let profile = input::load(&file)?;
     let grouping = group_events(&profile);
-    let trace = Trace::new(&profile, &grouping);
+    let modules = proflens_format::hlo::hlo_modules(&profile).modules;
+    let trace = Trace::with_hlo(&profile, &grouping, &GpuHlo::new(&modules));
     let io_error = |e: std::io::Error| Failure(format!("{}: {e}", output.display()));
     let mut out = BufWriter::new(std::fs::File::create(output).map_err(io_error)?);
     let events = write_chrome_trace(&profile, &grouping, &trace, None, &mut out).map_err(io_error)?;

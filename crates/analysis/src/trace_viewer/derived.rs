@@ -6,6 +6,7 @@
 use super::{DerivedTrack, Track, TrackSource};
 use crate::grouping::Grouping;
 use crate::schema::{event_stat, is_derived_line, StatKeys};
+use crate::xla_ops::{innermost, GpuHlo};
 use proflens_model::{nesting_depths, Profile};
 
 pub const STEPS: &str = "Steps";
@@ -62,7 +63,10 @@ impl Builder {
 /// Derived line ids: XProf's `0xdeadbeef`-based range (as a 32-bit int).
 const DERIVED_ID: i64 = 0xdead_beef_u32 as i32 as i64;
 
-pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, p: usize) -> Vec<Track> {
+/// The derived tracks of GPU plane `p`. The framework op of an XLA kernel is
+/// its HLO instruction's `op_name` where `hlo` knows it (JAX kernels carry
+/// only `XlaModule:` as `tf_op`), else the kernel's `tf_op`.
+pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>, p: usize) -> Vec<Track> {
     let plane = &profile.planes[p];
     let keys = StatKeys::new(profile);
     let has_line = |name: &str| plane.lines.iter().any(|l| profile.str(l.name) == name);
@@ -88,10 +92,17 @@ pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, p: usize) -> Vec<Track
                 if event_stat(profile, plane, line, i, keys.kernel_details).is_none() {
                     continue;
                 }
-                let Some(value) = event_stat(profile, plane, line, i, key) else { continue };
-                let full = value.to_string();
+                let from_hlo =
+                    if track_name == FRAMEWORK_OPS { hlo_framework_op(profile, &keys, hlo, p, l, i) } else { None };
+                let full = match from_hlo {
+                    Some(name) => name,
+                    None => {
+                        let Some(value) = event_stat(profile, plane, line, i, key) else { continue };
+                        value.to_string()
+                    }
+                };
                 // XLA op lists are nested `outer::inner`: the innermost names the op.
-                let name = if track_name == XLA_OPS { full.rsplit("::").next().unwrap_or(&full) } else { &full };
+                let name = if track_name == XLA_OPS { innermost(&full) } else { &full };
                 builder.merge_or_push(line.events.start_ps[i], line.events.end_ps(i), name);
             }
             let title = if multi { format!("{track_name} - from #{}", line.id) } else { track_name.to_string() };
@@ -99,6 +110,26 @@ pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, p: usize) -> Vec<Track
         }
     }
     tracks
+}
+
+/// The framework op (HLO `op_name`) of event `i` when it is an XLA kernel
+/// whose instruction `hlo` knows and names one.
+fn hlo_framework_op(
+    profile: &Profile,
+    keys: &StatKeys,
+    hlo: &GpuHlo<'_>,
+    p: usize,
+    l: usize,
+    i: usize,
+) -> Option<String> {
+    if hlo.is_empty() {
+        return None;
+    }
+    let (plane, line) = (&profile.planes[p], &profile.planes[p].lines[l]);
+    let hlo_op = event_stat(profile, plane, line, i, keys.hlo_op)?;
+    let program = event_stat(profile, plane, line, i, keys.program_id)?.as_u64()?;
+    let name = hlo.framework_op(program, hlo_op.as_str()?)?;
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// One event per step, from the first to the last device event of its group;

@@ -12,6 +12,7 @@ pub mod window;
 
 use crate::grouping::{Grouping, FLAG_STEP_ROOT};
 use crate::schema::{GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};
+use crate::xla_ops::GpuHlo;
 use proflens_model::{Events, Profile};
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +69,13 @@ pub struct EventDetails {
 }
 
 impl Trace {
+    /// The trace without the HLO of XLA programs ([`Trace::with_hlo`]).
     pub fn new(profile: &Profile, grouping: &Grouping) -> Trace {
+        Trace::with_hlo(profile, grouping, &GpuHlo::new(&[]))
+    }
+
+    /// The trace; `hlo` names the framework ops of XLA kernels on GPUs.
+    pub fn with_hlo(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>) -> Trace {
         let mut device = Vec::new();
         let mut host = Vec::new();
         for (p, plane) in profile.planes.iter().enumerate() {
@@ -85,7 +92,7 @@ impl Trace {
                 })
                 .collect();
             if name.starts_with(GPU_PLANE_PREFIX) {
-                let derived = derived::gpu_tracks(profile, grouping, p);
+                let derived = derived::gpu_tracks(profile, grouping, hlo, p);
                 // Derived tracks go first, as in XProf's trace viewer.
                 tracks.splice(0..0, derived);
             }

@@ -3,6 +3,8 @@
 //! queries about it (layout, a window of boxes, one event, search, a range
 //! summary, export). Pure functions of the profile: no web types here.
 
+use proflens_analysis::xla_ops::GpuHlo;
+use proflens_model::hlo::HloModule;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -46,9 +48,11 @@ struct TrackMeta {
 }
 
 impl TraceData {
-    pub fn new(profile: &Profile) -> TraceData {
+    /// The timeline of `profile`; `modules` (the HLO of its XLA programs)
+    /// name the framework ops of XLA kernels on GPUs.
+    pub fn new(profile: &Profile, modules: &[HloModule]) -> TraceData {
         let grouping = group_events(profile);
-        let trace = Trace::new(profile, &grouping);
+        let trace = Trace::with_hlo(profile, &grouping, &GpuHlo::new(modules));
         let mut tracks = Vec::new();
         let mut span: Option<(i64, i64)> = None;
         let mut events = 0u64;
@@ -265,7 +269,7 @@ mod tests {
     #[test]
     fn layout_lists_every_track_and_event() {
         let profile = profile();
-        let data = TraceData::new(&profile);
+        let data = TraceData::new(&profile, &[]);
         let layout = layout(&profile, &data, 0.0, 0);
         let tracks: Vec<&TrackLayout> = layout.sections.iter().flat_map(|s| &s.tracks).collect();
         assert_eq!(layout.events, profile.event_count() as u64);
@@ -277,7 +281,7 @@ mod tests {
     #[test]
     fn window_boxes_stay_within_pixels_and_name_single_events() {
         let profile = profile();
-        let data = TraceData::new(&profile);
+        let data = TraceData::new(&profile, &[]);
         let all: Vec<u32> = (0..data.tracks.len() as u32).collect();
         let (a, b) = data.span;
         let w = window(&profile, &data, &all, a, b, 500);
@@ -298,7 +302,7 @@ mod tests {
     #[test]
     fn search_event_summary_and_export() {
         let profile = profile();
-        let data = TraceData::new(&profile);
+        let data = TraceData::new(&profile, &[]);
         let TraceAnswer::Search { hits, total } = search(&profile, &data, "EagerPyFunc", false, 10) else {
             panic!("search failed")
         };
@@ -332,7 +336,7 @@ mod tests {
     fn a_launch_links_to_its_kernel_and_back() {
         const GPU: &[u8] = include_bytes!("../../../../../tests/data/xspace/external/34.83.195.179_6003.xplane.pb");
         let profile = proflens_format::load_xspace(GPU, &Default::default(), &mut |_| {}).expect("fixture decodes");
-        let data = TraceData::new(&profile);
+        let data = TraceData::new(&profile, &[]);
         let TraceAnswer::Search { hits, .. } = search(&profile, &data, "FillPhiloxRandomKernelLaunch", false, MAX_HITS)
         else {
             panic!("search failed")
