@@ -21,6 +21,12 @@ after(async () => {
   await env?.close();
 });
 
+/** The tool selector's enabled options, once the worker has said which the host has. */
+async function offered(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('#tool option')].some((o) => o.disabled));
+  return page.$$eval('#tool option', (options) => options.filter((o) => !o.disabled).map((o) => o.value));
+}
+
 const column = (page, table, col) =>
   page.$$eval(`#${table} tbody tr[data-row] td[data-col="${col}"]`, (cells) => cells.map((c) => c.textContent.trim()));
 
@@ -44,12 +50,18 @@ test('a legacy TensorBoard set: overview, input pipeline and TensorFlow stats fr
   assert.match(await page.locator('#tool-framework_op_stats').textContent(), /IDLE/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'legacy-op-stats.png') });
 
-  // A tool the set has no file for says which tools it has.
-  await page.selectOption('#tool', 'kernel_stats');
-  await page.locator('#error', { hasText: 'TensorBoard tool files for Overview' }).waitFor({ timeout: 30_000 });
+  // Tools the set has no file for are disabled in the selector; asked for
+  // anyway (a shared link), one says which tools the set has.
+  assert.deepEqual(await offered(page), ['overview_page', 'input_pipeline_analyzer', 'framework_op_stats']);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();
+
+  const linked = await openPage(env.browser, `${env.server.url}/#tool=kernel_stats`);
+  await linked.page.setInputFiles('#open-folder', LEGACY_SET);
+  await linked.page.locator('#error', { hasText: 'TensorBoard tool files for Overview' }).waitFor({ timeout: 30_000 });
+  assert.deepEqual(linked.seen.errors, []);
+  await linked.close();
 });
 
 test('a legacy tool JSON known only by its content opens in its tool', async () => {
@@ -57,11 +69,17 @@ test('a legacy tool JSON known only by its content opens in its tool', async () 
   await page.setInputFiles('#open-files', TPU_OVERVIEW_JSON);
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   assert.match(await page.locator('#env-device-type').textContent(), /TPU/);
-  await page.selectOption('#tool', 'trace_viewer');
-  await page.locator('#error', { hasText: 'choose the Overview tool' }).waitFor({ timeout: 30_000 });
+  // Its only tool stays enabled; asked for another, it names its tool.
+  assert.deepEqual(await offered(page), ['overview_page']);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();
+
+  const linked = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
+  await linked.page.setInputFiles('#open-files', TPU_OVERVIEW_JSON);
+  await linked.page.locator('#error', { hasText: 'choose the Overview tool' }).waitFor({ timeout: 30_000 });
+  assert.deepEqual(linked.seen.errors, []);
+  await linked.close();
 });
 
 /** HTA-independent facts about a Kineto trace (tests/data/kineto/<case>/goldens/facts.json). */
@@ -75,6 +93,9 @@ test('a PyTorch (Kineto) trace: steps broken down, kernels, operators, trace vie
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', FALCON_H100);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
+  assert.deepEqual(await offered(page), [
+    'overview_page', 'framework_op_stats', 'kernel_stats', 'memory_profile', 'trace_viewer', 'info',
+  ]);
   const stepNames = await page.$$eval('.pytorch-steps tbody .step', (c) => c.map((x) => x.textContent));
   assert.ok(stepNames.length >= 1 && stepNames.every((n) => n.startsWith('ProfilerStep#')), stepNames.join(','));
   assert.match(await page.locator('[data-field="gpu-utilization"]').textContent(), /^\d+\.\d%$/);

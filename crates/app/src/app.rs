@@ -151,6 +151,10 @@ fn Selectors() -> impl IntoView {
                                 <option
                                     value=tool.id()
                                     prop:selected=move || state.tool.get() == tool
+                                    prop:disabled=move || !state.offers(tool)
+                                    title=move || {
+                                        (!state.offers(tool)).then_some("Nothing to show for this host's files")
+                                    }
                                 >
                                     {tool.label()}
                                 </option>

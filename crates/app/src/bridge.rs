@@ -13,7 +13,7 @@ use web_sys::{ErrorEvent, File, MessageEvent, Worker};
 
 use crate::fmt;
 use crate::protocol::{self, Request, Response, TraceQuery};
-use crate::state::{AppState, Opened, Shown, Status};
+use crate::state::{AppState, HostTools, Opened, Shown, Status};
 use crate::url_state::UrlState;
 
 #[wasm_bindgen]
@@ -326,6 +326,9 @@ fn on_response(state: AppState, response: Response) {
             if state.is_loading() {
                 state.status.set(Status::Loading { fraction, label: phase_label });
             }
+        }
+        Response::HostTools { run, host, tools } => {
+            state.host_tools.set(Some(HostTools { run, host, tools }));
         }
         Response::Tool { run, host, view } => {
             SESSION.with_borrow_mut(|s| s.in_flight = s.in_flight.saturating_sub(1));

@@ -65,6 +65,10 @@ pub enum Response {
     /// A decode or an analysis is under way; `fraction` (0..=1) is `None`
     /// when the phase cannot tell how far it is.
     Progress { fraction: Option<f64>, phase_label: String },
+    /// The tools that have something to show for a host (sent when the
+    /// worker learns it: from the host's file names, or once its file is
+    /// decoded); the page disables the others in the tool selector.
+    HostTools { run: String, host: String, tools: Vec<Tool> },
     /// The view model of the tool asked for.
     Tool { run: String, host: String, view: ToolView },
     /// The answer to a [`Request::Trace`]. An export's file travels beside

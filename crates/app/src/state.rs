@@ -46,12 +46,23 @@ pub struct Shown {
     pub view: Arc<ToolView>,
 }
 
+/// The tools that have something to show for one host, as the worker found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostTools {
+    pub run: String,
+    pub host: String,
+    pub tools: Vec<Tool>,
+}
+
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub opened: RwSignal<Option<Opened>>,
     pub run: RwSignal<String>,
     pub host: RwSignal<String>,
     pub tool: RwSignal<Tool>,
+    /// The tools the worker found for a host; the others are disabled in
+    /// the selector while that host is chosen.
+    pub host_tools: RwSignal<Option<HostTools>>,
     /// The XLA module the memory viewer shows (`None`: the largest).
     pub module: RwSignal<Option<String>>,
     pub status: RwSignal<Status>,
@@ -69,12 +80,22 @@ impl AppState {
             run: RwSignal::new(String::new()),
             host: RwSignal::new(String::new()),
             tool: RwSignal::new(Tool::default()),
+            host_tools: RwSignal::new(None),
             module: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
             shown: RwSignal::new(None),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
         }
+    }
+
+    /// Whether the chosen host has something to show in `tool` (true until
+    /// the worker has said otherwise).
+    pub fn offers(&self, tool: Tool) -> bool {
+        self.host_tools.with(|known| match known {
+            Some(k) if k.run == self.run.get() && k.host == self.host.get() => k.tools.contains(&tool),
+            _ => true,
+        })
     }
 
     pub fn is_loading(&self) -> bool {

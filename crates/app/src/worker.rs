@@ -310,6 +310,7 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
     }
     let files = host_files(run, host)?;
     if let HostFiles::Tools { tools, trace } = &files {
+        post_host_tools(run, host, legacy_tools(tools, trace.is_some()));
         if let Some(&(_, file)) = tools.iter().find(|(t, _)| app_tool(*t) == Some(tool)) {
             return legacy_view(file);
         }
@@ -327,13 +328,17 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
         Err(e) => {
             // A TensorBoard tool file in JSON, named like a trace, shown in its own tool.
             let by_content = match files {
-                HostFiles::Events(file) => legacy_by_content(file, tool),
+                HostFiles::Events(file) => legacy_by_content(file, tool, |found| {
+                    post_host_tools(run, host, found.into_iter().collect());
+                }),
                 HostFiles::Tools { .. } => None,
             };
             return by_content.unwrap_or(Err(e));
         }
     };
-    if decoded.profile.origin == Origin::Kineto {
+    let kineto = decoded.profile.origin == Origin::Kineto;
+    post_host_tools(run, host, if kineto { PYTORCH_TOOLS.to_vec() } else { Tool::ALL.to_vec() });
+    if kineto {
         if let Some(view) = pytorch_view(tool, vec![(host.to_string(), kineto_of(&decoded))]) {
             return view;
         }
@@ -502,6 +507,10 @@ fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
     )
 }
 
+/// The tools that show PyTorch traces, in the selector's order.
+const PYTORCH_TOOLS: [Tool; 6] =
+    [Tool::OverviewPage, Tool::FrameworkOpStats, Tool::KernelStats, Tool::MemoryProfile, Tool::TraceViewer, Tool::Info];
+
 /// The tools of PyTorch traces (`ranks`: one index per rank): `None` for
 /// those that take the XSpace path (trace viewer, memory profile, info).
 fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Result<ToolView, String>> {
@@ -519,11 +528,12 @@ fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Res
             ToolView::KernelStats { kernels: operators::kernel_stats_of_ranks(&indexes), hardware: HardwareType::Gpu }
         }
         other => {
+            let labels: Vec<&str> = PYTORCH_TOOLS.iter().map(|t| t.label()).collect();
             return Some(Err(format!(
-                "The {} is a TensorFlow/JAX tool; a PyTorch trace has the Overview, Framework op stats (operators), \
-                 GPU kernel stats, Memory profile and Trace viewer.",
-                other.label()
-            )))
+                "The {} is a TensorFlow/JAX tool; a PyTorch trace has these: {}.",
+                other.label(),
+                labels.join(", ")
+            )));
         }
     }))
 }
@@ -538,12 +548,20 @@ fn app_tool(tool: LegacyTool) -> Option<Tool> {
     Tool::from_id(tool.xprof_tool())
 }
 
-/// The tools of a host's legacy files, in the selector's order.
-fn tool_labels(tools: &[(LegacyTool, usize)]) -> Vec<&'static str> {
+/// The tools of a host's legacy files (with a trace: the trace viewer and
+/// profile info too), in the selector's order.
+fn legacy_tools(tools: &[(LegacyTool, usize)], trace: bool) -> Vec<Tool> {
     let mut found: Vec<Tool> = tools.iter().filter_map(|(t, _)| app_tool(*t)).collect();
+    if trace {
+        found.extend([Tool::TraceViewer, Tool::Info]);
+    }
     found.sort_by_key(|t| Tool::ALL.iter().position(|a| a == t));
     found.dedup();
-    found.into_iter().map(Tool::label).collect()
+    found
+}
+
+fn tool_labels(tools: &[(LegacyTool, usize)]) -> Vec<&'static str> {
+    legacy_tools(tools, false).into_iter().map(Tool::label).collect()
 }
 
 fn tool_label(tool: LegacyTool) -> &'static str {
@@ -561,12 +579,23 @@ fn file_name(file: usize) -> String {
         .unwrap_or_default()
 }
 
-/// `file` as the legacy tool file it is, if it is one for `tool`.
-fn legacy_by_content(file: usize, tool: Tool) -> Option<Result<ToolView, String>> {
+/// `file` as the legacy tool file it is, if it is one for `tool`;
+/// `recognised` learns which tool it is for, whatever `tool` is.
+fn legacy_by_content(
+    file: usize,
+    tool: Tool,
+    recognised: impl FnOnce(Option<Tool>),
+) -> Option<Result<ToolView, String>> {
     let bytes = read_bytes(file).ok()?;
     let name = file_name(file);
     let found = legacy::recognise(&name, &bytes, &Limits::default())?;
+    recognised(app_tool(found));
     (app_tool(found) == Some(tool)).then(|| legacy_view_of(&name, &bytes))
+}
+
+/// Tells the page which tools have something to show for a host.
+fn post_host_tools(run: &str, host: &str, tools: Vec<Tool>) {
+    post(&Response::HostTools { run: run.to_string(), host: host.to_string(), tools });
 }
 
 /// A TensorBoard tool file shown in the matching tool.
