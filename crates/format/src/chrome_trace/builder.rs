@@ -1,6 +1,7 @@
 //! Planes and lines filled one event at a time, in any order, then sorted
 //! into the model's columns (the trace-event order is not the model's).
 
+use super::ArgValue;
 use crate::xspace::sort_events;
 use proflens_model::{nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, StatList, Stats, StrId};
 use rustc_hash::FxHashMap;
@@ -119,6 +120,22 @@ impl PlaneAcc {
 fn finish_events(events: &mut Events) {
     sort_events(events);
     events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
+}
+
+/// Pushes an event arg as a stat, as [`push_json`] does for its JSON value.
+pub(crate) fn push_arg(stats: &mut Stats, key: StrId, value: &ArgValue, numeric_strings: bool, strings: &mut Interner) {
+    match value {
+        ArgValue::Null => {}
+        ArgValue::Bool(b) => stats.push_int(key, i64::from(*b)),
+        ArgValue::Int(i) => stats.push_int(key, *i),
+        ArgValue::UInt(u) => stats.push_uint(key, *u),
+        ArgValue::Float(f) => stats.push_double(key, *f),
+        ArgValue::Str(s) => match s.parse::<i64>() {
+            Ok(i) if numeric_strings => stats.push_int(key, i),
+            _ => stats.push_str(key, strings.intern(s)),
+        },
+        ArgValue::Json(v) => push_json(stats, key, v, numeric_strings, strings),
+    }
 }
 
 /// Pushes a JSON arg as a stat: integers as integers, other numbers as

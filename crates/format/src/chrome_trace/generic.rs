@@ -6,12 +6,11 @@
 //! raw event name (the shown name becomes the display name), and integer
 //! text args (XProf writes every arg as a string) become integers again.
 
-use super::builder::{push_json, PlaneAcc};
+use super::builder::{push_arg, PlaneAcc};
 use super::{rel_ps, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile};
 use rustc_hash::FxHashMap;
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> Profile {
@@ -22,7 +21,7 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
     let mut process_names: FxHashMap<String, String> = FxHashMap::default();
     let mut thread_names: FxHashMap<(String, String), String> = FxHashMap::default();
     for e in events.iter().filter(|e| e.ph() == "M") {
-        let Some(name) = e.arg("name").and_then(Value::as_str) else { continue };
+        let Some(name) = e.arg_str("name") else { continue };
         match e.name() {
             "process_name" => {
                 process_names.insert(e.pid().text, name.to_string());
@@ -109,16 +108,16 @@ fn emit(
         },
         strings,
     );
-    let long_name = e.arg("long_name").and_then(Value::as_str);
+    let long_name = e.arg_str("long_name");
     let meta = match long_name {
         Some(long) if long != e.name() => plane.metadata(long, Some(e.name()), e.cat(), strings),
         _ => plane.metadata(e.name(), None, e.cat(), strings),
     };
     plane.event(line, start, dur, meta, |stats| {
-        for (k, v) in e.args.iter().flatten() {
+        for (k, v) in e.args() {
             if k != "long_name" {
                 let key = strings.intern(k);
-                push_json(stats, key, v, true, strings);
+                push_arg(stats, key, v, true, strings);
             }
         }
     });

@@ -20,8 +20,8 @@
 //! already carry the same `correlation_id`. Events of the pseudo-processes
 //! `Spans`/`Traces` (non-numeric pids) are dropped.
 
-use super::builder::{push_json, PlaneAcc};
-use super::{rel_ps, Head, RawEvent};
+use super::builder::{push_arg, push_json, PlaneAcc};
+use super::{rel_ps, ArgValue, Head, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile, Stats};
 use rustc_hash::FxHashMap;
@@ -196,15 +196,14 @@ impl Keys {
 }
 
 fn push_args(stats: &mut Stats, e: &RawEvent, keys: &Keys, strings: &mut Interner) {
-    let Some(args) = &e.args else { return };
-    for (k, v) in args {
-        let key = match k.as_str() {
+    for (k, v) in e.args() {
+        let key = match k {
             "correlation" => keys.correlation_id,
             "External id" | "external id" => keys.external_id,
             "device" => keys.device_id,
             other => strings.intern(other),
         };
-        push_json(stats, key, v, false, strings);
+        push_arg(stats, key, v, false, strings);
     }
 }
 
@@ -212,7 +211,7 @@ fn push_args(stats: &mut Stats, e: &RawEvent, keys: &Keys, strings: &mut Interne
 fn thread_names(events: &[RawEvent]) -> FxHashMap<(String, String), String> {
     let mut names = FxHashMap::default();
     for e in events.iter().filter(|e| e.ph() == "M" && e.name() == "thread_name") {
-        if let Some(name) = e.arg("name").and_then(Value::as_str) {
+        if let Some(name) = e.arg_str("name") {
             names.insert((e.pid().text, e.tid().text), name.trim().to_string());
         }
     }
@@ -303,7 +302,7 @@ fn memcpy_type(name: &str) -> &'static str {
 fn kernel_details(e: &RawEvent) -> String {
     let dims = |key: &str| {
         let mut d = [1i64; 3];
-        if let Some(Value::Array(a)) = e.arg(key) {
+        if let Some(ArgValue::Json(Value::Array(a))) = e.arg(key) {
             for (slot, v) in d.iter_mut().zip(a) {
                 *slot = v.as_i64().unwrap_or(1);
             }
@@ -317,7 +316,7 @@ fn kernel_details(e: &RawEvent) -> String {
         dims("grid"),
         dims("block")
     );
-    if let Some(occ) = e.arg("est. achieved occupancy %").and_then(Value::as_f64) {
+    if let Some(occ) = e.arg("est. achieved occupancy %").and_then(ArgValue::as_f64) {
         out += &format!(" occ_pct:{occ}");
     }
     out
@@ -389,7 +388,7 @@ fn memory_events(
             stats.push_int(k[3], peak);
             stats.push_int(k[4], bytes.saturating_abs());
             stats.push_int(k[5], bytes.saturating_abs());
-            if let Some(addr) = e.arg("Addr").and_then(Value::as_u64) {
+            if let Some(addr) = e.arg("Addr").and_then(ArgValue::as_u64) {
                 stats.push_uint(k[6], addr);
             }
             push_args(stats, e, keys, strings);

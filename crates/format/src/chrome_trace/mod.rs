@@ -8,6 +8,7 @@
 //! tools work; [`generic`] keeps processes as planes and threads as lines.
 //! Times become ps relative to the earliest event.
 
+mod args;
 mod builder;
 mod generic;
 mod kineto;
@@ -17,9 +18,9 @@ use crate::{Error, Progress};
 use proflens_model::{Origin, Profile};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
-use std::borrow::Cow;
+use serde_json::Value;
 
+pub(crate) use args::{ArgValue, Args, Text};
 pub(crate) use time::us_text_to_ps;
 
 /// The top level of a trace object; unknown keys are ignored. `E` is the
@@ -65,11 +66,11 @@ pub(crate) struct Head {
 #[derive(Deserialize)]
 pub(crate) struct RawEvent<'a> {
     #[serde(borrow, default)]
-    pub ph: Option<Cow<'a, str>>,
+    pub ph: Option<Text<'a>>,
     #[serde(borrow, default)]
-    pub name: Option<Cow<'a, str>>,
+    pub name: Option<Text<'a>>,
     #[serde(borrow, default)]
-    pub cat: Option<Cow<'a, str>>,
+    pub cat: Option<Text<'a>>,
     #[serde(borrow, default)]
     pub pid: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -78,19 +79,19 @@ pub(crate) struct RawEvent<'a> {
     pub ts: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub dur: Option<&'a RawValue>,
-    #[serde(default)]
-    pub args: Option<Map<String, Value>>,
+    #[serde(borrow, default)]
+    pub args: Option<Args<'a>>,
 }
 
 impl RawEvent<'_> {
     pub fn ph(&self) -> &str {
-        self.ph.as_deref().unwrap_or("")
+        self.ph.as_ref().map_or("", |t| &t.0)
     }
     pub fn name(&self) -> &str {
-        self.name.as_deref().unwrap_or("")
+        self.name.as_ref().map_or("", |t| &t.0)
     }
     pub fn cat(&self) -> &str {
-        self.cat.as_deref().unwrap_or("")
+        self.cat.as_ref().map_or("", |t| &t.0)
     }
     pub fn ts_ps(&self) -> Option<i128> {
         self.ts.and_then(|t| us_text_to_ps(t.get()))
@@ -104,11 +105,18 @@ impl RawEvent<'_> {
     pub fn tid(&self) -> Id {
         Id::of(self.tid)
     }
-    pub fn arg(&self, key: &str) -> Option<&Value> {
+    pub fn arg(&self, key: &str) -> Option<&ArgValue<'_>> {
         self.args.as_ref().and_then(|a| a.get(key))
     }
     pub fn arg_i64(&self, key: &str) -> Option<i64> {
-        self.arg(key).and_then(Value::as_i64)
+        self.arg(key).and_then(ArgValue::as_i64)
+    }
+    pub fn arg_str(&self, key: &str) -> Option<&str> {
+        self.arg(key).and_then(ArgValue::as_str)
+    }
+    /// Every arg, sorted by key.
+    pub fn args(&self) -> impl Iterator<Item = (&str, &ArgValue<'_>)> {
+        self.args.iter().flat_map(Args::iter)
     }
 }
 
@@ -135,9 +143,8 @@ impl Id {
         };
         let whole = text.trim().parse::<i64>().ok().or_else(|| text.trim().parse::<f64>().ok().map(|f| f as i64));
         let trailing = {
-            let digits: String =
-                text.chars().rev().take_while(char::is_ascii_digit).collect::<Vec<_>>().into_iter().rev().collect();
-            digits.parse::<i64>().ok()
+            let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
+            text[text.len() - digits..].parse::<i64>().ok()
         };
         Id { numeric: whole.is_some(), number: whole.or(trailing), text }
     }

@@ -1,0 +1,214 @@
+//! A trace event's `args`, parsed without building a JSON map per event:
+//! keys and strings borrow from the input where they can, scalars are kept
+//! as themselves, and only lists and objects (kernel grid/block, input
+//! dims) become [`Value`]s. Parsing args this way instead of as a
+//! `serde_json::Map` is what makes decoding PyTorch traces cheap: most of
+//! their events carry several args.
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+
+/// One arg's value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ArgValue<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Only integers above `i64::MAX`.
+    UInt(u64),
+    Float(f64),
+    Str(Cow<'a, str>),
+    /// A list or an object.
+    Json(Value),
+}
+
+impl ArgValue<'_> {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ArgValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            ArgValue::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            ArgValue::Int(i) => u64::try_from(i).ok(),
+            ArgValue::UInt(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            ArgValue::Int(i) => Some(i as f64),
+            ArgValue::UInt(u) => Some(u as f64),
+            ArgValue::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// An event's args sorted by key, one value per key (the last one written,
+/// as a JSON object keeps it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Args<'a>(Vec<(Cow<'a, str>, ArgValue<'a>)>);
+
+impl<'a> Args<'a> {
+    pub fn get(&self, key: &str) -> Option<&ArgValue<'a>> {
+        self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ArgValue<'a>)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ArgValue<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ArgValueVisitor(std::marker::PhantomData))
+    }
+}
+
+struct ArgValueVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for ArgValueVisitor<'a> {
+    type Value = ArgValue<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(ArgValue::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(ArgValue::Null)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(ArgValue::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(ArgValue::Int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(i64::try_from(v).map_or(ArgValue::UInt(v), ArgValue::Int))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(ArgValue::Float(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(ArgValue::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(ArgValue::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(ArgValue::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(seq)).map(ArgValue::Json)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(ArgValue::Json)
+    }
+}
+
+/// A string borrowed from the input unless it has escapes. (serde borrows
+/// a `Cow<str>` field only when it is not wrapped, as in `Option<Cow<str>>`.)
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Text<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(TextVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArgsVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for ArgsVisitor<'a> {
+            type Value = Args<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of args")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut args = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some((Text(k), v)) = map.next_entry::<Text<'a>, ArgValue<'a>>()? {
+                    args.push((k, v));
+                }
+                // Sorted as a JSON map iterates; of equal keys the last wins.
+                args.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut kept: Vec<(Cow<'a, str>, ArgValue<'a>)> = Vec::with_capacity(args.len());
+                for arg in args {
+                    match kept.last_mut() {
+                        Some(last) if last.0 == arg.0 => *last = arg,
+                        _ => kept.push(arg),
+                    }
+                }
+                Ok(Args(kept))
+            }
+        }
+        deserializer.deserialize_map(ArgsVisitor(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_kind_of_value_like_a_json_map() {
+        let json = r#"{"z":1,"s":"a\"b","b":true,"n":null,"f":1.5,"big":18446744073709551615,
+            "neg":-3,"list":[1,2],"obj":{"k":"v"},"z":2,"plain":"text"}"#;
+        let args: Args = serde_json::from_str(json).unwrap();
+        let map: serde_json::Map<String, Value> = serde_json::from_str(json).unwrap();
+        let keys: Vec<&str> = args.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, map.keys().map(String::as_str).collect::<Vec<_>>(), "sorted, one per key");
+        assert_eq!(args.get("z"), Some(&ArgValue::Int(2)), "the last of a repeated key wins");
+        assert_eq!(args.get("s").and_then(ArgValue::as_str), Some("a\"b"));
+        assert!(matches!(args.get("plain"), Some(ArgValue::Str(Cow::Borrowed("text")))));
+        assert_eq!(args.get("b"), Some(&ArgValue::Bool(true)));
+        assert_eq!(args.get("n"), Some(&ArgValue::Null));
+        assert_eq!(args.get("f").and_then(ArgValue::as_f64), Some(1.5));
+        assert_eq!(args.get("f").and_then(ArgValue::as_i64), None);
+        assert_eq!(args.get("big").and_then(ArgValue::as_u64), Some(u64::MAX));
+        assert_eq!(args.get("neg").and_then(ArgValue::as_u64), None);
+        assert_eq!(args.get("neg").and_then(ArgValue::as_i64), Some(-3));
+        assert_eq!(args.get("list"), Some(&ArgValue::Json(serde_json::json!([1, 2]))));
+        assert_eq!(args.get("obj"), Some(&ArgValue::Json(serde_json::json!({"k": "v"}))));
+        assert_eq!(args.get("missing"), None);
+    }
+
+    #[test]
+    fn args_must_be_an_object() {
+        assert!(serde_json::from_str::<Args>("[1]").is_err());
+        assert!(serde_json::from_str::<Args>("5").is_err());
+    }
+}
