@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openPage, assertOwnOrigin, offeredTools as offered, DATA, ARTIFACTS } from './harness.mjs';
 
 const LEGACY_SET = path.join(DATA, 'legacy/tf-legacy-gpu-input-bound');
 const FALCON_H100 = path.join(DATA, 'kineto/kineto-h100-hf-inference/Falconsai_nsfw_image_detection__1016002.json.gz');
@@ -20,12 +20,6 @@ before(async () => {
 after(async () => {
   await env?.close();
 });
-
-/** The tool selector's enabled options, once the worker has said which the host has. */
-async function offered(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('#tool option')].some((o) => o.disabled));
-  return page.$$eval('#tool option', (options) => options.filter((o) => !o.disabled).map((o) => o.value));
-}
 
 const column = (page, table, col) =>
   page.$$eval(`#${table} tbody tr[data-row] td[data-col="${col}"]`, (cells) => cells.map((c) => c.textContent.trim()));
@@ -143,6 +137,7 @@ test('two ranks of one PyTorch job: each rank and the distributed view', async (
   await page.setInputFiles('#open-folder', MULTI_RANK);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
+  assert.deepEqual(await offered(page), ['overview_page', 'framework_op_stats', 'kernel_stats']);
   assert.deepEqual(await page.$$eval('#distributed-table tbody .rank', (c) => c.map((x) => x.textContent)), ['sampled_rank-0', 'sampled_rank-1']);
   // Communication overlapping computation per rank, as HTA finds it over all steps (within 1 point).
   const hta = JSON.parse(fs.readFileSync(path.join(MULTI_RANK, 'goldens/hta_comm_comp_overlap.include_last_step.json'), 'utf8'));

@@ -393,13 +393,29 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
     })
 }
 
+/// The tools that combine every host of a run.
+const ALL_HOSTS_TOOLS: [Tool; 6] = [
+    Tool::OverviewPage,
+    Tool::InputPipelineAnalyzer,
+    Tool::FrameworkOpStats,
+    Tool::KernelStats,
+    Tool::PodViewer,
+    Tool::TfDataBottleneckAnalysis,
+];
+
+/// The tools that combine every rank of a PyTorch job.
+const ALL_RANKS_TOOLS: [Tool; 3] = [Tool::OverviewPage, Tool::FrameworkOpStats, Tool::KernelStats];
+
 /// A tool over every host of a run, as XProf's "all hosts".
 fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
     // The ranks of a PyTorch job, side by side.
     if let Some(first) = hosts_of(run).first() {
-        if matches!(host_files(run, first)?, HostFiles::Events(_))
-            && decoded(run, first)?.profile.origin == Origin::Kineto
-        {
+        let events = matches!(host_files(run, first)?, HostFiles::Events(_));
+        let kineto = events && decoded(run, first)?.profile.origin == Origin::Kineto;
+        if events {
+            post_host_tools(run, ALL_HOSTS, if kineto { ALL_RANKS_TOOLS.to_vec() } else { ALL_HOSTS_TOOLS.to_vec() });
+        }
+        if kineto {
             let mut ranks = Vec::new();
             for host in hosts_of(run) {
                 ranks.push((host.clone(), kineto_of(&decoded(run, &host)?)));
