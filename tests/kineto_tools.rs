@@ -6,7 +6,7 @@
 use proflens_analysis::grouping::group_events;
 use proflens_analysis::host::HostAnalysis;
 use proflens_analysis::pytorch::{facts, operators, overview, KinetoIndex};
-use proflens_analysis::trace_viewer::links::{links, LinkKind};
+use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
 use proflens_analysis::trace_viewer::search::EventRef;
 use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace, TrackSource};
 use proflens_analysis::{kernel_stats, memory_profile};
@@ -78,7 +78,8 @@ fn a_launch_links_to_its_kernel() {
                 .map(|i| (t, i))
         })
         .expect("a cudaLaunchKernel with a correlation id");
-    let found = links(&profile, &view, EventRef { track: t as u32, event: e as u32 }, 10);
+    let found =
+        LinkIndex::new(&profile, &view).links(&profile, &view, EventRef { track: t as u32, event: e as u32 }, 10);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].kind, LinkKind::LaunchedKernel);
 }

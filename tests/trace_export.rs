@@ -88,7 +88,7 @@ fn search_and_selection_summary_on_a_real_profile() {
 
 #[test]
 fn launches_link_to_their_kernels() {
-    use proflens_analysis::trace_viewer::links::{links, LinkKind};
+    use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
     use proflens_analysis::trace_viewer::search::EventRef;
     let profile = load(&data_dir().join("xspace/external/tw003.xplane.pb")).unwrap();
     let grouping = group_events(&profile);
@@ -96,13 +96,14 @@ fn launches_link_to_their_kernels() {
     // The first kernel on GPU:0's first stream track.
     let tracks: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
     let (t, _) = tracks.iter().enumerate().find(|(_, t)| t.name.starts_with("Stream")).unwrap();
-    let found = links(&profile, &trace, EventRef { track: t as u32, event: 0 }, 10);
+    let index = LinkIndex::new(&profile, &trace);
+    let found = index.links(&profile, &trace, EventRef { track: t as u32, event: 0 }, 10);
     assert!(!found.is_empty(), "a kernel has its launch");
     assert!(found.iter().all(|l| l.kind == LinkKind::LaunchedBy));
     let launch = found[0].to;
     assert!(tracks[launch.track as usize].name != tracks[t].name);
     // And back: the launch finds the kernel.
-    let back = links(&profile, &trace, launch, 10);
+    let back = index.links(&profile, &trace, launch, 10);
     assert!(back.iter().any(|l| l.kind == LinkKind::LaunchedKernel && l.to == EventRef { track: t as u32, event: 0 }));
 }
 
@@ -134,4 +135,76 @@ fn framework_ops_of_xla_kernels_come_from_the_hlo() {
         ["XlaModule:", "jit(broadcast_in_dim)/broadcast_in_dim", "jit(dot)/dot_general"],
         "copy.1 names no framework op and keeps its tf_op"
     );
+}
+
+/// The index answers as a scan of every event would: same linked events, kinds
+/// and order, on a TF GPU profile (launch ↔ kernel, producer ↔ consumer) and a
+/// JAX one, for a spread of selected events.
+#[test]
+fn the_link_index_finds_what_a_full_scan_finds() {
+    use proflens_analysis::trace_viewer::links::{Link, LinkIndex, LinkKind};
+    use proflens_analysis::trace_viewer::search::EventRef;
+    use proflens_model::StatValue;
+    for file in ["34.83.195.179_6003.xplane.pb", "tw003.xplane.pb"] {
+        let profile = load(&data_dir().join("xspace/external").join(file)).unwrap();
+        let trace = Trace::new(&profile, &group_events(&profile));
+        let index = LinkIndex::new(&profile, &trace);
+        let key = |name: &str| profile.strings.lookup(name);
+        let stat = |p: usize, l: usize, i: usize, k| -> Option<StatValue> {
+            proflens_analysis::schema::event_stat(&profile, &profile.planes[p], &profile.planes[p].lines[l], i, k)
+        };
+        let events: Vec<(EventRef, usize, usize, usize)> = trace
+            .sections
+            .iter()
+            .flat_map(|s| &s.tracks)
+            .enumerate()
+            .filter_map(|(t, track)| match track.source {
+                TrackSource::Line(p, l) => Some((t, p, l)),
+                TrackSource::Derived(_) => None,
+            })
+            .flat_map(|(t, p, l)| {
+                (0..profile.planes[p].lines[l].events.len())
+                    .map(move |i| (EventRef { track: t as u32, event: i as u32 }, p, l, i))
+            })
+            .collect();
+        type Keys = (Option<i64>, Option<(i64, u64)>, Option<(i64, u64)>);
+        let keys_of = |p: usize, l: usize, i: usize| -> Keys {
+            let int = |k: &str| stat(p, l, i, key(k)).and_then(|v| v.as_i64());
+            let uint = |k: &str| stat(p, l, i, key(k)).and_then(|v| v.as_u64());
+            (int("correlation_id"), int("_pt").zip(uint("_p")), int("_ct").zip(uint("_c")))
+        };
+        let keyed: Vec<_> = events.iter().filter(|e| keys_of(e.1, e.2, e.3) != (None, None, None)).collect();
+        assert!(!keyed.is_empty(), "{file}: events with links");
+        let mut kinds = std::collections::BTreeSet::new();
+        for &&(at, sp, sl, si) in keyed.iter().step_by((keyed.len() / 150).max(1)) {
+            let (c, produces, consumes) = keys_of(sp, sl, si);
+            let on_host = profile.str(profile.planes[sp].name) == "/host:CPU";
+            let mut expected = Vec::new();
+            for &(to, p, l, i) in &events {
+                if to == at {
+                    continue;
+                }
+                let (oc, op, oco) = keys_of(p, l, i);
+                let kind = if c.is_some() && oc == c && p != sp {
+                    Some(if on_host { LinkKind::LaunchedKernel } else { LinkKind::LaunchedBy })
+                } else if produces.is_some() && oco == produces {
+                    Some(LinkKind::Consumer)
+                } else if consumes.is_some() && op == consumes {
+                    Some(LinkKind::Producer)
+                } else {
+                    None
+                };
+                expected.extend(kind.map(|kind| Link { to, kind }));
+            }
+            expected.truncate(20);
+            let found = index.links(&profile, &trace, at, 20);
+            assert_eq!(found, expected, "{file}: links of {at:?}");
+            kinds.extend(found.iter().map(|l| format!("{:?}", l.kind)));
+        }
+        eprintln!(
+            "{file}: {} events with links, every {}th checked, kinds {kinds:?}",
+            keyed.len(),
+            (keyed.len() / 150).max(1)
+        );
+    }
 }

@@ -5,7 +5,7 @@
 use proflens_analysis::grouping::group_events;
 use proflens_analysis::host::HostAnalysis;
 use proflens_analysis::kernel_stats::kernel_stats;
-use proflens_analysis::trace_viewer::links::{links, LinkKind};
+use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
 use proflens_analysis::trace_viewer::search::{search, EventRef, Pattern};
 use proflens_analysis::trace_viewer::Trace;
 use proflens_collector::cupti::*;
@@ -180,6 +180,6 @@ fn trace_viewer_links_launches_to_kernels() {
     let (hits, total) = search(&profile, &grouping, &trace, &pattern, 1);
     assert_eq!(total, u64::from(STEPS) * 2);
     let at: EventRef = hits[0].1;
-    let linked = links(&profile, &trace, at, 10);
+    let linked = LinkIndex::new(&profile, &trace).links(&profile, &trace, at, 10);
     assert!(linked.iter().any(|l| l.kind == LinkKind::LaunchedKernel), "{linked:?}");
 }

@@ -5,6 +5,11 @@
 //! absolute targets.
 
 use crate::Failure;
+use proflens_analysis::grouping::group_events;
+use proflens_analysis::trace_viewer::links::LinkIndex;
+use proflens_analysis::trace_viewer::search::EventRef;
+use proflens_analysis::trace_viewer::{Trace, TrackSource};
+use proflens_analysis::xla_ops::GpuHlo;
 use proflens_analysis::{framework_op_stats, input_pipeline, overview};
 use serde::Serialize;
 use std::path::Path;
@@ -66,6 +71,23 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
         std::hint::black_box(framework_op_stats::to_xprof_json(&analysis.framework_op_stats()));
         Ok(())
     })?;
+    // The trace viewer's flow-arrow index: one scan of the events (what every
+    // selection cost before the index), then lookups.
+    let grouping = group_events(&profile);
+    let modules = proflens_format::hlo::hlo_modules(&profile).modules;
+    let trace = Trace::with_hlo(&profile, &grouping, &GpuHlo::new(&modules));
+    let index = LinkIndex::new(&profile, &trace);
+    time("trace_link_index", &mut || {
+        std::hint::black_box(LinkIndex::new(&profile, &trace));
+        Ok(())
+    })?;
+    let clicks = spread_events(&profile, &trace, 100);
+    time("trace_links_100_selections", &mut || {
+        for &at in &clicks {
+            std::hint::black_box(index.links(&profile, &trace, at, 100));
+        }
+        Ok(())
+    })?;
     let report = Report {
         file: path.display().to_string(),
         bytes: bytes.len() as u64,
@@ -75,6 +97,22 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
     };
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
+}
+
+/// `n` events spread evenly over the trace's line tracks.
+fn spread_events(profile: &proflens_model::Profile, trace: &Trace, n: usize) -> Vec<EventRef> {
+    let all: Vec<EventRef> = trace
+        .sections
+        .iter()
+        .flat_map(|s| &s.tracks)
+        .enumerate()
+        .filter_map(|(t, track)| match track.source {
+            TrackSource::Line(p, l) => Some((t, profile.planes[p].lines[l].events.len())),
+            TrackSource::Derived(_) => None,
+        })
+        .flat_map(|(t, len)| (0..len).map(move |i| EventRef { track: t as u32, event: i as u32 }))
+        .collect();
+    all.iter().step_by((all.len() / n).max(1)).copied().collect()
 }
 
 /// VmHWM of this process, where /proc exists.

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use proflens_analysis::grouping::{group_events, Grouping};
 use proflens_analysis::tf_op::{self, OpCategory};
 use proflens_analysis::trace_viewer::export::write_chrome_trace;
-use proflens_analysis::trace_viewer::links::{links, LinkKind};
+use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
 use proflens_analysis::trace_viewer::search::{search as find, summarize, EventRef, Pattern};
 use proflens_analysis::trace_viewer::window::{max_duration, visible};
 use proflens_analysis::trace_viewer::{event_details, event_name, track_events, Trace, Track};
@@ -38,6 +38,8 @@ pub struct TraceData {
     tracks: Vec<TrackMeta>,
     pub span: (i64, i64),
     pub events: u64,
+    /// The flow-arrow index, built at the first selection that asks.
+    links: std::cell::OnceCell<LinkIndex>,
 }
 
 struct TrackMeta {
@@ -72,7 +74,7 @@ impl TraceData {
                 });
             }
         }
-        TraceData { grouping, trace, tracks, span: span.unwrap_or((0, 0)), events }
+        TraceData { grouping, trace, tracks, span: span.unwrap_or((0, 0)), events, links: Default::default() }
     }
 
     fn track(&self, id: u32) -> Option<(&Track, &TrackMeta)> {
@@ -186,7 +188,9 @@ pub fn event(profile: &Profile, data: &TraceData, track: u32, event: u32) -> Tra
 
 /// The events linked to one: launches and kernels, producers and consumers.
 pub fn links_of(profile: &Profile, data: &TraceData, track: u32, event: u32) -> TraceAnswer {
-    let links = links(profile, &data.trace, EventRef { track, event }, LINK_LIMIT)
+    let index = data.links.get_or_init(|| LinkIndex::new(profile, &data.trace));
+    let links = index
+        .links(profile, &data.trace, EventRef { track, event }, LINK_LIMIT)
         .into_iter()
         .filter_map(|link| {
             let to = data.hit(profile, link.to.track, link.to.event)?;
