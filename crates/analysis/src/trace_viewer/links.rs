@@ -6,7 +6,6 @@ use super::search::EventRef;
 use super::{Trace, TrackSource};
 use crate::schema::{StatKeys, StatPicker};
 use proflens_model::{Profile, StatValue};
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -48,13 +47,20 @@ fn link_keys(values: &[Option<StatValue<'_>>]) -> LinkKeys {
 /// click took most of a second on 10M events).
 #[derive(Debug, Default)]
 pub struct LinkIndex {
-    /// Events by correlation id, with their plane (a launch and its kernel
-    /// sit on different planes).
-    by_correlation: FxHashMap<i64, Vec<(EventRef, usize)>>,
-    /// Events by the context they produce.
-    by_produced: FxHashMap<(i64, u64), Vec<EventRef>>,
-    /// Events by the context they consume.
-    by_consumed: FxHashMap<(i64, u64), Vec<EventRef>>,
+    /// (correlation id, event, plane), sorted: a launch and its kernel sit
+    /// on different planes.
+    by_correlation: Vec<(i64, EventRef, u32)>,
+    /// (context produced, event), sorted.
+    by_produced: Vec<((i64, u64), EventRef)>,
+    /// (context consumed, event), sorted.
+    by_consumed: Vec<((i64, u64), EventRef)>,
+}
+
+/// The entries of a sorted index whose key is `key`.
+fn with_key<K: Ord + Copy, T>(index: &[T], key: K, key_of: impl Fn(&T) -> K) -> &[T] {
+    let start = index.partition_point(|e| key_of(e) < key);
+    let end = start + index[start..].partition_point(|e| key_of(e) == key);
+    &index[start..end]
 }
 
 impl LinkIndex {
@@ -70,16 +76,20 @@ impl LinkIndex {
                 let (correlation, produces, consumes) = link_keys(&values);
                 let at = EventRef { track: t as u32, event: i as u32 };
                 if let Some(c) = correlation {
-                    index.by_correlation.entry(c).or_default().push((at, p));
+                    index.by_correlation.push((c, at, p as u32));
                 }
                 if let Some(k) = produces {
-                    index.by_produced.entry(k).or_default().push(at);
+                    index.by_produced.push((k, at));
                 }
                 if let Some(k) = consumes {
-                    index.by_consumed.entry(k).or_default().push(at);
+                    index.by_consumed.push((k, at));
                 }
             }
         }
+        // One sorted list per key kind: no allocation per key.
+        index.by_correlation.sort_unstable();
+        index.by_produced.sort_unstable();
+        index.by_consumed.sort_unstable();
         index
     }
 
@@ -106,15 +116,22 @@ impl LinkIndex {
         };
         // The first kind found for an event wins, in this order.
         let mut found: BTreeMap<EventRef, LinkKind> = BTreeMap::new();
-        let launches = correlation.and_then(|c| self.by_correlation.get(&c)).into_iter().flatten();
-        for &(to, _) in launches.filter(|&&(_, p)| p != *sp) {
-            found.entry(to).or_insert(launch);
+        if let Some(c) = correlation {
+            for &(_, to, p) in with_key(&self.by_correlation, c, |e| e.0) {
+                if p as usize != *sp {
+                    found.entry(to).or_insert(launch);
+                }
+            }
         }
-        for to in produces.and_then(|k| self.by_consumed.get(&k)).into_iter().flatten() {
-            found.entry(*to).or_insert(LinkKind::Consumer);
+        if let Some(k) = produces {
+            for &(_, to) in with_key(&self.by_consumed, k, |e| e.0) {
+                found.entry(to).or_insert(LinkKind::Consumer);
+            }
         }
-        for to in consumes.and_then(|k| self.by_produced.get(&k)).into_iter().flatten() {
-            found.entry(*to).or_insert(LinkKind::Producer);
+        if let Some(k) = consumes {
+            for &(_, to) in with_key(&self.by_produced, k, |e| e.0) {
+                found.entry(to).or_insert(LinkKind::Producer);
+            }
         }
         found.into_iter().filter(|(to, _)| *to != at).take(limit).map(|(to, kind)| Link { to, kind }).collect()
     }
