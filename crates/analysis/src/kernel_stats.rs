@@ -114,7 +114,6 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
     let keys = StatKeys::new(profile);
     let picker = StatPicker::new(profile, &[keys.kernel_details, keys.tf_op, keys.hlo_op, keys.program_id]);
     let mut values = [None; 4];
-    let mut xla_op_names: FxHashMap<(u64, String), String> = FxHashMap::default();
     type Key = (String, [u64; 3], [u64; 3], u64, u64, u64, String);
     let mut rows: FxHashMap<Key, KernelRow> = FxHashMap::default();
     for plane in profile.planes.iter().filter(|p| profile.str(p.name).starts_with(GPU_PLANE_PREFIX)) {
@@ -133,13 +132,7 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
                 let op_name = match values[2] {
                     Some(hlo_op) => {
                         let program = values[3].and_then(|v| v.as_u64()).unwrap_or(u64::MAX);
-                        let hlo_op = hlo_op.to_string();
-                        xla_op_names
-                            .entry((program, hlo_op))
-                            .or_insert_with_key(|(program, hlo_op)| {
-                                hlo.framework_op(*program, hlo_op).unwrap_or_default().to_string()
-                            })
-                            .clone()
+                        hlo_op.as_str().and_then(|op| hlo.framework_op(program, op)).unwrap_or_default().to_string()
                     }
                     None => values[1].map(|v| tf_op::parse(&v.to_string()).name.to_string()).unwrap_or_default(),
                 };
