@@ -6,10 +6,10 @@
 //! values); the IDLE row within 1%; the row counts equal; columns and table
 //! properties equal. Values are compared parsed, never as bytes.
 
-use proflens_analysis::framework_op_stats::{framework_op_stats, from_op_metrics, to_csv, to_xprof_json, DeviceEnv};
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::op_metrics::{device_op_metrics, host_op_metrics, OpMetricsDb};
+use proflens_analysis::tools::framework_op_stats::{framework_op_stats, from_op_metrics, to_csv, to_xprof_json, DeviceEnv};
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::passes::op_metrics::{device_op_metrics, host_op_metrics, OpMetricsDb};
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -3,13 +3,13 @@
 //! profile read what the importer wrote, and the PyTorch views are
 //! consistent with the trace's own numbers.
 
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::pytorch::{facts, operators, overview, KinetoIndex};
-use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
-use proflens_analysis::trace_viewer::search::EventRef;
-use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace, TrackSource};
-use proflens_analysis::{kernel_stats, memory_profile};
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::passes::kineto::{facts, operators, overview, KinetoIndex};
+use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
+use proflens_analysis::passes::trace::search::EventRef;
+use proflens_analysis::passes::trace::{export::write_chrome_trace, Trace, TrackSource};
+use proflens_analysis::{passes::kernels, tools::memory_profile};
 use proflens_model::{Origin, Profile};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -127,7 +127,7 @@ fn memory_profile_reads_the_memory_events() {
     assert_eq!(gpu.peak_bytes_usage_lifetime, peak);
     assert!(gpu.allocations > 0 && gpu.deallocations > 0);
     // The full timeline keeps every [memory] event of the GPU allocator.
-    let timeline = proflens_analysis::pytorch::memory::memory_timeline(&profile);
+    let timeline = proflens_analysis::passes::kineto::memory::memory_timeline(&profile);
     let series = timeline.allocators.iter().find(|a| a.allocator == "GPU_0").unwrap();
     assert_eq!(series.peak_allocated_bytes, peak);
     assert_eq!(series.points.len() as u64, gpu.allocations + gpu.deallocations);

@@ -2,8 +2,8 @@
 //! numbers the views show are the file's own, read back independently here
 //! from the decoded protobuf / JSON.
 
-use proflens_analysis::legacy::{self, LegacyView};
-use proflens_analysis::{framework_op_stats, input_pipeline, memory_profile, overview, pod_viewer};
+use proflens_analysis::common::legacy::{self, LegacyView};
+use proflens_analysis::{tools::framework_op_stats, passes::input_pipeline, tools::memory_profile, tools::overview, tools::pod_viewer};
 use proflens_format::legacy::{decode, tool_file, LegacyError, LegacyFile, LegacyTool};
 use proflens_format::{proto, Limits};
 use proflens_tests::{data_dir, table_rows};
@@ -275,7 +275,7 @@ fn tpu_op_profile_json_shows_the_files_tree() {
     assert_eq!(op.metrics.bandwidth_utils[0], 0.15636716851317845);
     assert!(view.by_category.children.is_empty(), "the file holds the by-program trees only");
     // XProf's JSON from the view model carries the same tree.
-    let back = proflens_analysis::op_profile::to_xprof_json(&view, false);
+    let back = proflens_analysis::tools::op_profile::to_xprof_json(&view, false);
     assert_eq!(back["byProgram"]["children"][0]["name"], golden["byProgram"]["children"][0]["name"]);
     assert_eq!(back["byProgram"]["metrics"]["rawTime"], golden["byProgram"]["metrics"]["rawTime"]);
     assert_eq!(
@@ -308,7 +308,7 @@ fn memory_viewer_json_round_trips() {
             let file = decode(&name, &bytes, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(file.tool(), LegacyTool::MemoryViewer, "{name}");
             let LegacyView::MemoryViewer(view) = legacy::view(&file).unwrap() else { panic!("view kind") };
-            assert_eq!(proflens_analysis::memory_viewer::to_xprof_json(&view), stored, "{}", path.display());
+            assert_eq!(proflens_analysis::tools::memory_viewer::to_xprof_json(&view), stored, "{}", path.display());
             checked += 1;
         }
     }
@@ -354,7 +354,7 @@ fn xprof_op_and_kernel_tables_round_trip() {
         };
         let stored: Value = serde_json::from_slice(bytes).unwrap();
         assert!(!rows.is_empty());
-        let back = proflens_analysis::kernel_stats::to_xprof_json(&rows);
+        let back = proflens_analysis::passes::kernels::to_xprof_json(&rows);
         assert_eq!(back["cols"], stored["cols"], "{name}");
         let (back, stored) = (table_rows(&back), table_rows(&stored));
         assert_eq!(back.len(), stored.len(), "{name}");
@@ -439,7 +439,7 @@ fn xprof_pod_viewer_memory_and_op_profile_json_keep_their_numbers() {
         };
         let stored: Value = serde_json::from_slice(&bytes).unwrap();
         // serde_json (without its float_roundtrip feature) may read a float 1 ulp off.
-        json_close(&proflens_analysis::op_profile::to_xprof_json(&view, false), &stored, &name);
+        json_close(&proflens_analysis::tools::op_profile::to_xprof_json(&view, false), &stored, &name);
     }
 }
 

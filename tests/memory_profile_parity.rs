@@ -2,8 +2,8 @@
 //! (peak, its time, capacity), the breakdown at the peak row by row, and the
 //! sampled timeline (count and values).
 
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::memory_profile::{memory_profile, to_xprof_json};
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::tools::memory_profile::{memory_profile, to_xprof_json};
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 use std::io::Read;

@@ -8,7 +8,7 @@
 //! the timeline blocks (colours only for buffers shown at the peak: XProf
 //! colours the others by a drawing counter).
 
-use proflens_analysis::memory_viewer::{memory_viewer, select_module, to_xprof_json};
+use proflens_analysis::tools::memory_viewer::{memory_viewer, select_module, to_xprof_json};
 use proflens_tests::{data_dir, load};
 use serde_json::Value;
 

@@ -5,8 +5,8 @@
 //! environment, the recommendation properties, diagnostics, and the input-op
 //! table (names, counts and categories equal; times within 1%).
 
-use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::{input_pipeline, overview};
+use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::{passes::input_pipeline, tools::overview};
 use proflens_tests::{data_dir, load, table_rows, xplane_files};
 use serde_json::Value;
 use std::path::Path;
@@ -157,7 +157,7 @@ fn all_hosts_of_the_gpu_run_match_xprof() {
 
 #[test]
 fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
-    use proflens_analysis::pod_viewer::{pod_viewer, to_xprof_json};
+    use proflens_analysis::tools::pod_viewer::{pod_viewer, to_xprof_json};
     let host = || analysis(&data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb"));
     let (a, b) = (host(), host());
     // Both workers record the same host name inside the file.
@@ -193,7 +193,7 @@ fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
 fn pod_viewer_without_step_markers_matches_xprof() {
     // The TPU and AMD profiles have no step markers: XProf shows no steps, the
     // device type of the run environment and a warning; so do we (exactly).
-    use proflens_analysis::pod_viewer::{pod_viewer, to_xprof_json};
+    use proflens_analysis::tools::pod_viewer::{pod_viewer, to_xprof_json};
     for (file, case) in [
         ("tpu_inference_2.xplane.pb", "jax-tpu-v6e-inference-xplane"),
         ("chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", "jax-mi300x-gemm-xplane"),

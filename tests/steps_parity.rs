@@ -2,8 +2,8 @@
 //! (tests/data/goldens/<case>/input_pipeline_analyzer.json, table 1: one row per
 //! step). Tolerances: step time within 1%; each category within 1% of the step time.
 
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::steps::{step_db, SpanType, StepInfo};
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::steps::{step_db, SpanType, StepInfo};
 use proflens_tests::{data_dir, load};
 use serde_json::Value;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! tf.data bottleneck analysis on the `input_bound` fixture, whose pipeline
 //! maps a busy-looping `py_function` (≈3 ms per element) with no parallelism.
 
-use proflens_analysis::tf_data::{analyze, combine, RANKED_CALLS};
+use proflens_analysis::tools::tf_data::{analyze, combine, RANKED_CALLS};
 use proflens_tests::{data_dir, load, xplane_files};
 
 #[test]

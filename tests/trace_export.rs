@@ -1,9 +1,9 @@
 //! Trace export on every XSpace fixture: valid Chrome Trace Event JSON whose
 //! complete events are exactly the file's events plus the derived tracks.
 
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace, TrackSource};
-use proflens_analysis::xla_ops::GpuHlo;
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::trace::{export::write_chrome_trace, Trace, TrackSource};
+use proflens_analysis::passes::xla_ops::GpuHlo;
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 
@@ -64,7 +64,7 @@ fn gpu_planes_get_derived_tracks_only_where_the_file_has_none() {
 
 #[test]
 fn search_and_selection_summary_on_a_real_profile() {
-    use proflens_analysis::trace_viewer::search::{search, summarize, Pattern};
+    use proflens_analysis::passes::trace::search::{search, summarize, Pattern};
     let profile = load(&xplane_files(&data_dir().join("xspace/input_bound"))[0]).unwrap();
     let grouping = group_events(&profile);
     let trace = Trace::new(&profile, &grouping);
@@ -88,8 +88,8 @@ fn search_and_selection_summary_on_a_real_profile() {
 
 #[test]
 fn launches_link_to_their_kernels() {
-    use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
-    use proflens_analysis::trace_viewer::search::EventRef;
+    use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
+    use proflens_analysis::passes::trace::search::EventRef;
     let profile = load(&data_dir().join("xspace/external/tw003.xplane.pb")).unwrap();
     let grouping = group_events(&profile);
     let trace = Trace::new(&profile, &grouping);
@@ -142,8 +142,8 @@ fn framework_ops_of_xla_kernels_come_from_the_hlo() {
 /// JAX one, for a spread of selected events.
 #[test]
 fn the_link_index_finds_what_a_full_scan_finds() {
-    use proflens_analysis::trace_viewer::links::{Link, LinkIndex, LinkKind};
-    use proflens_analysis::trace_viewer::search::EventRef;
+    use proflens_analysis::passes::trace::links::{Link, LinkIndex, LinkKind};
+    use proflens_analysis::passes::trace::search::EventRef;
     use proflens_model::StatValue;
     for file in ["34.83.195.179_6003.xplane.pb", "tw003.xplane.pb"] {
         let profile = load(&data_dir().join("xspace/external").join(file)).unwrap();
@@ -151,7 +151,7 @@ fn the_link_index_finds_what_a_full_scan_finds() {
         let index = LinkIndex::new(&profile, &trace);
         let key = |name: &str| profile.strings.lookup(name);
         let stat = |p: usize, l: usize, i: usize, k| -> Option<StatValue> {
-            proflens_analysis::schema::event_stat(&profile, &profile.planes[p], &profile.planes[p].lines[l], i, k)
+            proflens_analysis::common::schema::event_stat(&profile, &profile.planes[p], &profile.planes[p].lines[l], i, k)
         };
         let events: Vec<(EventRef, usize, usize, usize)> = trace
             .sections

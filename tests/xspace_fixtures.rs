@@ -2,7 +2,7 @@
 //! (`xplane_summary.json`, made with the protobuf library by the fixtures'
 //! authors) or the numbers stated in ../shared/fixtures/external/README.md.
 
-use proflens_analysis::info::{host_info, HostInfo};
+use proflens_analysis::tools::info::{host_info, HostInfo};
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 use std::path::Path;
@@ -60,7 +60,7 @@ fn tf_and_jax_fixtures_match_their_reference_parse() {
     }
 }
 
-fn plane<'a>(info: &'a HostInfo, name: &str) -> &'a proflens_analysis::info::PlaneInfo {
+fn plane<'a>(info: &'a HostInfo, name: &str) -> &'a proflens_analysis::tools::info::PlaneInfo {
     info.planes.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("plane {name}"))
 }
 

@@ -2,12 +2,12 @@
 //! ranges, launches on two streams, a copy) converted by `to_xspace`, then
 //! decoded and analysed as any profile: kernel stats, steps, trace viewer.
 
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::kernel_stats::kernel_stats;
-use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
-use proflens_analysis::trace_viewer::search::{search, EventRef, Pattern};
-use proflens_analysis::trace_viewer::Trace;
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::passes::kernels::kernel_stats;
+use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
+use proflens_analysis::passes::trace::search::{search, EventRef, Pattern};
+use proflens_analysis::passes::trace::Trace;
 use proflens_collector::cupti::*;
 use prost::Message;
 

@@ -6,7 +6,7 @@
 //! Needs `python3` with jax (`cargo xtask test` installs it); without it the
 //! test fails and says how to install it, it never skips.
 
-use proflens_analysis::host::HostAnalysis;
+use proflens_analysis::passes::host_analysis::HostAnalysis;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -6,6 +6,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(module) = proflens_format::hlo::decode_hlo_proto(data, 1) {
-        let _ = proflens_analysis::memory_viewer::memory_viewer(&module, 0);
+        let _ = proflens_analysis::tools::memory_viewer::memory_viewer(&module, 0);
     }
 });

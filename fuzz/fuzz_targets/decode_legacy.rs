@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     for tool in LegacyTool::ALL {
         let name = format!("host.{}.{}", tool.file_stem(), tool.extensions()[0]);
         if let Ok(file) = decode(&name, data, &limits) {
-            let _ = proflens_analysis::legacy::view(&file);
+            let _ = proflens_analysis::common::legacy::view(&file);
         }
     }
 });

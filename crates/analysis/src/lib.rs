@@ -1,33 +1,23 @@
-//! Pure analysis over the profile model.
+//! Pure analysis over the profile model: no I/O, no web types; it runs
+//! natively (CLI) and in wasm (the app's worker).
 //!
-//! One module per tool; each turns a [`proflens_model::Profile`] into a serde
-//! view model that the CLI prints and the app renders. No I/O, no web types.
-//! Shared passes (grouping, op metrics, step events) are computed once per
-//! host and reused by every tool.
+//! Layers: common < hlo < passes < context < tools < registry
+//! Independent: tools
+//!
+//! - [`common`]: XProf's stat names, op-name rules, tables and CSV.
+//! - [`hlo`]: indexes over the HLO of a profile's XLA programs.
+//! - [`passes`]: what several tools share for one host (grouping, steps,
+//!   op metrics, kernels, the input analysis, the trace index…).
+//! - [`context`]: [`context::HostContext`], which runs each pass at most
+//!   once per host, lazily, and the [`context::Tool`] trait.
+//! - [`tools`]: one folder per tool; tools never import each other.
+//! - [`registry`]: the one list of tools, which the CLI and the app read.
+//!
+//! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
-pub mod datatable;
-pub mod framework_op_stats;
-pub mod grouping;
-pub mod hlo_cost;
-pub mod hlo_stats;
-pub mod hlo_text;
-pub mod host;
-pub mod info;
-pub mod input_pipeline;
-pub mod kernel_stats;
-pub mod legacy;
-pub mod memory_profile;
-pub mod memory_viewer;
-pub mod op_metrics;
-pub mod op_profile;
-pub mod overview;
-pub mod pod_viewer;
-pub mod pytorch;
-pub mod run_environment;
-pub mod schema;
-pub mod stats;
-pub mod steps;
-pub mod tf_data;
-pub mod tf_op;
-pub mod trace_viewer;
-pub mod xla_ops;
+pub mod common;
+pub mod context;
+pub mod hlo;
+pub mod passes;
+pub mod registry;
+pub mod tools;

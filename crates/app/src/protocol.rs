@@ -6,22 +6,22 @@
 //! serde, so an `Open` request travels in an envelope with the files beside it:
 //! `{request: {kind: "open", paths: [...]}, files: [File, ...]}`.
 
-use proflens_analysis::framework_op_stats::FrameworkOpStats;
-use proflens_analysis::hlo_stats::HloStats;
-use proflens_analysis::info::HostInfo;
-use proflens_analysis::input_pipeline::HardwareType;
-use proflens_analysis::input_pipeline::InputPipelineAnalysis;
-use proflens_analysis::kernel_stats::KernelRow;
-use proflens_analysis::memory_profile::MemoryProfile;
-use proflens_analysis::memory_viewer::MemoryViewer;
-use proflens_analysis::op_profile::OpProfile;
-use proflens_analysis::overview::OverviewPage;
-use proflens_analysis::pod_viewer::PodViewer;
-use proflens_analysis::pytorch::operators::OperatorRow;
-use proflens_analysis::pytorch::overview::MultiRankOverview;
-use proflens_analysis::tf_data::TfDataAnalysis;
-use proflens_analysis::trace_viewer::search::NameSummary;
-use proflens_analysis::trace_viewer::EventDetails;
+use proflens_analysis::tools::framework_op_stats::FrameworkOpStats;
+use proflens_analysis::tools::hlo_stats::HloStats;
+use proflens_analysis::tools::info::HostInfo;
+use proflens_analysis::passes::input_pipeline::HardwareType;
+use proflens_analysis::passes::input_pipeline::InputPipelineAnalysis;
+use proflens_analysis::passes::kernels::KernelRow;
+use proflens_analysis::tools::memory_profile::MemoryProfile;
+use proflens_analysis::tools::memory_viewer::MemoryViewer;
+use proflens_analysis::tools::op_profile::OpProfile;
+use proflens_analysis::tools::overview::OverviewPage;
+use proflens_analysis::tools::pod_viewer::PodViewer;
+use proflens_analysis::tools::framework_op_stats::pytorch::OperatorRow;
+use proflens_analysis::tools::overview::pytorch::MultiRankOverview;
+use proflens_analysis::tools::tf_data::TfDataAnalysis;
+use proflens_analysis::passes::trace::search::NameSummary;
+use proflens_analysis::passes::trace::EventDetails;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -6,13 +6,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use proflens_analysis::host::HostAnalysis;
-use proflens_analysis::input_pipeline::HardwareType;
-use proflens_analysis::memory_profile::MemoryProfile;
-use proflens_analysis::pod_viewer::PodViewer;
-use proflens_analysis::pytorch::KinetoIndex;
-use proflens_analysis::tf_data::TfDataAnalysis;
-use proflens_analysis::xla_ops::XlaOpDb;
+use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::passes::input_pipeline::HardwareType;
+use proflens_analysis::tools::memory_profile::MemoryProfile;
+use proflens_analysis::tools::pod_viewer::PodViewer;
+use proflens_analysis::passes::kineto::KinetoIndex;
+use proflens_analysis::tools::tf_data::TfDataAnalysis;
+use proflens_analysis::passes::xla_ops::XlaOpDb;
 use proflens_format::legacy::{self, LegacyTool};
 use proflens_format::logdir::{self, HostFiles};
 use proflens_format::logdir_index;
@@ -346,7 +346,7 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
     Ok(match tool {
         Tool::Info => {
             progress_now(None, "Summarising");
-            ToolView::Info { info: proflens_analysis::info::host_info(&decoded.profile), load: decoded.load }
+            ToolView::Info { info: proflens_analysis::tools::info::host_info(&decoded.profile), load: decoded.load }
         }
         Tool::OverviewPage => {
             let analysis = analysis_of(&decoded);
@@ -370,19 +370,19 @@ fn tool_view(run: &str, host: &str, tool: Tool, module: Option<&str>) -> Result<
         Tool::MemoryProfile => ToolView::MemoryProfile { profile: Box::new((*memory_of(&decoded)).clone()) },
         Tool::PodViewer => {
             let analysis = analysis_of(&decoded);
-            let pod = proflens_analysis::pod_viewer::pod_viewer(&[(analysis.as_ref(), host.to_string())]);
+            let pod = proflens_analysis::tools::pod_viewer::pod_viewer(&[(analysis.as_ref(), host.to_string())]);
             ToolView::PodViewer { pod: Box::new(pod) }
         }
         Tool::TfDataBottleneckAnalysis => {
             ToolView::TfDataBottleneckAnalysis { analysis: Box::new((*tf_data_of(&decoded, host)).clone()) }
         }
         Tool::OpProfile => {
-            let names = proflens_analysis::xla_ops::program_names(&hlo_of(&decoded).modules);
-            let profile = proflens_analysis::op_profile::op_profile(&xla_ops_of(&decoded), &names);
+            let names = proflens_analysis::passes::xla_ops::program_names(&hlo_of(&decoded).modules);
+            let profile = proflens_analysis::tools::op_profile::op_profile(&xla_ops_of(&decoded), &names);
             ToolView::OpProfile { profile: Box::new(profile) }
         }
         Tool::HloStats => {
-            ToolView::HloStats { stats: Box::new(proflens_analysis::hlo_stats::hlo_stats(&xla_ops_of(&decoded))) }
+            ToolView::HloStats { stats: Box::new(proflens_analysis::tools::hlo_stats::hlo_stats(&xla_ops_of(&decoded))) }
         }
         Tool::MemoryViewer => memory_viewer_view(&hlo_of(&decoded), module),
         Tool::TraceViewer => {
@@ -451,7 +451,7 @@ fn all_hosts_view(run: &str, tool: Tool) -> Result<ToolView, String> {
             for host in hosts_of(run) {
                 analyses.push((*tf_data_of(&decoded(run, &host)?, &host)).clone());
             }
-            ToolView::TfDataBottleneckAnalysis { analysis: Box::new(proflens_analysis::tf_data::combine(analyses)) }
+            ToolView::TfDataBottleneckAnalysis { analysis: Box::new(proflens_analysis::tools::tf_data::combine(analyses)) }
         }
     })
 }
@@ -505,7 +505,7 @@ fn all_hosts_pod_viewer(run: &str) -> Result<Rc<PodViewer>, String> {
     }
     progress_now(None, "Comparing the hosts step by step");
     let named: Vec<(&HostAnalysis, String)> = analyses.iter().map(|(a, h)| (a.as_ref(), h.clone())).collect();
-    let pod = Rc::new(proflens_analysis::pod_viewer::pod_viewer(&named));
+    let pod = Rc::new(proflens_analysis::tools::pod_viewer::pod_viewer(&named));
     STATE.with_borrow_mut(|s| s.all_hosts_pod = Some((run.to_string(), pod.clone())));
     Ok(pod)
 }
@@ -517,8 +517,8 @@ fn memory_of(decoded: &Decoded) -> Rc<MemoryProfile> {
         |d| &mut d.memory,
         "Following the allocators",
         || {
-            let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
-            Rc::new(proflens_analysis::memory_profile::memory_profile(&decoded.profile, &grouping))
+            let grouping = proflens_analysis::passes::grouping::group_events(&decoded.profile);
+            Rc::new(proflens_analysis::tools::memory_profile::memory_profile(&decoded.profile, &grouping))
         },
     )
 }
@@ -530,7 +530,7 @@ const PYTORCH_TOOLS: [Tool; 6] =
 /// The tools of PyTorch traces (`ranks`: one index per rank): `None` for
 /// those that take the XSpace path (trace viewer, memory profile, info).
 fn pytorch_view(tool: Tool, ranks: Vec<(String, Rc<KinetoIndex>)>) -> Option<Result<ToolView, String>> {
-    use proflens_analysis::pytorch::{operators, overview};
+    use proflens_analysis::passes::kineto::{operators, overview};
     let indexes: Vec<&KinetoIndex> = ranks.iter().map(|(_, i)| i.as_ref()).collect();
     Some(Ok(match tool {
         Tool::TraceViewer | Tool::MemoryProfile | Tool::Info => return None,
@@ -621,9 +621,9 @@ fn legacy_view(file: usize) -> Result<ToolView, String> {
 }
 
 fn legacy_view_of(name: &str, bytes: &[u8]) -> Result<ToolView, String> {
-    use proflens_analysis::legacy::LegacyView;
+    use proflens_analysis::common::legacy::LegacyView;
     let decoded = legacy::decode(name, bytes, &Limits::default()).map_err(|e| e.to_string())?;
-    let view = proflens_analysis::legacy::view(&decoded).map_err(|e| e.to_string())?;
+    let view = proflens_analysis::common::legacy::view(&decoded).map_err(|e| e.to_string())?;
     let shown = match view {
         LegacyView::Overview(page) => ToolView::OverviewPage { page },
         LegacyView::InputPipeline(analysis) => ToolView::InputPipelineAnalyzer { analysis },
@@ -663,15 +663,15 @@ fn xla_ops_of(decoded: &Decoded) -> Rc<XlaOpDb> {
         |d| &mut d.xla_ops,
         "Measuring the XLA ops",
         || {
-            let grouping = proflens_analysis::grouping::group_events(&decoded.profile);
-            Rc::new(proflens_analysis::xla_ops::xla_ops(&decoded.profile, &grouping, &hlo.modules))
+            let grouping = proflens_analysis::passes::grouping::group_events(&decoded.profile);
+            Rc::new(proflens_analysis::passes::xla_ops::xla_ops(&decoded.profile, &grouping, &hlo.modules))
         },
     )
 }
 
 /// The memory viewer of `module` (default: the module with the most memory).
 fn memory_viewer_view(hlo: &Hlo, module: Option<&str>) -> ToolView {
-    use proflens_analysis::memory_viewer::{memory_viewer, select_module};
+    use proflens_analysis::tools::memory_viewer::{memory_viewer, select_module};
     let modules: Vec<String> = hlo.modules.iter().map(|m| m.display_name()).collect();
     let chosen = select_module(&hlo.modules, module).or_else(|| select_module(&hlo.modules, None));
     let Some(chosen) = chosen else {
@@ -700,7 +700,7 @@ fn tf_data_of(decoded: &Decoded, host: &str) -> Rc<TfDataAnalysis> {
         decoded,
         |d| &mut d.tf_data,
         "Analysing the tf.data pipelines",
-        || Rc::new(proflens_analysis::tf_data::analyze(&decoded.profile, host)),
+        || Rc::new(proflens_analysis::tools::tf_data::analyze(&decoded.profile, host)),
     )
 }
 

@@ -5,12 +5,12 @@
 //! absolute targets.
 
 use crate::Failure;
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::trace_viewer::links::LinkIndex;
-use proflens_analysis::trace_viewer::search::EventRef;
-use proflens_analysis::trace_viewer::{Trace, TrackSource};
-use proflens_analysis::xla_ops::GpuHlo;
-use proflens_analysis::{framework_op_stats, input_pipeline, overview};
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::trace::links::LinkIndex;
+use proflens_analysis::passes::trace::search::EventRef;
+use proflens_analysis::passes::trace::{Trace, TrackSource};
+use proflens_analysis::passes::xla_ops::GpuHlo;
+use proflens_analysis::{tools::framework_op_stats, passes::input_pipeline, tools::overview};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;

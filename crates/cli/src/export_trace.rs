@@ -3,9 +3,9 @@
 
 use crate::input;
 use crate::Failure;
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::trace_viewer::{export::write_chrome_trace, Trace};
-use proflens_analysis::xla_ops::GpuHlo;
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::trace::{export::write_chrome_trace, Trace};
+use proflens_analysis::passes::xla_ops::GpuHlo;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 

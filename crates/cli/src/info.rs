@@ -1,7 +1,7 @@
 //! `proflens info PATH`: what each run and host holds, as JSON.
 
 use crate::{input, Failure};
-use proflens_analysis::info::host_info;
+use proflens_analysis::tools::info::host_info;
 use serde::Serialize;
 use std::path::Path;
 

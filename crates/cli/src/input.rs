@@ -113,10 +113,10 @@ pub fn load(path: &Path) -> Result<proflens_model::Profile, Failure> {
 
 /// The step tools' analysis of one profile, with the HLO of its XLA programs
 /// (a module that fails to decode is reported and left out).
-pub fn host_analysis(profile: &proflens_model::Profile) -> proflens_analysis::host::HostAnalysis {
+pub fn host_analysis(profile: &proflens_model::Profile) -> proflens_analysis::passes::host_analysis::HostAnalysis {
     let decoded = proflens_format::hlo::hlo_modules(profile);
     for e in &decoded.errors {
         eprintln!("proflens: warning: {e}");
     }
-    proflens_analysis::host::HostAnalysis::with_hlo(profile, &decoded.modules)
+    proflens_analysis::passes::host_analysis::HostAnalysis::with_hlo(profile, &decoded.modules)
 }

@@ -6,8 +6,8 @@
 use crate::input;
 use crate::tool::Format;
 use crate::Failure;
-use proflens_analysis::kernel_stats;
-use proflens_analysis::pytorch::{operators, overview, KinetoIndex};
+use proflens_analysis::passes::kernels;
+use proflens_analysis::passes::kineto::{operators, overview, KinetoIndex};
 use proflens_model::Origin;
 use std::path::PathBuf;
 

@@ -7,9 +7,9 @@
 
 use crate::tool::Format;
 use crate::Failure;
-use proflens_analysis::legacy::{self as views, LegacyView};
+use proflens_analysis::common::legacy::{self as views, LegacyView};
 use proflens_analysis::{
-    framework_op_stats, input_pipeline, kernel_stats, memory_profile, memory_viewer, op_profile, overview, pod_viewer,
+    tools::framework_op_stats, passes::input_pipeline, passes::kernels, tools::memory_profile, tools::memory_viewer, tools::op_profile, tools::overview, tools::pod_viewer,
 };
 use proflens_format::legacy::{self, LegacyTool};
 use proflens_format::Limits;

@@ -3,10 +3,10 @@
 
 use crate::input::{self, Input};
 use crate::Failure;
-use proflens_analysis::grouping::group_events;
-use proflens_analysis::host::HostAnalysis;
+use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::passes::host_analysis::HostAnalysis;
 use proflens_analysis::{
-    framework_op_stats, input_pipeline, kernel_stats, memory_profile, overview, pod_viewer, tf_data,
+    tools::framework_op_stats, passes::input_pipeline, passes::kernels, tools::memory_profile, tools::overview, tools::pod_viewer, tools::tf_data,
 };
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,8 @@
 use crate::input;
 use crate::tool::Format;
 use crate::Failure;
-use proflens_analysis::xla_ops::{program_names, xla_ops_of};
-use proflens_analysis::{hlo_stats, memory_viewer, op_profile};
+use proflens_analysis::passes::xla_ops::{program_names, xla_ops_of};
+use proflens_analysis::{tools::hlo_stats, tools::memory_viewer, tools::op_profile};
 use std::path::PathBuf;
 
 /// The tools this module answers, named as XProf names them.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use proflens_analysis::framework_op_stats::{self, FrameworkOpStats, OpRow, Side};
+use proflens_analysis::tools::framework_op_stats::{self, FrameworkOpStats, OpRow, Side};
 
 use crate::chart;
 use crate::fmt;

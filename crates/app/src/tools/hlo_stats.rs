@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::hlo_stats::{self, HloStats, HloStatsRow};
+use proflens_analysis::tools::hlo_stats::{self, HloStats, HloStatsRow};
 
 use crate::fmt;
 use crate::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};

@@ -2,7 +2,7 @@
 //! lines and plane stats.
 
 use leptos::prelude::*;
-use proflens_analysis::info::{HostInfo, LineInfo, PlaneInfo};
+use proflens_analysis::tools::info::{HostInfo, LineInfo, PlaneInfo};
 
 use crate::fmt;
 use crate::protocol::LoadStats;

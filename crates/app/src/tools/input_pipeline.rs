@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::input_pipeline::{self, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown, NextStep};
+use proflens_analysis::passes::input_pipeline::{self, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown, NextStep};
 
 use crate::download;
 use crate::fmt;

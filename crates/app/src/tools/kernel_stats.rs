@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use proflens_analysis::input_pipeline::HardwareType;
-use proflens_analysis::kernel_stats::{self, KernelRow};
+use proflens_analysis::passes::input_pipeline::HardwareType;
+use proflens_analysis::passes::kernels::{self, KernelRow};
 
 use crate::chart;
 use crate::fmt;

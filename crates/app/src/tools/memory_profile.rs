@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
-use proflens_analysis::memory_profile::{self, Activity, AllocatorProfile, MemoryProfile, Snapshot};
+use proflens_analysis::tools::memory_profile::{self, Activity, AllocatorProfile, MemoryProfile, Snapshot};
 use web_sys::{HtmlCanvasElement, MouseEvent};
 
 use crate::chart;
@@ -649,7 +649,7 @@ fn draw_timeline(canvas: &HtmlCanvasElement, timeline: &[Snapshot], show_free: b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::memory_profile::AllocatorStats;
+    use proflens_analysis::tools::memory_profile::AllocatorStats;
 
     fn snap(ps: i64, heap: i64) -> Snapshot {
         Snapshot {

@@ -10,7 +10,7 @@ use leptos::ev::MouseEvent;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
-use proflens_analysis::memory_viewer::{self, HeapObject, MemoryViewer};
+use proflens_analysis::tools::memory_viewer::{self, HeapObject, MemoryViewer};
 use web_sys::HtmlCanvasElement;
 
 use crate::bridge;

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::op_profile::{Node, OpProfile};
+use proflens_analysis::tools::op_profile::{Node, OpProfile};
 
 use crate::fmt;
 use crate::tools::{Tool, ToolTitle};
@@ -358,7 +358,7 @@ fn detail_card(node: &Node, flops: f64) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::op_profile::Metrics;
+    use proflens_analysis::tools::op_profile::Metrics;
 
     fn node(name: &str, time: f64, children: Vec<Node>) -> Node {
         Node {

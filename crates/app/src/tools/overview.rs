@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::input_pipeline::{BreakdownSummary, Diagnostic, HardwareType};
-use proflens_analysis::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp};
-use proflens_analysis::run_environment::RunEnvironment;
-use proflens_analysis::stats::Summary;
+use proflens_analysis::passes::input_pipeline::{BreakdownSummary, Diagnostic, HardwareType};
+use proflens_analysis::tools::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp};
+use proflens_analysis::passes::run_environment::RunEnvironment;
+use proflens_analysis::common::stats::Summary;
 
 use crate::fmt;
 use crate::tools::step_time::{NoSteps, StepTimeGraph, SummaryStats};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use proflens_analysis::pod_viewer::{self, CoreStep, PodViewer, BUCKETS};
+use proflens_analysis::tools::pod_viewer::{self, CoreStep, PodViewer, BUCKETS};
 use web_sys::MouseEvent;
 
 use crate::chart::{self, BarLayout};
@@ -262,7 +262,7 @@ pub fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::pod_viewer::PodStep;
+    use proflens_analysis::tools::pod_viewer::PodStep;
     use std::collections::BTreeMap;
 
     #[test]

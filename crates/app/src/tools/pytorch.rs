@@ -10,9 +10,9 @@ use std::sync::Arc;
 use leptos::ev::MouseEvent;
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use proflens_analysis::pytorch::distributed::RankView;
-use proflens_analysis::pytorch::operators::{self, OperatorRow};
-use proflens_analysis::pytorch::overview::{MultiRankOverview, PytorchOverview, StepBreakdown};
+use proflens_analysis::tools::overview::distributed::RankView;
+use proflens_analysis::tools::framework_op_stats::pytorch::{self, OperatorRow};
+use proflens_analysis::tools::overview::pytorch::{MultiRankOverview, PytorchOverview, StepBreakdown};
 
 use crate::chart::{self, BarLayout};
 use crate::download;
@@ -109,7 +109,7 @@ fn RankSteps(title: Option<String>, overview: PytorchOverview) -> impl IntoView 
             </div>
         </dl>
     };
-    let csv = StoredValue::new(proflens_analysis::pytorch::overview::steps_csv(&overview));
+    let csv = StoredValue::new(proflens_analysis::tools::overview::pytorch::steps_csv(&overview));
     let problem = RwSignal::new(None::<String>);
     let export = move |_| {
         let saved = csv.with_value(|c| download::save_text("pytorch_steps.csv", "text/csv;charset=utf-8", c));

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use proflens_analysis::input_pipeline::{InputPipelineAnalysis, StepBreakdown};
-use proflens_analysis::stats::Summary;
+use proflens_analysis::passes::input_pipeline::{InputPipelineAnalysis, StepBreakdown};
+use proflens_analysis::common::stats::Summary;
 use web_sys::MouseEvent;
 
 use crate::chart::{self, BarLayout};
@@ -320,7 +320,7 @@ pub fn export_steps(analysis: &InputPipelineAnalysis) -> Result<(), String> {
     crate::download::save_text(
         "steps.csv",
         "text/csv;charset=utf-8",
-        &proflens_analysis::input_pipeline::steps_csv(analysis),
+        &proflens_analysis::passes::input_pipeline::steps_csv(analysis),
     )
 }
 

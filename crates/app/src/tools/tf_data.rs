@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::tf_data::{self, IteratorNode, Pipeline, RankedCall, TfDataAnalysis};
+use proflens_analysis::tools::tf_data::{self, IteratorNode, Pipeline, RankedCall, TfDataAnalysis};
 
 use crate::download;
 use crate::fmt;

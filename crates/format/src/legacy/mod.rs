@@ -5,7 +5,7 @@
 //! A file is recognised by its name (`<host>.overview_page.pb`, …, see
 //! [`tool_file`]) and checked by its content; a JSON file with an unhelpful
 //! name is recognised by its content alone ([`sniff_json`]). [`decode`] gives
-//! a plain [`LegacyFile`]; `proflens_analysis::legacy` turns it into the view
+//! a plain [`LegacyFile`]; `proflens_analysis::common::legacy` turns it into the view
 //! models the tools already render.
 
 mod error;
@@ -108,7 +108,7 @@ fn strip_gz(name: &str) -> (&str, bool) {
 }
 
 /// A decoded legacy tool file. Protobuf files keep their generated types
-/// (for `proflens_analysis::legacy` only; the UI sees view models); JSON
+/// (for `proflens_analysis::common::legacy` only; the UI sees view models); JSON
 /// files keep XProf's JSON, checked for the tool's shape.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LegacyFile {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::trace_viewer::search::NameSummary;
+use proflens_analysis::passes::trace::search::NameSummary;
 
 use super::model::format_duration;
 use super::viewer::{with_viewer, Details, Summary, Ui};

@@ -3,18 +3,18 @@
 //! queries about it (layout, a window of boxes, one event, search, a range
 //! summary, export). Pure functions of the profile: no web types here.
 
-use proflens_analysis::xla_ops::GpuHlo;
+use proflens_analysis::passes::xla_ops::GpuHlo;
 use proflens_model::hlo::HloModule;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use proflens_analysis::grouping::{group_events, Grouping};
-use proflens_analysis::tf_op::{self, OpCategory};
-use proflens_analysis::trace_viewer::export::write_chrome_trace;
-use proflens_analysis::trace_viewer::links::{LinkIndex, LinkKind};
-use proflens_analysis::trace_viewer::search::{search as find, summarize, EventRef, Pattern};
-use proflens_analysis::trace_viewer::window::{max_duration, visible};
-use proflens_analysis::trace_viewer::{event_details, event_name, track_events, Trace, Track};
+use proflens_analysis::passes::grouping::{group_events, Grouping};
+use proflens_analysis::common::tf_op::{self, OpCategory};
+use proflens_analysis::passes::trace::export::write_chrome_trace;
+use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
+use proflens_analysis::passes::trace::search::{search as find, summarize, EventRef, Pattern};
+use proflens_analysis::passes::trace::window::{max_duration, visible};
+use proflens_analysis::passes::trace::{event_details, event_name, track_events, Trace, Track};
 use proflens_model::Profile;
 
 use super::boxes::{pack, pack_hits, DrawBox};
@@ -30,58 +30,7 @@ pub const MAX_HITS: u32 = 100_000;
 /// Most pixels a window may be drawn on: bounds the boxes of one answer.
 const MAX_WIDTH_PX: u32 = 16_384;
 
-/// A host's timeline and what queries need about each track.
-pub struct TraceData {
-    pub grouping: Grouping,
-    pub trace: Trace,
-    /// Per track, numbered across sections in order.
-    tracks: Vec<TrackMeta>,
-    pub span: (i64, i64),
-    pub events: u64,
-    /// The flow-arrow index, built at the first selection that asks.
-    links: std::cell::OnceCell<LinkIndex>,
-}
-
-struct TrackMeta {
-    section: usize,
-    index: usize,
-    max_duration: i64,
-    rows: u16,
-}
-
-impl TraceData {
-    /// The timeline of `profile`; `modules` (the HLO of its XLA programs)
-    /// name the framework ops of XLA kernels on GPUs.
-    pub fn new(profile: &Profile, modules: &[HloModule]) -> TraceData {
-        let grouping = group_events(profile);
-        let trace = Trace::with_hlo(profile, &grouping, &GpuHlo::new(modules));
-        let mut tracks = Vec::new();
-        let mut span: Option<(i64, i64)> = None;
-        let mut events = 0u64;
-        for (s, section) in trace.sections.iter().enumerate() {
-            for (index, track) in section.tracks.iter().enumerate() {
-                let columns = track_events(profile, track);
-                events += columns.len() as u64;
-                if let Some((a, b)) = columns.span_ps() {
-                    span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-                }
-                let deepest = columns.depth.iter().copied().max().unwrap_or(0);
-                tracks.push(TrackMeta {
-                    section: s,
-                    index,
-                    max_duration: max_duration(columns),
-                    rows: deepest.saturating_add(1),
-                });
-            }
-        }
-        TraceData { grouping, trace, tracks, span: span.unwrap_or((0, 0)), events, links: Default::default() }
-    }
-
-    fn track(&self, id: u32) -> Option<(&Track, &TrackMeta)> {
-        let meta = self.tracks.get(id as usize)?;
-        Some((self.trace.sections.get(meta.section)?.tracks.get(meta.index)?, meta))
-    }
-
+impl TraceDataHit for TraceIndex {
     fn hit(&self, profile: &Profile, track: u32, event: u32) -> Option<TraceHit> {
         let (t, _) = self.track(track)?;
         let columns = track_events(profile, t);

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::trace_viewer::search::NameSummary;
+use proflens_analysis::passes::trace::search::NameSummary;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::boxes::{unpack, unpack_hits, DrawBox};

@@ -1,0 +1,10 @@
+//! Helpers every layer uses: XProf's stat names and op-name rules, DataTables,
+//! CSV fields, the hardware type and the legacy files' shape errors.
+
+pub mod csv;
+pub mod datatable;
+pub mod hardware;
+pub mod legacy;
+pub mod schema;
+pub mod stats;
+pub mod tf_op;

@@ -1,0 +1,334 @@
+//! [`HostContext`]: one host's files and every shared pass over them,
+//! each computed at most once, when a tool first asks, and kept until the
+//! host is unloaded. It is the only cache: the CLI, the app's worker and
+//! the trace viewer's queries all read passes through it.
+
+mod tool;
+
+pub use tool::{AsSerialize, Format, GroupBy, Inputs, Output, Rendered, Request, Tool, ToolError};
+
+use crate::hlo::gpu::GpuHlo;
+use crate::passes::grouping::{group_events, Grouping};
+use crate::passes::host_analysis::HostAnalysis;
+use crate::passes::kineto::KinetoIndex;
+use crate::passes::trace::index::TraceIndex;
+use crate::passes::xla_ops::{xla_ops, XlaOpDb};
+use proflens_format::legacy::{LegacyFile, LegacyTool};
+use proflens_format::{Limits, Progress};
+use proflens_model::hlo::HloModule;
+use proflens_model::{Origin, Profile};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// Reads one file's bytes (from disk, a browser `File`, a URL…).
+pub type ReadFile = Box<dyn Fn() -> Result<Vec<u8>, String>>;
+
+/// One file of a host, as discovery named it.
+pub struct HostFile {
+    /// The path the file was opened as (its name decides its kind first).
+    pub path: String,
+    /// A legacy tool file's tool, when the name says so.
+    pub tool: Option<LegacyTool>,
+    pub read: ReadFile,
+}
+
+/// What the caller sees of long work: a fraction when it can tell how far
+/// it is, and a label of the phase.
+pub trait Hooks {
+    fn progress(&self, fraction: Option<f64>, label: &str);
+    /// Milliseconds from any fixed origin (the wasm target has no `Instant`).
+    fn now_ms(&self) -> f64;
+}
+
+/// What loading the host's events cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LoadStats {
+    pub file_bytes: u64,
+    /// Reading and decoding, wall-clock ms.
+    pub decode_ms: f64,
+}
+
+/// The HLO of a profile's XLA programs.
+pub struct Hlo {
+    pub modules: Vec<HloModule>,
+    /// Why some modules could not be read.
+    pub errors: Vec<String>,
+}
+
+/// The shared passes, in the order [`HostContext::pass_runs`] lists them.
+pub const PASSES: [&str; 7] = ["decode", "hlo", "grouping", "host_analysis", "xla_ops", "kineto_index", "trace_index"];
+
+/// One host: its files, and each pass over them computed at most once per load.
+pub struct HostContext {
+    name: String,
+    files: Vec<HostFile>,
+    /// The file of events (XSpace or trace JSON), if the host has one.
+    events: Cell<Option<usize>>,
+    hooks: Rc<dyn Hooks>,
+    profile: Slot<Profile>,
+    load: Cell<Option<LoadStats>>,
+    /// Legacy tool files: (tool, file index, the file once decoded).
+    tool_files: RefCell<Vec<(LegacyTool, usize, Option<Result<Rc<LegacyFile>, String>>)>>,
+    hlo: Slot<Hlo>,
+    grouping: Slot<Grouping>,
+    analysis: Slot<HostAnalysis>,
+    xla_ops: Slot<XlaOpDb>,
+    kineto: Slot<KinetoIndex>,
+    trace: Slot<TraceIndex>,
+    /// Tools' results on this host, by tool and request.
+    outputs: RefCell<Vec<(&'static str, Request, Rc<Output>)>>,
+    runs: RefCell<[u32; PASSES.len()]>,
+}
+
+type Slot<T> = RefCell<Option<Rc<T>>>;
+
+impl HostContext {
+    /// A host named `name` (as discovery named it) with its files: legacy
+    /// tool files by name, at most one file of events.
+    pub fn new(name: impl Into<String>, files: Vec<HostFile>, hooks: Rc<dyn Hooks>) -> HostContext {
+        let events = files.iter().position(|f| f.tool.is_none());
+        let tool_files = files.iter().enumerate().filter_map(|(i, f)| Some((f.tool?, i, None))).collect();
+        HostContext {
+            name: name.into(),
+            files,
+            events: Cell::new(events),
+            hooks,
+            profile: Slot::default(),
+            load: Cell::new(None),
+            tool_files: RefCell::new(tool_files),
+            hlo: Slot::default(),
+            grouping: Slot::default(),
+            analysis: Slot::default(),
+            xla_ops: Slot::default(),
+            kineto: Slot::default(),
+            trace: Slot::default(),
+            outputs: RefCell::default(),
+            runs: RefCell::new([0; PASSES.len()]),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the host has a file of events (not only legacy tool files).
+    pub fn has_events(&self) -> bool {
+        self.events.get().is_some()
+    }
+
+    /// The legacy tool files of the host, by tool (before any is read).
+    pub fn tool_file_kinds(&self) -> Vec<LegacyTool> {
+        self.tool_files.borrow().iter().map(|(t, _, _)| *t).collect()
+    }
+
+    /// The host's legacy file for `tool`, decoded once.
+    pub fn tool_file(&self, tool: LegacyTool) -> Option<Result<Rc<LegacyFile>, String>> {
+        let (at, file) = {
+            let files = self.tool_files.borrow();
+            let at = files.iter().position(|(t, _, _)| *t == tool)?;
+            if let Some(decoded) = &files[at].2 {
+                return Some(decoded.clone());
+            }
+            (at, files[at].1)
+        };
+        self.hooks.progress(None, "Reading the tool file");
+        let path = &self.files[file].path;
+        let decoded = (self.files[file].read)()
+            .and_then(|bytes| {
+                proflens_format::legacy::decode(path, &bytes, &Limits::default()).map_err(|e| e.to_string())
+            })
+            .map(Rc::new);
+        self.tool_files.borrow_mut()[at].2 = Some(decoded.clone());
+        Some(decoded)
+    }
+
+    /// Takes the file of events as the legacy tool file its content says it
+    /// is (a TensorBoard tool JSON named like a trace): the host then has
+    /// that tool file and no events. `None` when it is no tool file.
+    pub fn events_as_tool_file(&self) -> Option<LegacyTool> {
+        let file = self.events.get()?;
+        let bytes = (self.files[file].read)().ok()?;
+        let tool = proflens_format::legacy::recognise(&self.files[file].path, &bytes, &Limits::default())?;
+        self.events.set(None);
+        self.tool_files.borrow_mut().push((tool, file, None));
+        Some(tool)
+    }
+
+    /// The host's events, decoded once per load. A file of events that
+    /// turns out to be a legacy tool file (JSON named like a trace) becomes
+    /// one of the host's tool files, and the host has no events.
+    pub fn profile(&self) -> Result<Rc<Profile>, String> {
+        if let Some(found) = self.profile.borrow().clone() {
+            return Ok(found);
+        }
+        let Some(file) = self.events.get() else {
+            let kinds: Vec<&str> = self.tool_file_kinds().iter().map(|t| t.file_stem()).collect();
+            return Err(format!(
+                "Host “{}” has only TensorBoard tool files ({}), no events.",
+                self.name,
+                kinds.join(", ")
+            ));
+        };
+        self.hooks.progress(Some(0.0), "Reading the file");
+        let started = self.hooks.now_ms();
+        let bytes = (self.files[file].read)()?;
+        let mut last = f64::NEG_INFINITY;
+        let hooks = self.hooks.clone();
+        let mut on_progress = |p: Progress| {
+            let now = hooks.now_ms();
+            if now - last >= PROGRESS_INTERVAL_MS {
+                last = now;
+                hooks.progress(Some(p.fraction()), phase_label(&p));
+            }
+        };
+        let profile = proflens_format::load_profile(&bytes, &Limits::default(), &mut on_progress)
+            .map_err(|e| e.to_string())?;
+        self.load.set(Some(LoadStats {
+            file_bytes: bytes.len() as u64,
+            decode_ms: self.hooks.now_ms() - started,
+        }));
+        self.count("decode");
+        let profile = Rc::new(profile);
+        *self.profile.borrow_mut() = Some(profile.clone());
+        Ok(profile)
+    }
+
+    /// Where the events came from (`None` without events or before decoding).
+    pub fn origin(&self) -> Option<Origin> {
+        self.profile.borrow().as_ref().map(|p| p.origin)
+    }
+
+    /// What loading the events cost, once they are loaded.
+    pub fn load_stats(&self) -> Option<LoadStats> {
+        self.load.get()
+    }
+
+    /// Whether the events are a PyTorch (Kineto) trace (decodes them).
+    pub fn is_kineto(&self) -> Result<bool, String> {
+        Ok(self.profile()?.origin == Origin::Kineto)
+    }
+
+    /// The HLO of the profile's XLA programs.
+    pub fn hlo(&self) -> Result<Rc<Hlo>, String> {
+        let profile = self.profile()?;
+        Ok(self.pass(&self.hlo, "hlo", "Reading the XLA programs", || {
+            let found = proflens_format::hlo::hlo_modules(&profile);
+            Hlo { errors: found.errors.iter().map(|e| e.to_string()).collect(), modules: found.modules }
+        }))
+    }
+
+    /// The events grouped into steps, iterations and launches.
+    pub fn grouping(&self) -> Result<Rc<Grouping>, String> {
+        let profile = self.profile()?;
+        Ok(self.pass(&self.grouping, "grouping", "Grouping the events", || group_events(&profile)))
+    }
+
+    /// Steps, op metrics, kernels and the run environment.
+    pub fn analysis(&self) -> Result<Rc<HostAnalysis>, String> {
+        if let Some(found) = self.analysis.borrow().clone() {
+            return Ok(found);
+        }
+        let (profile, grouping, hlo) = (self.profile()?, self.grouping()?, self.hlo()?);
+        Ok(self.pass(&self.analysis, "host_analysis", "Analysing steps and ops", || {
+            HostAnalysis::of(&profile, &grouping, &GpuHlo::new(&hlo.modules), &hlo.modules)
+        }))
+    }
+
+    /// The device's XLA ops joined with their HLO.
+    pub fn xla_ops(&self) -> Result<Rc<XlaOpDb>, String> {
+        if let Some(found) = self.xla_ops.borrow().clone() {
+            return Ok(found);
+        }
+        let (profile, grouping, hlo) = (self.profile()?, self.grouping()?, self.hlo()?);
+        Ok(self.pass(&self.xla_ops, "xla_ops", "Measuring the XLA ops", || xla_ops(&profile, &grouping, &hlo.modules)))
+    }
+
+    /// A PyTorch trace's events by role.
+    pub fn kineto(&self) -> Result<Rc<KinetoIndex>, String> {
+        let profile = self.profile()?;
+        Ok(self.pass(&self.kineto, "kineto_index", "Indexing the PyTorch trace", || KinetoIndex::new(&profile)))
+    }
+
+    /// The trace viewer's timeline.
+    pub fn trace(&self) -> Result<Rc<TraceIndex>, String> {
+        if let Some(found) = self.trace.borrow().clone() {
+            return Ok(found);
+        }
+        let (profile, grouping, hlo) = (self.profile()?, self.grouping()?, self.hlo()?);
+        let started = self.hooks.now_ms();
+        Ok(self.pass(&self.trace, "trace_index", "Building the timeline", || {
+            let mut index = TraceIndex::new(&profile, &grouping, &GpuHlo::new(&hlo.modules));
+            index.build_ms = self.hooks.now_ms() - started;
+            index
+        }))
+    }
+
+    /// Drops the events and the passes that hold something per event, and
+    /// keeps the small results (the host analysis, the XLA ops, decoded tool
+    /// files): a run of many hosts keeps few profiles in memory at once. A
+    /// later question loads the events again.
+    pub fn unload(&self) {
+        *self.profile.borrow_mut() = None;
+        *self.hlo.borrow_mut() = None;
+        *self.grouping.borrow_mut() = None;
+        *self.kineto.borrow_mut() = None;
+        *self.trace.borrow_mut() = None;
+    }
+
+    /// Whether the events are in memory.
+    pub fn is_loaded(&self) -> bool {
+        self.profile.borrow().is_some()
+    }
+
+    /// A tool's result on this host, if it was kept.
+    pub fn output(&self, tool: &str, request: &Request) -> Option<Rc<Output>> {
+        self.outputs.borrow().iter().find(|(t, r, _)| *t == tool && r == request).map(|(_, _, o)| o.clone())
+    }
+
+    /// Keeps a tool's result (the last few) so that coming back to the tool is instant.
+    pub fn keep_output(&self, tool: &'static str, request: &Request, output: Rc<Output>) {
+        let mut outputs = self.outputs.borrow_mut();
+        outputs.insert(0, (tool, request.clone(), output));
+        outputs.truncate(KEPT_OUTPUTS);
+    }
+
+    /// How often each of [`PASSES`] ran on this host.
+    pub fn pass_runs(&self) -> Vec<(&'static str, u32)> {
+        PASSES.iter().copied().zip(self.runs.borrow().iter().copied()).collect()
+    }
+
+    /// Progress for a tool's own work.
+    pub fn progress(&self, label: &str) {
+        self.hooks.progress(None, label);
+    }
+
+    fn pass<T>(&self, slot: &Slot<T>, name: &str, label: &str, compute: impl FnOnce() -> T) -> Rc<T> {
+        if let Some(found) = slot.borrow().clone() {
+            return found;
+        }
+        self.hooks.progress(None, label);
+        let value = Rc::new(compute());
+        self.count(name);
+        *slot.borrow_mut() = Some(value.clone());
+        value
+    }
+
+    fn count(&self, name: &str) {
+        if let Some(i) = PASSES.iter().position(|p| *p == name) {
+            self.runs.borrow_mut()[i] += 1;
+        }
+    }
+}
+
+/// Tool results kept per host: enough for every tool once.
+const KEPT_OUTPUTS: usize = 16;
+/// Least time between two progress reports of a decode.
+const PROGRESS_INTERVAL_MS: f64 = 50.0;
+
+fn phase_label(p: &Progress) -> &'static str {
+    match p {
+        Progress::Inflating { .. } => "Decompressing",
+        Progress::Parsing => "Reading the protobuf",
+        Progress::Building { .. } => "Building the model",
+    }
+}

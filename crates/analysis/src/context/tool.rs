@@ -1,0 +1,155 @@
+//! The [`Tool`] trait: what every tool of [`crate::registry`] is, and the
+//! request, output and error types it speaks. The CLI and the app's worker
+//! call tools only through [`crate::registry::run`], so both show the same
+//! numbers for the same host.
+
+use super::HostContext;
+use proflens_format::legacy::LegacyTool;
+use serde_json::Value;
+use std::rc::Rc;
+
+/// One tool: XProf's id and label, what it reads, and how it runs on one
+/// host ("map") and on all hosts or ranks of a run together ("reduce").
+pub trait Tool: Sync {
+    /// XProf's name of the tool (`overview_page`): the CLI's argument, the
+    /// app's URL and selector value.
+    fn id(&self) -> &'static str;
+    /// The name people read (`Overview`).
+    fn label(&self) -> &'static str;
+    /// The files the tool can show.
+    fn inputs(&self) -> Inputs;
+    /// The tool on one host.
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError>;
+    /// The tool over every host (or PyTorch rank) of a run; the tools whose
+    /// [`Inputs`] say neither `all_hosts` nor `all_ranks` describe one host.
+    fn combine(&self, _hosts: &[Rc<HostContext>], _request: &Request) -> Result<Output, ToolError> {
+        Err(ToolError::OneHost)
+    }
+}
+
+/// What a tool reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inputs {
+    /// Events that are not a PyTorch trace: an XSpace, or Chrome trace JSON.
+    pub xspace: bool,
+    /// A PyTorch profiler (Kineto) trace.
+    pub kineto: bool,
+    /// TensorBoard's legacy per-tool files that hold this tool's numbers.
+    pub tool_files: &'static [LegacyTool],
+    /// The trace (`<host>.trace.json.gz`) beside a host's legacy tool files.
+    pub tool_set_trace: bool,
+    /// Combines the hosts of a run (XProf's "all hosts").
+    pub all_hosts: bool,
+    /// Combines the ranks of a PyTorch job.
+    pub all_ranks: bool,
+}
+
+/// How a result is written: the view model, a CSV table, or XProf's JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Json,
+    Csv,
+    Xprof,
+}
+
+/// How the op profile groups ops in XProf's JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// Program → category → op (XProf's default).
+    #[default]
+    Program,
+    /// Category → op.
+    Category,
+}
+
+/// What the caller asks of a tool beyond the host.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Request {
+    /// The format the output will be written in: tools whose XProf JSON
+    /// differs from what Proflens shows (inferred steps) compute XProf's then.
+    pub format: Format,
+    /// The memory viewer's XLA module (`name(program id)` or the plain name).
+    pub module: Option<String>,
+    pub group_by: GroupBy,
+}
+
+/// A tool's result: its view model and the name of the view that renders it.
+pub struct Output {
+    /// The app's view for the model (`overview_page`, `pytorch_overview`…).
+    pub view: &'static str,
+    pub model: Box<dyn Rendered>,
+}
+
+impl Output {
+    pub fn new(view: &'static str, model: impl Rendered + 'static) -> Output {
+        Output { view, model: Box::new(model) }
+    }
+
+    /// The output in `format`, as the CLI writes it.
+    pub fn text(&self, format: Format) -> Result<String, ToolError> {
+        let pretty = |v: &Value| {
+            serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| ToolError::Failed(e.to_string()))
+        };
+        match format {
+            Format::Json => pretty(&self.model.json()?),
+            Format::Xprof => pretty(&self.model.xprof()?),
+            Format::Csv => self.model.csv(),
+        }
+    }
+}
+
+/// A view model in the three output formats. The app receives the whole
+/// model ([`AsSerialize`]); `json` is what `--format json` prints.
+pub trait Rendered: AsSerialize {
+    /// `--format json`: by default the whole view model.
+    fn json(&self) -> Result<Value, ToolError> {
+        serde_json::to_value(self.as_serialize()).map_err(|e| ToolError::Failed(e.to_string()))
+    }
+    /// `--format csv`: the tool's main table.
+    fn csv(&self) -> Result<String, ToolError> {
+        Err(ToolError::NoFormat("it has no table to write as CSV; use --format json or xprof".into()))
+    }
+    /// `--format xprof`: XProf 2.24's JSON for the tool.
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Err(ToolError::NoFormat("XProf has no JSON for it; use --format json or csv".into()))
+    }
+}
+
+/// A view model as a serde value of any serializer (the CLI's JSON, the
+/// worker's JS objects).
+pub trait AsSerialize {
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize;
+}
+
+impl<T: serde::Serialize> AsSerialize for T {
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize {
+        self
+    }
+}
+
+/// Why a tool has no output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolError {
+    /// The tool describes one host at a time; the caller names the choice.
+    OneHost,
+    /// The output has no such format; the sentence says why and what to use.
+    NoFormat(String),
+    /// A sentence for the user: nothing to show, a bad file…
+    Failed(String),
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolError::OneHost => f.write_str("it describes one host at a time"),
+            ToolError::NoFormat(why) | ToolError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> ToolError {
+        ToolError::Failed(message)
+    }
+}

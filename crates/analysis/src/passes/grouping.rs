@@ -1,0 +1,552 @@
+//! Event grouping: which step (group) every event belongs to.
+//!
+//! Follows the TF profiler's EventForest (xla/tsl/profiler/utils/group_events.cc):
+//! events nest within their thread; `ExecutorState::Process` adopts the
+//! `IteratorGetNextOp` of the same (id, iter_num); a host launch adopts the
+//! device kernel with its `correlation_id`; producers (`_pt`,`_p`) adopt
+//! consumers (`_ct`,`_c`); then every root (`_r`, or `TraceContext`) gives its
+//! group id to everything reachable below it. Files grouped at capture time
+//! (they carry `group_id`) keep their own groups.
+
+use crate::common::schema::{event_stat, plane_stat, EventType, StatKeys, StatPicker, HOST_PLANE, TPU_PLANE_PREFIX};
+use proflens_model::{Profile, StatValue};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Flag bits per event.
+pub const FLAG_STEP_ROOT: u8 = 1;
+pub const FLAG_EAGER: u8 = 2;
+
+/// Groups of one line's events, parallel to its event columns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LineGroups {
+    /// Group id, or -1 when the event belongs to no step.
+    pub group: Vec<i32>,
+    /// [`FLAG_STEP_ROOT`] (a user-marked root, renamed by its step name), [`FLAG_EAGER`].
+    pub flags: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grouping {
+    /// `planes[p][l]`: the groups of line `l` of plane `p`.
+    pub planes: Vec<Vec<LineGroups>>,
+    /// Step names by group id (`train 5`, `3`…).
+    pub names: BTreeMap<i32, String>,
+    /// The file carried its own `group_id`s.
+    pub from_file: bool,
+}
+
+impl Grouping {
+    pub fn group(&self, plane: usize, line: usize, event: usize) -> Option<i32> {
+        let g = *self.planes.get(plane)?.get(line)?.group.get(event)?;
+        (g >= 0).then_some(g)
+    }
+
+    pub fn flags(&self, plane: usize, line: usize, event: usize) -> u8 {
+        self.planes.get(plane).and_then(|p| p.get(line)).and_then(|l| l.flags.get(event)).copied().unwrap_or(0)
+    }
+}
+
+/// Keras 3 marks each profiled batch with this TraceMe (with `step_num`, without `_r`).
+pub const KERAS_BATCH_MARKER: &str = "Profiled batch";
+
+/// Groups events as XProf does.
+pub fn group_events(profile: &Profile) -> Grouping {
+    group_events_with(profile, false)
+}
+
+/// Groups events; with `keras_batches`, Keras 3's `Profiled batch` markers
+/// count as step roots, which XProf does not recognise.
+pub fn group_events_with(profile: &Profile, keras_batches: bool) -> Grouping {
+    let keys = StatKeys::new(profile);
+    let mut grouping = Grouping {
+        planes: profile
+            .planes
+            .iter()
+            .map(|p| {
+                p.lines
+                    .iter()
+                    .map(|l| LineGroups { group: vec![-1; l.events.len()], flags: vec![0; l.events.len()] })
+                    .collect()
+            })
+            .collect(),
+        ..Grouping::default()
+    };
+    if keys.group_id.is_some() {
+        read_file_groups(profile, &keys, &mut grouping);
+        return grouping;
+    }
+    let has_loop_op = profile
+        .planes
+        .iter()
+        .flat_map(|p| &p.event_metadata)
+        .any(|m| EventType::of_name(profile.str(m.name)) == EventType::LoopOp);
+    if has_loop_op {
+        return grouping;
+    }
+    Forest::build(profile, &keys, keras_batches).group(profile, &keys, &mut grouping);
+    grouping
+}
+
+/// Groups written by the profiler at capture time.
+fn read_file_groups(profile: &Profile, keys: &StatKeys, grouping: &mut Grouping) {
+    grouping.from_file = true;
+    for (p, plane) in profile.planes.iter().enumerate() {
+        for (l, line) in plane.lines.iter().enumerate() {
+            for i in 0..line.events.len() {
+                let Some(g) = event_stat(profile, plane, line, i, keys.group_id).and_then(|v| v.as_i64()) else {
+                    continue;
+                };
+                let g = i32::try_from(g).unwrap_or(-1);
+                grouping.planes[p][l].group[i] = g;
+                if let Some(name) =
+                    event_stat(profile, plane, line, i, keys.step_name).and_then(|v| v.as_str().map(str::to_owned))
+                {
+                    grouping.planes[p][l].flags[i] |= FLAG_STEP_ROOT;
+                    grouping.names.entry(g).or_insert(name);
+                }
+                if event_stat(profile, plane, line, i, keys.is_eager).and_then(|v| v.as_i64()) == Some(1) {
+                    grouping.planes[p][l].flags[i] |= FLAG_EAGER;
+                }
+            }
+        }
+    }
+    // Groups seen without a name are named by their id, as the profiler does.
+    let ids: FxHashSet<i32> =
+        grouping.planes.iter().flatten().flat_map(|l| l.group.iter().copied()).filter(|&g| g >= 0).collect();
+    for g in ids {
+        grouping.names.entry(g).or_insert_with(|| g.to_string());
+    }
+}
+
+// Slots of the stats the forest reads (order of the StatPicker keys).
+const CORRELATION: usize = 0;
+const IS_ROOT: usize = 1;
+const STEP_NUM: usize = 2;
+const CONSUMER_PID: usize = 3;
+const PRODUCER_TYPE: usize = 4;
+const PRODUCER_ID: usize = 5;
+const CONSUMER_TYPE: usize = 6;
+const CONSUMER_ID: usize = 7;
+const STEP_ID: usize = 8;
+const ITER_NUM: usize = 9;
+const IS_ASYNC: usize = 10;
+
+/// Node `n` is event `n - line_base[k]` of the k-th (plane, line).
+struct Forest {
+    /// (plane, line, first node id) per line, in node order.
+    lines: Vec<(u32, u32, u32)>,
+    types: Vec<EventType>,
+    root_level: Vec<i32>,
+    start: Vec<i64>,
+    children: Csr,
+    parents: Csr,
+    tf_loop_roots: Vec<u32>,
+    tf_data_step_ids: FxHashSet<i64>,
+}
+
+/// Nodes seen by the current walk: a mark per node, so that walks need no
+/// allocation (one walk per root or op, over millions of nodes).
+struct Visited {
+    marks: Vec<u32>,
+    stamp: u32,
+}
+
+impl Visited {
+    fn new(nodes: usize) -> Visited {
+        Visited { marks: vec![0; nodes], stamp: 0 }
+    }
+
+    /// Starts a new walk.
+    fn next(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Marks `n`; false when the current walk had already seen it.
+    fn insert(&mut self, n: u32) -> bool {
+        let mark = &mut self.marks[n as usize];
+        let fresh = *mark != self.stamp;
+        *mark = self.stamp;
+        fresh
+    }
+}
+
+/// Adjacency lists in compressed form, keeping insertion order per node.
+struct Csr {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Csr {
+    fn new(nodes: usize, edges: &[(u32, u32)]) -> Csr {
+        let mut offsets = vec![0u32; nodes + 1];
+        for &(from, _) in edges {
+            offsets[from as usize + 1] += 1;
+        }
+        for i in 0..nodes {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut targets = vec![0u32; edges.len()];
+        for &(from, to) in edges {
+            targets[fill[from as usize] as usize] = to;
+            fill[from as usize] += 1;
+        }
+        Csr { offsets, targets }
+    }
+
+    fn of(&self, n: u32) -> &[u32] {
+        &self.targets[self.offsets[n as usize] as usize..self.offsets[n as usize + 1] as usize]
+    }
+}
+
+#[derive(Default)]
+struct ContextGroup {
+    producers: Vec<u32>,
+    consumers: Vec<u32>,
+}
+
+impl Forest {
+    fn build(profile: &Profile, keys: &StatKeys, keras_batches: bool) -> Forest {
+        let mut lines = Vec::new();
+        let mut types = Vec::new();
+        let mut root_level = Vec::new();
+        let mut start = Vec::new();
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut contexts: FxHashMap<(i64, u64, Option<i64>), ContextGroup> = FxHashMap::default();
+        let mut executors: FxHashMap<(i64, i64), u32> = FxHashMap::default();
+        let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
+        let mut launches: FxHashMap<i64, u32> = FxHashMap::default();
+        let mut kernels: Vec<(u32, i64)> = Vec::new();
+        let mut tf_data_step_ids = FxHashSet::default();
+        let mut executor_iterations: Vec<(u32, i64, i64)> = Vec::new();
+        let picker = StatPicker::new(
+            profile,
+            &[
+                keys.correlation_id,
+                keys.is_root,
+                keys.step_num,
+                keys.consumer_pid,
+                keys.producer_type,
+                keys.producer_id,
+                keys.consumer_type,
+                keys.consumer_id,
+                keys.step_id,
+                keys.iter_num,
+                keys.is_async,
+            ],
+        );
+        let mut values = [None; 11];
+
+        for (p, plane) in profile.planes.iter().enumerate() {
+            let plane_name = profile.str(plane.name);
+            // TPU device planes are grouped through their step lines, not by nesting.
+            if plane_name.starts_with(TPU_PLANE_PREFIX) {
+                continue;
+            }
+            let is_host = plane_name == HOST_PLANE;
+            let plane_pid = plane_stat(profile, plane, keys.process_id).and_then(|v| v.as_i64());
+            let meta_types: Vec<EventType> =
+                plane.event_metadata.iter().map(|m| EventType::of_name(profile.str(m.name))).collect();
+            for (l, line) in plane.lines.iter().enumerate() {
+                let base = types.len() as u32;
+                lines.push((p as u32, l as u32, base));
+                let mut open: Vec<(u32, i64)> = Vec::new(); // (node, end)
+                let ev = &line.events;
+                for i in 0..ev.len() {
+                    let node = base + i as u32;
+                    picker.pick(profile, plane, line, i, &mut values);
+                    let int = |slot: usize| values[slot].and_then(|v| v.as_i64());
+                    let mut ty = meta_types[ev.metadata[i] as usize];
+                    if let (EventType::Other, Some(c)) = (ty, int(CORRELATION)) {
+                        // Launches and kernels are typed by where they are.
+                        if is_host {
+                            ty = EventType::KernelLaunch;
+                            launches.insert(c, node);
+                        } else {
+                            ty = EventType::KernelExecute;
+                            kernels.push((node, c));
+                        }
+                    }
+                    let level = int(IS_ROOT).map(|v| v as i32);
+                    let keras_root = keras_batches
+                        && values[STEP_NUM].is_some()
+                        && profile.str(plane.event_metadata[ev.metadata[i] as usize].name) == KERAS_BATCH_MARKER;
+                    let level = level.unwrap_or(if ty == EventType::TraceContext || keras_root { 1 } else { 0 });
+                    let pid = int(CONSUMER_PID).or(plane_pid);
+                    let uint = |slot: usize| values[slot].and_then(|v| v.as_u64());
+                    if let (Some(t), Some(id)) = (int(PRODUCER_TYPE), uint(PRODUCER_ID)) {
+                        contexts.entry((t, id, pid)).or_default().producers.push(node);
+                    }
+                    if let (Some(t), Some(id)) = (int(CONSUMER_TYPE), uint(CONSUMER_ID)) {
+                        contexts.entry((t, id, pid)).or_default().consumers.push(node);
+                    }
+                    match (ty, int(STEP_ID), int(ITER_NUM)) {
+                        (EventType::ExecutorStateProcess, Some(id), Some(it)) => {
+                            executors.insert((id, it), node);
+                            executor_iterations.push((node, id, it));
+                        }
+                        (EventType::IteratorGetNextOp | EventType::IteratorGetNextAsOptionalOp, Some(id), Some(it)) => {
+                            get_next.push((node, id, it));
+                        }
+                        (EventType::CapturedFunctionRun, Some(id), _) => {
+                            tf_data_step_ids.insert(id);
+                        }
+                        _ => {}
+                    }
+                    let is_async = int(IS_ASYNC).is_some_and(|v| v != 0);
+                    if !is_async {
+                        let (s, e) = (ev.start_ps[i], ev.end_ps(i));
+                        while let Some(&(parent, parent_end)) = open.last() {
+                            let parent_start = start[parent as usize];
+                            if parent_start <= s && e <= parent_end {
+                                edges.push((parent, node));
+                                break;
+                            }
+                            open.pop();
+                        }
+                        open.push((node, e));
+                    }
+                    types.push(ty);
+                    root_level.push(level);
+                    start.push(ev.start_ps[i]);
+                }
+            }
+        }
+
+        for (node, id, it) in get_next {
+            if let Some(&parent) = executors.get(&(id, it)) {
+                edges.push((parent, node));
+            }
+        }
+        for (node, c) in kernels {
+            if let Some(&launch) = launches.get(&c) {
+                edges.push((launch, node));
+            }
+        }
+        let mut context_keys: Vec<_> = contexts.keys().copied().collect();
+        context_keys.sort_unstable();
+        for key in context_keys {
+            let group = &contexts[&key];
+            if group.producers.len() >= 64 && group.consumers.len() >= 64 {
+                continue;
+            }
+            for &p in &group.producers {
+                for &c in &group.consumers {
+                    edges.push((p, c));
+                }
+            }
+        }
+
+        // TF while-loops: each iteration's first executor event is a root.
+        let mut loops: FxHashMap<i64, BTreeMap<i64, Vec<u32>>> = FxHashMap::default();
+        for (node, id, it) in executor_iterations {
+            if !tf_data_step_ids.contains(&id) {
+                loops.entry(id).or_default().entry(it).or_default().push(node);
+            }
+        }
+        let mut iterations: Vec<(u32, Vec<u32>)> = Vec::new();
+        for iters in loops.into_values() {
+            if iters.len() == 1 && iters.contains_key(&0) {
+                continue;
+            }
+            for nodes in iters.into_values() {
+                let first = *nodes.iter().min_by_key(|&&n| start[n as usize]).expect("non-empty");
+                iterations.push((first, nodes));
+            }
+        }
+        iterations.sort_by_key(|(first, _)| (start[*first as usize], *first));
+        let mut tf_loop_roots = Vec::new();
+        for (first, nodes) in iterations {
+            tf_loop_roots.push(first);
+            edges.extend(nodes.into_iter().filter(|&n| n != first).map(|n| (first, n)));
+        }
+
+        let n = types.len();
+        let reversed: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        Forest {
+            lines,
+            types,
+            root_level,
+            start,
+            children: Csr::new(n, &edges),
+            parents: Csr::new(n, &reversed),
+            tf_loop_roots,
+            tf_data_step_ids,
+        }
+    }
+
+    /// (plane, line, event) of a node.
+    fn locate(&self, node: u32) -> (usize, usize, usize) {
+        let k = self.lines.partition_point(|&(_, _, base)| base <= node) - 1;
+        let (p, l, base) = self.lines[k];
+        (p as usize, l as usize, (node - base) as usize)
+    }
+
+    fn stat<'a>(&self, profile: &'a Profile, node: u32, key: Option<proflens_model::StrId>) -> Option<StatValue<'a>> {
+        let (p, l, i) = self.locate(node);
+        let plane = &profile.planes[p];
+        event_stat(profile, plane, &plane.lines[l], i, key)
+    }
+
+    /// Breadth-first over `node` (if `include_self`) and its ancestors.
+    fn find_ancestor(
+        &self,
+        visited: &mut Visited,
+        node: u32,
+        include_self: bool,
+        mut pred: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        visited.next();
+        visited.insert(node);
+        let mut queue: VecDeque<u32> = VecDeque::new();
+        if include_self {
+            queue.push_back(node);
+        } else {
+            for &p in self.parents.of(node) {
+                if visited.insert(p) {
+                    queue.push_back(p);
+                }
+            }
+        }
+        while let Some(n) = queue.pop_front() {
+            if pred(n) {
+                return Some(n);
+            }
+            for &p in self.parents.of(n) {
+                if visited.insert(p) {
+                    queue.push_back(p);
+                }
+            }
+        }
+        None
+    }
+
+    fn context_stat<'a>(
+        &self,
+        visited: &mut Visited,
+        profile: &'a Profile,
+        node: u32,
+        key: Option<proflens_model::StrId>,
+    ) -> Option<StatValue<'a>> {
+        key?;
+        let found = self.find_ancestor(visited, node, true, |n| self.stat(profile, n, key).is_some())?;
+        self.stat(profile, found, key)
+    }
+
+    fn group(&self, profile: &Profile, keys: &StatKeys, out: &mut Grouping) {
+        let mut group_of = vec![-1i32; self.types.len()];
+        let mut visited = Visited::new(self.types.len());
+        let roots: Vec<u32> = if self.tf_loop_roots.is_empty() {
+            let mut roots: Vec<u32> = (0..self.types.len() as u32)
+                .filter(|&n| self.root_level[n as usize] > 0)
+                .filter(|&n| {
+                    let id = self.stat(profile, n, keys.step_id).and_then(|v| v.as_i64());
+                    !id.is_some_and(|id| self.tf_data_step_ids.contains(&id))
+                })
+                .collect();
+            roots.sort_by_key(|&n| (std::cmp::Reverse(self.root_level[n as usize]), self.start[n as usize]));
+            roots
+        } else {
+            self.tf_loop_roots.clone()
+        };
+        let mut next_group = 0i32;
+        for root in roots {
+            if self.tf_loop_roots.is_empty() {
+                if group_of[root as usize] >= 0 {
+                    continue;
+                }
+                let level = self.root_level[root as usize];
+                let same_level_parent = self.find_ancestor(&mut visited, root, false, |n| {
+                    self.root_level[n as usize] > 0 && self.root_level[n as usize] == level
+                });
+                if same_level_parent.is_some() {
+                    continue;
+                }
+            }
+            let group = next_group;
+            next_group += 1;
+            self.propagate(&mut visited, root, group, &mut group_of);
+            let name = self.group_name(&mut visited, profile, keys, root, group);
+            let (p, l, i) = self.locate(root);
+            if !self.types[root as usize].is_implicit_root() {
+                out.planes[p][l].flags[i] |= FLAG_STEP_ROOT;
+            }
+            out.names.insert(group, name);
+        }
+        for (node, &g) in group_of.iter().enumerate() {
+            if g >= 0 {
+                let (p, l, i) = self.locate(node as u32);
+                out.planes[p][l].group[i] = g;
+            }
+        }
+        for node in 0..self.types.len() as u32 {
+            if !matches!(self.types[node as usize], EventType::TfOpRun | EventType::KernelExecute) {
+                continue;
+            }
+            let eager_parent = self
+                .find_ancestor(&mut visited, node, true, |n| self.types[n as usize] == EventType::EagerKernelExecute);
+            let eager =
+                eager_parent.is_some_and(|n| self.stat(profile, n, keys.is_func).and_then(|v| v.as_i64()) == Some(0));
+            if eager {
+                let (p, l, i) = self.locate(node);
+                out.planes[p][l].flags[i] |= FLAG_EAGER;
+            }
+        }
+    }
+
+    fn propagate(&self, visited: &mut Visited, root: u32, group: i32, group_of: &mut [i32]) {
+        visited.next();
+        visited.insert(root);
+        let mut queue = VecDeque::from([root]);
+        while let Some(n) = queue.pop_front() {
+            if group_of[n as usize] >= 0 {
+                continue;
+            }
+            group_of[n as usize] = group;
+            for &c in self.children.of(n) {
+                if visited.insert(c) {
+                    queue.push_back(c);
+                }
+            }
+        }
+    }
+
+    fn group_name(&self, visited: &mut Visited, profile: &Profile, keys: &StatKeys, root: u32, group: i32) -> String {
+        let mut name = String::new();
+        if let Some(graph_type) = self.context_stat(visited, profile, root, keys.graph_type) {
+            name.push_str(&graph_type.to_string());
+            name.push(' ');
+        } else if !self.types[root as usize].is_implicit_root() {
+            let (p, l, i) = self.locate(root);
+            let plane = &profile.planes[p];
+            let meta = plane.lines[l].events.metadata[i];
+            name.push_str(profile.str(plane.event_metadata[meta as usize].name));
+            name.push(' ');
+        }
+        let number = self
+            .context_stat(visited, profile, root, keys.iter_num)
+            .or_else(|| self.context_stat(visited, profile, root, keys.step_num))
+            .and_then(|v| v.as_i64())
+            .unwrap_or(i64::from(group));
+        name.push_str(&number.to_string());
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csr_keeps_insertion_order() {
+        let csr = Csr::new(3, &[(0, 2), (1, 0), (0, 1)]);
+        assert_eq!(csr.of(0), &[2, 1]);
+        assert_eq!(csr.of(1), &[0]);
+        assert!(csr.of(2).is_empty());
+    }
+}

@@ -1,0 +1,277 @@
+//! PyTorch profiler (Kineto) views over an imported trace
+//! ([`proflens_model::Origin::Kineto`]; the importer's mapping is described
+//! in `proflens_format::chrome_trace`): the per-step overview, operator and
+//! kernel stats, and the distributed (multi-rank) view. [`facts`] is the
+//! plain summary the parity tests compare with the goldens.
+//!
+//! Every view starts from one [`KinetoIndex`]: the trace's host and device
+//! events classified by their Kineto category (the `cat` metadata stat).
+
+pub mod intervals;
+pub mod memory;
+
+use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE};
+use intervals::Intervals;
+use proflens_model::{Profile, StatValue};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// What a device event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DeviceKind {
+    Kernel,
+    Memcpy,
+    Memset,
+}
+
+/// What a host event is, by Kineto category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HostKind {
+    /// `cpu_op` (1.9: `Operator`).
+    CpuOp,
+    /// `user_annotation` (record_function ranges, `ProfilerStep#N`).
+    Annotation,
+    /// `cuda_runtime` / `cuda_driver` (1.9: `Runtime`): launches, syncs.
+    Runtime,
+    PythonFunction,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeviceEvent {
+    pub device: i64,
+    pub stream: i64,
+    pub start_ps: i64,
+    pub end_ps: i64,
+    pub kind: DeviceKind,
+    /// Shared with every event of the same name (one allocation per name).
+    pub name: Arc<str>,
+    pub external_id: Option<i64>,
+    pub correlation_id: Option<i64>,
+    pub kernel_details: Option<Arc<str>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct HostEvent {
+    /// Index of the event's line in the host plane.
+    pub line: usize,
+    pub start_ps: i64,
+    pub end_ps: i64,
+    pub kind: HostKind,
+    pub name: Arc<str>,
+    pub external_id: Option<i64>,
+    pub correlation_id: Option<i64>,
+}
+
+/// One `ProfilerStep#N` range.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepSpan {
+    pub name: String,
+    pub step: i64,
+    /// True for the `gpu_user_annotation` copy on a device.
+    pub on_device: bool,
+    pub start_ps: i64,
+    pub duration_ps: i64,
+}
+
+/// The classified events of one Kineto trace (host events in line order).
+#[derive(Debug, Clone, Default)]
+pub struct KinetoIndex {
+    pub host: Vec<HostEvent>,
+    pub device: Vec<DeviceEvent>,
+    pub steps: Vec<StepSpan>,
+    /// Host plane stats `rank` / `world_size` from `distributedInfo`.
+    pub rank: Option<i64>,
+    pub world_size: Option<i64>,
+}
+
+fn host_kind(cat: &str) -> HostKind {
+    match cat {
+        "cpu_op" | "Operator" => HostKind::CpuOp,
+        "user_annotation" => HostKind::Annotation,
+        "cuda_runtime" | "cuda_driver" | "Runtime" => HostKind::Runtime,
+        "python_function" => HostKind::PythonFunction,
+        _ => HostKind::Other,
+    }
+}
+
+fn device_kind(cat: &str) -> Option<DeviceKind> {
+    match cat {
+        "kernel" | "Kernel" => Some(DeviceKind::Kernel),
+        "gpu_memcpy" | "Memcpy" => Some(DeviceKind::Memcpy),
+        "gpu_memset" | "Memset" => Some(DeviceKind::Memset),
+        _ => None,
+    }
+}
+
+/// The one shared copy of `s`.
+fn share<'p>(shared: &mut FxHashMap<&'p str, Arc<str>>, s: &'p str) -> Arc<str> {
+    shared.entry(s).or_insert_with(|| Arc::from(s)).clone()
+}
+
+/// `ProfilerStep#N` → N.
+fn step_number(name: &str) -> Option<i64> {
+    name.strip_prefix("ProfilerStep#")?.parse().ok()
+}
+
+impl KinetoIndex {
+    pub fn new(profile: &Profile) -> KinetoIndex {
+        let key = |k: &str| profile.strings.lookup(k);
+        let (cat_key, ext_key, corr_key, details_key) =
+            (key("cat"), key("external_id"), key("correlation_id"), key("kernel_details"));
+        let picker = crate::common::schema::StatPicker::new(profile, &[cat_key, ext_key, corr_key, details_key]);
+        let mut values: [Option<StatValue>; 4] = [None; 4];
+        let mut index = KinetoIndex::default();
+        // One shared copy of each name and kernel_details string.
+        let mut shared: FxHashMap<&str, Arc<str>> = FxHashMap::default();
+        for plane in &profile.planes {
+            let plane_name = profile.str(plane.name);
+            let is_host = plane_name == HOST_PLANE;
+            let is_device = plane_name.starts_with(GPU_PLANE_PREFIX);
+            if is_host {
+                let stat = |k: &str| key(k).and_then(|k| plane.stats.get(k, &profile.strings)).and_then(|v| v.as_i64());
+                index.rank = stat("rank");
+                index.world_size = stat("world_size");
+            }
+            if !is_host && !is_device {
+                continue;
+            }
+            for (l, line) in plane.lines.iter().enumerate() {
+                let ev = &line.events;
+                for i in 0..ev.len() {
+                    picker.pick(profile, plane, line, i, &mut values);
+                    let cat = values[0].and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+                    let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
+                    let (start, end) = (ev.start_ps[i], ev.end_ps(i));
+                    let external_id = values[1].and_then(|v| v.as_i64());
+                    let correlation_id = values[2].and_then(|v| v.as_i64());
+                    if let Some(step) = step_number(name) {
+                        if matches!(cat.as_str(), "user_annotation" | "gpu_user_annotation" | "cpu_op" | "Operator") {
+                            index.steps.push(StepSpan {
+                                name: name.to_string(),
+                                step,
+                                on_device: is_device,
+                                start_ps: start,
+                                duration_ps: end - start,
+                            });
+                        }
+                    }
+                    if is_host {
+                        // PyTorch 1.9 records steps as `Operator`s; a step is
+                        // a range, never an op.
+                        let kind = if step_number(name).is_some() { HostKind::Annotation } else { host_kind(&cat) };
+                        index.host.push(HostEvent {
+                            line: l,
+                            start_ps: start,
+                            end_ps: end,
+                            kind,
+                            name: share(&mut shared, name),
+                            external_id,
+                            correlation_id,
+                        });
+                    } else if let Some(kind) = device_kind(&cat) {
+                        index.device.push(DeviceEvent {
+                            device: plane.id,
+                            stream: line.id,
+                            start_ps: start,
+                            end_ps: end,
+                            kind,
+                            name: share(&mut shared, name),
+                            external_id,
+                            correlation_id,
+                            kernel_details: match values[3] {
+                                Some(StatValue::Str(d)) => Some(share(&mut shared, d)),
+                                _ => None,
+                            },
+                        });
+                    }
+                }
+            }
+        }
+        index.steps.sort_by_key(|s| (s.on_device, s.start_ps));
+        index
+    }
+
+    /// Host `ProfilerStep#N` ranges, in time order.
+    pub fn cpu_steps(&self) -> impl Iterator<Item = &StepSpan> {
+        self.steps.iter().filter(|s| !s.on_device)
+    }
+
+    /// The external id of the host op behind each correlation id (from the
+    /// runtime launches), for device events that lack their own.
+    pub fn external_of_correlation(&self) -> FxHashMap<i64, i64> {
+        self.host
+            .iter()
+            .filter(|h| h.kind == HostKind::Runtime)
+            .filter_map(|h| Some((h.correlation_id?, h.external_id?)))
+            .collect()
+    }
+
+    /// Launch (runtime call) start per correlation id.
+    pub fn launch_time_of_correlation(&self) -> FxHashMap<i64, i64> {
+        self.host
+            .iter()
+            .filter(|h| h.kind == HostKind::Runtime)
+            .filter_map(|h| Some((h.correlation_id?, h.start_ps)))
+            .collect()
+    }
+}
+
+/// Kernel totals of one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    pub device: i64,
+    pub kernels: u64,
+    /// Summed kernel durations.
+    pub kernel_ps: i64,
+    /// Union of the kernel intervals over all streams.
+    pub busy_ps: i64,
+    pub first_start_ps: i64,
+    pub last_end_ps: i64,
+    pub streams: Vec<i64>,
+}
+
+/// A plain summary of a Kineto trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Facts {
+    pub kernels: u64,
+    pub distinct_kernel_names: usize,
+    pub kernel_ps: i64,
+    pub devices: Vec<DeviceFacts>,
+    pub steps: Vec<StepSpan>,
+}
+
+pub fn facts(index: &KinetoIndex) -> Facts {
+    let mut per_device: std::collections::BTreeMap<i64, Vec<&DeviceEvent>> = Default::default();
+    for k in index.device.iter().filter(|d| d.kind == DeviceKind::Kernel) {
+        per_device.entry(k.device).or_default().push(k);
+    }
+    let devices: Vec<DeviceFacts> = per_device
+        .into_iter()
+        .map(|(device, kernels)| {
+            let mut streams: Vec<i64> = kernels.iter().map(|k| k.stream).collect();
+            streams.sort_unstable();
+            streams.dedup();
+            DeviceFacts {
+                device,
+                kernels: kernels.len() as u64,
+                kernel_ps: kernels.iter().map(|k| k.end_ps - k.start_ps).sum(),
+                busy_ps: Intervals::union_of(kernels.iter().map(|k| (k.start_ps, k.end_ps)).collect()).len_ps(),
+                first_start_ps: kernels.iter().map(|k| k.start_ps).min().unwrap_or(0),
+                last_end_ps: kernels.iter().map(|k| k.end_ps).max().unwrap_or(0),
+                streams,
+            }
+        })
+        .collect();
+    let mut names: Vec<&str> = index.device.iter().filter(|d| d.kind == DeviceKind::Kernel).map(|d| &*d.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    Facts {
+        kernels: devices.iter().map(|d| d.kernels).sum(),
+        distinct_kernel_names: names.len(),
+        kernel_ps: devices.iter().map(|d| d.kernel_ps).sum(),
+        devices,
+        steps: index.steps.clone(),
+    }
+}

@@ -1,0 +1,16 @@
+//! What several tools share for one host. Each pass is a function of the
+//! profile (and of earlier passes); [`crate::context::HostContext`] runs each
+//! at most once per host.
+
+pub mod device_env;
+pub mod grouping;
+pub mod host_analysis;
+pub mod input_pipeline;
+pub mod kernels;
+pub mod kineto;
+pub mod op_metrics;
+pub mod run_environment;
+pub mod steps;
+pub mod trace;
+pub mod training;
+pub mod xla_ops;

@@ -1,0 +1,492 @@
+//! Step events and the step database: which steps ran, how long each took and
+//! how its time splits into input, compute, launch and so on.
+//!
+//! Follows XProf (xplane_to_step_events.cc, event_span.cc,
+//! step_events_to_steps_db.cc): events of a step are typed, overlaps are
+//! resolved by type priority, and the rest of the step is "unknown" time.
+
+use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
+use crate::common::schema::{
+    event_stat, is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE,
+    TPU_PLANE_PREFIX,
+};
+use crate::common::tf_op::{self, OpCategory};
+use proflens_model::{Plane, Profile};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeMap;
+
+/// Kinds of time within a step, in priority order (a higher value wins where
+/// events overlap). The values are XProf's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum SpanType {
+    Unknown = 0,
+    HostCompute = 1,
+    HostPreprocess = 2,
+    HostPostprocess = 3,
+    HostBatchFormation = 4,
+    HostRuntime = 5,
+    HostCompile = 6,
+    HostToHost = 7,
+    HostToDevice = 8,
+    HostPrepare = 9,
+    DeviceCollectives = 10,
+    HostWaitInput = 11,
+    DeviceToDevice = 12,
+    DeviceToHost = 13,
+    DeviceCompute32 = 14,
+    DeviceCompute16 = 15,
+    DeviceWaitDevice = 16,
+    DeviceWaitHost = 17,
+}
+
+pub const SPAN_TYPES: usize = 18;
+
+impl SpanType {
+    fn from_index(i: usize) -> SpanType {
+        use SpanType::*;
+        [
+            Unknown,
+            HostCompute,
+            HostPreprocess,
+            HostPostprocess,
+            HostBatchFormation,
+            HostRuntime,
+            HostCompile,
+            HostToHost,
+            HostToDevice,
+            HostPrepare,
+            DeviceCollectives,
+            HostWaitInput,
+            DeviceToDevice,
+            DeviceToHost,
+            DeviceCompute32,
+            DeviceCompute16,
+            DeviceWaitDevice,
+            DeviceWaitHost,
+        ][i.min(SPAN_TYPES - 1)]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Marker {
+    on_device: bool,
+    begin: i64,
+    end: i64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct StepDetails {
+    markers: Vec<Marker>,
+    events: Vec<(SpanType, i64, i64)>,
+    name: Option<String>,
+}
+
+impl StepDetails {
+    fn combine(&mut self, other: StepDetails) {
+        self.markers.extend(other.markers);
+        self.events.extend(other.events);
+        if self.name.is_none() {
+            self.name = other.name;
+        }
+    }
+
+    /// The longest host marker, unless the longest device marker is not inside it.
+    fn step_time(&self) -> (i64, i64) {
+        let longest = |device: bool| {
+            self.markers.iter().filter(|m| m.on_device == device).fold((0i64, 0i64), |best, m| {
+                if m.end - m.begin > best.1 - best.0 {
+                    (m.begin, m.end)
+                } else {
+                    best
+                }
+            })
+        };
+        let host = longest(false);
+        let device = longest(true);
+        if device.1 - device.0 == 0 || (host.0 <= device.0 && device.1 <= host.1) {
+            host
+        } else {
+            device
+        }
+    }
+}
+
+type StepEvents = BTreeMap<i64, StepDetails>;
+
+/// One step of the step database.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepInfo {
+    pub group: i64,
+    pub name: String,
+    pub begin_ps: i64,
+    pub duration_ps: i64,
+    /// Time of each [`SpanType`] within the step, ps.
+    pub type_ps: [i64; SPAN_TYPES],
+}
+
+impl StepInfo {
+    pub fn ps(&self, t: SpanType) -> i64 {
+        self.type_ps[t as usize]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepDb {
+    pub steps: Vec<StepInfo>,
+    pub has_device: bool,
+    /// Device compute time at 16 and 32 bit over all step events (dropped
+    /// steps included, as XProf counts them), ps.
+    pub compute_16bit_ps: i64,
+    pub compute_32bit_ps: i64,
+}
+
+/// Up to this many steps, none is dropped as incomplete.
+const KEEP_ALL_STEPS_UP_TO: usize = 5;
+
+/// Steps of one host. With `drop_incomplete_steps`, the first and last step are
+/// dropped when there are more than five (they are usually cut by the capture).
+pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bool) -> StepDb {
+    let keys = StatKeys::new(profile);
+    let device_planes: Vec<usize> = {
+        let tpu: Vec<usize> = planes_with_prefix(profile, TPU_PLANE_PREFIX);
+        if tpu.is_empty() {
+            planes_with_prefix(profile, GPU_PLANE_PREFIX)
+        } else {
+            tpu
+        }
+    };
+    let has_device = !device_planes.is_empty();
+    let mut step_events = StepEvents::new();
+    for &p in &device_planes {
+        if profile.str(profile.planes[p].name).starts_with(TPU_PLANE_PREFIX) {
+            // TPU steps come from on-device step lines, which these profiles
+            // only carry once grouped by the TPU runtime; not supported yet.
+            continue;
+        }
+        for (group, details) in device_step_events(profile, grouping, &keys, p) {
+            step_events.entry(group).or_default().combine(details);
+        }
+    }
+    if !has_device {
+        if let Some(h) = profile.planes.iter().position(|pl| profile.str(pl.name) == HOST_PLANE) {
+            for (group, details) in host_step_events(profile, grouping, &keys, h) {
+                step_events.entry(group).or_default().combine(details);
+            }
+        }
+    }
+    let mut steps = Vec::new();
+    let (mut compute_16bit_ps, mut compute_32bit_ps) = (0i64, 0i64);
+    for (group, details) in step_events {
+        let (begin, end) = details.step_time();
+        let duration = end - begin;
+        let mut type_ps = [0i64; SPAN_TYPES];
+        let mut seen = [false; SPAN_TYPES];
+        let mut total = 0i64;
+        for (ty, s, e) in non_overlapped(&details.events) {
+            match ty {
+                SpanType::DeviceCompute16 => compute_16bit_ps += e - s,
+                SpanType::DeviceCompute32 => compute_32bit_ps += e - s,
+                _ => {}
+            }
+            let overlap = (e.min(end) - s.max(begin)).max(0);
+            type_ps[ty as usize] += overlap;
+            seen[ty as usize] = true;
+            total += overlap;
+        }
+        if total < duration {
+            type_ps[SpanType::Unknown as usize] += duration - total;
+            seen[SpanType::Unknown as usize] = true;
+        }
+        let well_formed = if has_device {
+            seen[SpanType::DeviceCompute16 as usize] || seen[SpanType::DeviceCompute32 as usize]
+        } else {
+            seen[SpanType::HostCompute as usize]
+        };
+        if !well_formed || duration == 0 {
+            continue;
+        }
+        let name = details.name.clone().unwrap_or_else(|| group.to_string());
+        steps.push(StepInfo { group, name, begin_ps: begin, duration_ps: duration, type_ps });
+    }
+    if drop_incomplete_steps && steps.len() > KEEP_ALL_STEPS_UP_TO {
+        steps.remove(0);
+        steps.pop();
+    }
+    StepDb { steps, has_device, compute_16bit_ps, compute_32bit_ps }
+}
+
+/// Steps of several hosts as one: the steps every host has (matched by
+/// name, in the first host's order), each with its slowest host's time and
+/// breakdown, since the slowest host sets the pace of a synchronous step.
+pub fn combine_hosts(dbs: &[&StepDb]) -> StepDb {
+    let Some(first) = dbs.first() else { return StepDb::default() };
+    let steps = first
+        .steps
+        .iter()
+        .filter_map(|step| {
+            let mut slowest = step;
+            for db in &dbs[1..] {
+                let other = db.steps.iter().find(|s| s.name == step.name)?;
+                if other.duration_ps > slowest.duration_ps {
+                    slowest = other;
+                }
+            }
+            Some(slowest.clone())
+        })
+        .collect();
+    StepDb {
+        steps,
+        has_device: dbs.iter().any(|d| d.has_device),
+        compute_16bit_ps: dbs.iter().map(|d| d.compute_16bit_ps).sum(),
+        compute_32bit_ps: dbs.iter().map(|d| d.compute_32bit_ps).sum(),
+    }
+}
+
+fn planes_with_prefix(profile: &Profile, prefix: &str) -> Vec<usize> {
+    (0..profile.planes.len()).filter(|&p| profile.str(profile.planes[p].name).starts_with(prefix)).collect()
+}
+
+fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
+    let plane = &profile.planes[p];
+    let mut markers = StepEvents::new();
+    let mut events = StepEvents::new();
+    for (l, line) in plane.lines.iter().enumerate() {
+        let ev = &line.events;
+        if is_step_info_line(line) {
+            for i in 0..ev.len() {
+                if let Some(g) = grouping.group(p, l, i) {
+                    let m = Marker { on_device: true, begin: ev.start_ps[i], end: ev.end_ps(i) };
+                    markers.entry(i64::from(g)).or_default().markers.push(m);
+                }
+            }
+            continue;
+        }
+        if is_derived_line(line) {
+            continue;
+        }
+        for i in 0..ev.len() {
+            let Some(g) = grouping.group(p, l, i) else { continue };
+            if event_stat(profile, plane, line, i, keys.correlation_id).is_none() {
+                continue;
+            }
+            let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
+            let shapes = event_stat(profile, plane, line, i, keys.shape).map(|v| v.to_string()).unwrap_or_default();
+            let ty = classify_gpu_event(name, &shapes);
+            events.entry(i64::from(g)).or_default().events.push((ty, ev.start_ps[i], ev.end_ps(i)));
+        }
+    }
+    if events.is_empty() {
+        return events;
+    }
+    // Keep the steps that have device step markers, with those markers.
+    let mut out = StepEvents::new();
+    for (g, mut details) in events {
+        if let Some(m) = markers.remove(&g) {
+            details.combine(m);
+            out.insert(g, details);
+        }
+    }
+    // Device steps carry no names in XProf: they show as their group id.
+    out
+}
+
+fn classify_gpu_event(name: &str, shapes: &str) -> SpanType {
+    match tf_op::category(name) {
+        OpCategory::MemcpyHToD => return SpanType::HostToDevice,
+        OpCategory::MemcpyDToH => return SpanType::DeviceToHost,
+        OpCategory::MemcpyDToD => return SpanType::DeviceToDevice,
+        _ => {}
+    }
+    if name.len() >= 4 && name[..4].eq_ignore_ascii_case("nccl") {
+        return SpanType::DeviceCollectives;
+    }
+    let half = if shapes.is_empty() { name.contains("half") || name.contains("fp16") } else { shapes.contains("half") };
+    if half {
+        SpanType::DeviceCompute16
+    } else {
+        SpanType::DeviceCompute32
+    }
+}
+
+fn is_explicit_step_marker(name: &str) -> bool {
+    (name.starts_with("train") || name.starts_with("test") || name.starts_with("TraceContext")) && !name.contains('/')
+}
+
+fn is_real_cpu_compute(name: &str) -> bool {
+    !(name.starts_with("EagerExecute")
+        || name.starts_with("EagerLocalExecute")
+        || name.starts_with("EagerKernelExecute")
+        || name.starts_with("FunctionRun")
+        || is_explicit_step_marker(name))
+}
+
+fn classify_cpu_event(name: &str, has_correlation: bool, root_input_stage: bool, has_device: bool) -> SpanType {
+    let category = tf_op::category(name);
+    let op_type = tf_op::parse(name).op_type;
+    if op_type.starts_with("InfeedEnqueue") || category == OpCategory::MemcpyHToD {
+        SpanType::HostToDevice
+    } else if category == OpCategory::MemcpyHToH {
+        SpanType::HostToHost
+    } else if has_device && (has_correlation || starts_with_ignore_case(name, "ExecutorState::Process")) {
+        SpanType::HostPrepare
+    } else if starts_with_ignore_case(name, "IteratorGetNext") || root_input_stage {
+        SpanType::HostWaitInput
+    } else {
+        SpanType::HostCompute
+    }
+}
+
+fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// What an event's name alone says about it as a host step event.
+#[derive(Clone, Copy)]
+enum HostRole {
+    Marker,
+    /// Real work of this type (HostCompute may turn into input wait when the
+    /// event is a root input-pipeline stage).
+    Work(SpanType),
+    Ignored,
+}
+
+fn host_role(name: &str) -> HostRole {
+    if is_explicit_step_marker(name) {
+        HostRole::Marker
+    } else if is_real_cpu_compute(name) {
+        // Host events of host-only profiles: no device, so no kernel launches.
+        HostRole::Work(classify_cpu_event(name, false, false, false))
+    } else {
+        HostRole::Ignored
+    }
+}
+
+fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
+    let plane: &Plane = &profile.planes[p];
+    let roles: Vec<HostRole> = plane.event_metadata.iter().map(|m| host_role(profile.str(m.name))).collect();
+    const PRODUCER_TYPE: usize = 0;
+    const PRODUCER_ID: usize = 1;
+    const CONSUMER_TYPE: usize = 2;
+    const CONSUMER_ID: usize = 3;
+    const STAGE_NAME: usize = 4;
+    let picker = StatPicker::new(
+        profile,
+        &[keys.producer_type, keys.producer_id, keys.consumer_type, keys.consumer_id, keys.ipl_stage_name],
+    );
+    let mut values = [None; 5];
+    // (type, id) of every producer: consumers of these are async input-stage children.
+    let mut async_parents: FxHashSet<(i64, u64)> = FxHashSet::default();
+    for line in &plane.lines {
+        for i in 0..line.events.len() {
+            picker.pick(profile, plane, line, i, &mut values);
+            let t = values[PRODUCER_TYPE].and_then(|v| v.as_i64());
+            let id = values[PRODUCER_ID].and_then(|v| v.as_u64());
+            if let (Some(t), Some(id)) = (t, id) {
+                async_parents.insert((t, id));
+            }
+        }
+    }
+    let mut result = StepEvents::new();
+    for (l, line) in plane.lines.iter().enumerate() {
+        let ev = &line.events;
+        // (start, end, is_stage, is_stage_descendant) of enclosing events.
+        let mut stack: Vec<(i64, i64, bool, bool)> = Vec::new();
+        for i in 0..ev.len() {
+            let (s, e) = (ev.start_ps[i], ev.end_ps(i));
+            picker.pick(profile, plane, line, i, &mut values);
+            let is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
+            let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
+            let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
+            let mut descendant = matches!((ct, cid), (Some(t), Some(id)) if async_parents.contains(&(t, id)));
+            while let Some(&(ps, pe, p_stage, p_desc)) = stack.last() {
+                if ps <= s && e <= pe {
+                    descendant = descendant || p_stage || p_desc;
+                    break;
+                }
+                stack.pop();
+            }
+            stack.push((s, e, is_stage, descendant));
+            let Some(g) = grouping.group(p, l, i) else { continue };
+            let g = i64::from(g);
+            let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
+            let details = result.entry(g).or_default();
+            match roles[ev.metadata[i] as usize] {
+                HostRole::Marker => details.markers.push(Marker { on_device: false, begin: s, end: e }),
+                _ if has_step_name => details.markers.push(Marker { on_device: false, begin: s, end: e }),
+                HostRole::Work(SpanType::HostCompute) if is_stage && !descendant => {
+                    details.events.push((SpanType::HostWaitInput, s, e))
+                }
+                HostRole::Work(ty) => details.events.push((ty, s, e)),
+                HostRole::Ignored => {}
+            }
+            if has_step_name {
+                details.name = i32::try_from(g).ok().and_then(|g| grouping.names.get(&g).cloned());
+            }
+        }
+    }
+    result
+}
+
+/// Splits overlapping typed spans into disjoint pieces, each taking the
+/// highest-priority type active over it (gaps get [`SpanType::Unknown`]).
+fn non_overlapped(events: &[(SpanType, i64, i64)]) -> Vec<(SpanType, i64, i64)> {
+    // (time, is_start, type): ends sort before starts at equal times, and
+    // higher types first among equal boundaries.
+    let mut bounds: Vec<(i64, bool, SpanType)> = Vec::with_capacity(events.len() * 2);
+    for &(t, s, e) in events {
+        bounds.push((s, true, t));
+        bounds.push((e, false, t));
+    }
+    bounds.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
+    let mut counts = [0i64; SPAN_TYPES];
+    let mut current = 0usize;
+    let mut out = Vec::with_capacity(bounds.len());
+    for w in bounds.windows(2) {
+        let (time, is_start, ty) = w[0];
+        let t = ty as usize;
+        if is_start {
+            counts[t] += 1;
+            current = current.max(t);
+        } else {
+            counts[t] -= 1;
+            if t == current && counts[t] == 0 {
+                current = (0..t).rev().find(|&i| counts[i] > 0).unwrap_or(0);
+            }
+        }
+        out.push((SpanType::from_index(current), time, w[1].0));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlaps_take_the_higher_type() {
+        let pieces = non_overlapped(&[(SpanType::HostCompute, 0, 10), (SpanType::HostWaitInput, 2, 5)]);
+        let total = |t: SpanType| pieces.iter().filter(|p| p.0 == t).map(|p| p.2 - p.1).sum::<i64>();
+        assert_eq!(total(SpanType::HostWaitInput), 3);
+        assert_eq!(total(SpanType::HostCompute), 7);
+    }
+
+    #[test]
+    fn step_time_prefers_host_marker_that_contains_the_device_one() {
+        let mut d = StepDetails::default();
+        d.markers.push(Marker { on_device: false, begin: 0, end: 100 });
+        d.markers.push(Marker { on_device: true, begin: 10, end: 90 });
+        assert_eq!(d.step_time(), (0, 100));
+        d.markers.push(Marker { on_device: true, begin: 50, end: 200 });
+        assert_eq!(d.step_time(), (50, 200));
+    }
+
+    #[test]
+    fn classifies_events() {
+        assert!(is_explicit_step_marker("train"));
+        assert!(!is_explicit_step_marker("train/step"));
+        assert_eq!(classify_cpu_event("IteratorGetNextOp::DoCompute", false, false, false), SpanType::HostWaitInput);
+        assert_eq!(classify_gpu_event("ncclAllReduceKernel", ""), SpanType::DeviceCollectives);
+        assert_eq!(classify_gpu_event("volta_fp16_gemm", ""), SpanType::DeviceCompute16);
+    }
+}

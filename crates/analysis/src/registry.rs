@@ -1,0 +1,171 @@
+//! The one list of tools, in the order the app's selector shows them, and
+//! the one entry point that runs a tool: the CLI and the app's worker both
+//! call [`run`], so they answer alike for the same hosts.
+//!
+//! Adding a tool: a folder in `tools/` with a [`Tool`] implementation, and
+//! one line in [`TOOLS`] (ARCHITECTURE.md walks through an example).
+
+use crate::context::{HostContext, Output, Request, Tool, ToolError};
+use crate::tools::{
+    framework_op_stats, hlo_stats, info, input_pipeline, kernel_stats, memory_profile, memory_viewer, op_profile,
+    overview, pod_viewer, tf_data, trace_viewer,
+};
+use proflens_format::legacy::LegacyTool;
+use std::rc::Rc;
+
+/// Every tool; the first is the default.
+pub static TOOLS: &[&dyn Tool] = &[
+    &overview::OverviewTool,
+    &input_pipeline::InputPipelineTool,
+    &framework_op_stats::FrameworkOpStatsTool,
+    &kernel_stats::KernelStatsTool,
+    &memory_profile::MemoryProfileTool,
+    &pod_viewer::PodViewerTool,
+    &tf_data::TfDataTool,
+    &trace_viewer::TraceViewerTool,
+    &op_profile::OpProfileTool,
+    &hlo_stats::HloStatsTool,
+    &memory_viewer::MemoryViewerTool,
+    &info::InfoTool,
+];
+
+/// The tool named `id` (XProf's name; `tensorflow_stats` is XProf's old
+/// name of `framework_op_stats`).
+pub fn find(id: &str) -> Option<&'static dyn Tool> {
+    let id = if id == "tensorflow_stats" { "framework_op_stats" } else { id };
+    TOOLS.iter().copied().find(|t| t.id() == id)
+}
+
+/// The tool that shows a legacy tool file.
+pub fn tool_for_file(kind: LegacyTool) -> Option<&'static dyn Tool> {
+    TOOLS.iter().copied().find(|t| t.inputs().tool_files.contains(&kind))
+}
+
+/// The tools that have something to show for `host` (decodes its events
+/// when it has no tool files).
+pub fn available(host: &HostContext) -> Vec<&'static dyn Tool> {
+    let kinds = host.tool_file_kinds();
+    if !kinds.is_empty() {
+        return TOOLS
+            .iter()
+            .copied()
+            .filter(|t| {
+                let inputs = t.inputs();
+                inputs.tool_files.iter().any(|k| kinds.contains(k)) || (host.has_events() && inputs.tool_set_trace)
+            })
+            .collect();
+    }
+    match host.is_kineto() {
+        Ok(kineto) => TOOLS.iter().copied().filter(|t| if kineto { t.inputs().kineto } else { t.inputs().xspace }).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The tools that combine the hosts (or the ranks, for PyTorch traces) of a run.
+pub fn available_combined(hosts: &[Rc<HostContext>]) -> Vec<&'static dyn Tool> {
+    let Some(first) = hosts.first() else { return Vec::new() };
+    if !first.has_events() {
+        return Vec::new();
+    }
+    let kineto = first.is_kineto().unwrap_or(false);
+    TOOLS.iter().copied().filter(|t| if kineto { t.inputs().all_ranks } else { t.inputs().all_hosts }).collect()
+}
+
+/// `tool` on one host, or on every host of `hosts` together. Results on one
+/// host are kept in its context.
+pub fn run(tool: &dyn Tool, hosts: &[Rc<HostContext>], request: &Request) -> Result<Rc<Output>, ToolError> {
+    match hosts {
+        [] => Err(ToolError::Failed("There are no hosts to show.".into())),
+        [host] => {
+            if let Some(found) = host.output(tool.id(), request) {
+                return Ok(found);
+            }
+            check(tool, host)?;
+            let output = Rc::new(tool.run(host, request)?);
+            host.keep_output(tool.id(), request, output.clone());
+            Ok(output)
+        }
+        several => {
+            let inputs = tool.inputs();
+            let kineto = several[0].has_events() && several[0].is_kineto()?;
+            if kineto && !inputs.kineto {
+                return Err(not_for_pytorch(tool));
+            }
+            if !(if kineto { inputs.all_ranks } else { inputs.all_hosts }) {
+                return Err(ToolError::OneHost);
+            }
+            several[0].progress("Combining the hosts");
+            Ok(Rc::new(tool.combine(several, request)?))
+        }
+    }
+}
+
+/// Whether `tool` has something to show for `host`, in words when not.
+fn check(tool: &dyn Tool, host: &HostContext) -> Result<(), ToolError> {
+    let inputs = tool.inputs();
+    let kinds = host.tool_file_kinds();
+    if inputs.tool_files.iter().any(|k| kinds.contains(k)) {
+        return Ok(());
+    }
+    if !kinds.is_empty() {
+        if host.has_events() && inputs.tool_set_trace {
+            return Ok(());
+        }
+        let labels: Vec<&str> = kinds.iter().filter_map(|k| tool_for_file(*k)).map(|t| t.label()).collect();
+        return Err(ToolError::Failed(format!(
+            "Host “{}” has TensorBoard tool files for {} only; the {} needs a profile (*.xplane.pb).",
+            host.name(),
+            labels.join(", "),
+            tool.label()
+        )));
+    }
+    match host.is_kineto() {
+        Ok(true) if !inputs.kineto => Err(not_for_pytorch(tool)),
+        Ok(false) if !inputs.xspace => Err(ToolError::Failed(format!("The {} needs a PyTorch trace.", tool.label()))),
+        Ok(_) => Ok(()),
+        // A TensorBoard tool file in JSON, named like a trace: shown in its own tool.
+        Err(e) => match host.events_as_tool_file() {
+            Some(kind) if inputs.tool_files.contains(&kind) => Ok(()),
+            Some(kind) => Err(ToolError::Failed(format!(
+                "“{}” is TensorBoard's {} output, not a trace: choose the {} tool.",
+                host.name(),
+                kind.file_stem(),
+                tool_for_file(kind).map_or(kind.file_stem(), |t| t.label())
+            ))),
+            None => Err(ToolError::Failed(e)),
+        },
+    }
+}
+
+fn not_for_pytorch(tool: &dyn Tool) -> ToolError {
+    let labels: Vec<&str> = TOOLS.iter().filter(|t| t.inputs().kineto).map(|t| t.label()).collect();
+    ToolError::Failed(format!(
+        "The {} is not available for PyTorch traces; their tools are: {}.",
+        tool.label(),
+        labels.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_found() {
+        for tool in TOOLS {
+            assert!(std::ptr::eq(find(tool.id()).map_or(std::ptr::null(), |t| t as *const _ as *const ()), *tool as *const _ as *const ()));
+            assert_eq!(TOOLS.iter().filter(|t| t.id() == tool.id()).count(), 1, "{}", tool.id());
+        }
+        assert_eq!(find("tensorflow_stats").map(|t| t.id()), Some("framework_op_stats"));
+        assert!(find("no_such_tool").is_none());
+    }
+
+    #[test]
+    fn every_legacy_file_has_one_tool() {
+        for kind in LegacyTool::ALL {
+            let tools: Vec<&str> =
+                TOOLS.iter().filter(|t| t.inputs().tool_files.contains(&kind)).map(|t| t.id()).collect();
+            assert_eq!(tools.len(), 1, "{kind:?}: {tools:?}");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! GPU kernel stats: the kernels of [`crate::passes::kernels`] as a table,
+//! as XProf's JSON and as CSV.
+
+pub mod legacy;
+pub mod pytorch;
+mod tool;
+
+pub use tool::{KernelStats, KernelStatsTool};
+
+use crate::common::datatable::DataTable;
+use crate::passes::kernels::KernelRow;
+use serde_json::{json, Value};
+
+/// The table as CSV.
+pub fn to_csv(rows: &[KernelRow]) -> String {
+    let mut out = String::from("rank,kernel_name,registers_per_thread,shmem_bytes,block_dim,grid_dim,occupancy_pct,op_tensor_core_eligible,kernel_uses_tensor_core,op_name,occurrences,total_duration_us,avg_duration_us,min_duration_us,max_duration_us\n");
+    for (rank, r) in rows.iter().enumerate() {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        out += &format!(
+            "{},{},{},{},\"{}\",\"{}\",{},{},{},{},{},{},{},{},{}\n",
+            rank + 1,
+            crate::common::csv::csv_field(&r.name),
+            r.registers_per_thread,
+            r.static_shmem_bytes + r.dynamic_shmem_bytes,
+            dims(&r.block),
+            dims(&r.grid),
+            r.occupancy_pct,
+            r.op_tensor_core_eligible,
+            r.uses_tensor_core,
+            crate::common::csv::csv_field(&r.op_name),
+            r.occurrences,
+            us(r.total_ns),
+            if r.occurrences == 0 { 0.0 } else { us(r.total_ns) / r.occurrences as f64 },
+            us(r.min_ns),
+            us(r.max_ns)
+        );
+    }
+    out
+}
+
+fn dims(d: &[u64; 3]) -> String {
+    format!("{},{},{}", d[0], d[1], d[2])
+}
+
+/// XProf 2.24's `kernel_stats` JSON.
+pub fn to_xprof_json(rows: &[KernelRow]) -> Value {
+    let mut t = DataTable::new()
+        .column("rank", "number", "Rank")
+        .column("kernel_name", "string", "Kernel Name")
+        .column("registers_per_thread", "number", "Registers per thread")
+        .column("shmem_bytes", "number", "Shared Mem bytes")
+        .column("block_dim", "string", "Block dim")
+        .column("grid_dim", "string", "Grid dim")
+        .column("occupancy_pct", "number", "Theoretical Occupancy %")
+        .column("is_op_tensor_core_eligible", "boolean", "Op is TensorCore eligible")
+        .column("is_kernel_using_tensor_core", "boolean", "Kernel uses TensorCore")
+        .column("op_name", "string", "Op Name")
+        .column("occurrences", "number", "Occurrences")
+        .column("total_duration_us", "number", "Total Duration (μs)")
+        .column("avg_duration_us", "number", "Avg Duration (μs)")
+        .column("min_duration_us", "number", "Min Duration (μs)")
+        .column("max_duration_us", "number", "Max Duration (μs)");
+    for (rank, r) in rows.iter().enumerate() {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        t.row(vec![
+            json!((rank + 1) as f64),
+            json!(r.name),
+            json!(r.registers_per_thread as f64),
+            json!((r.static_shmem_bytes + r.dynamic_shmem_bytes) as f64),
+            json!(dims(&r.block)),
+            json!(dims(&r.grid)),
+            json!(r.occupancy_pct),
+            json!(r.op_tensor_core_eligible),
+            json!(r.uses_tensor_core),
+            json!(r.op_name),
+            json!(r.occurrences as f64),
+            json!(us(r.total_ns)),
+            // XProf divides whole nanoseconds.
+            json!(us(r.total_ns.checked_div(r.occurrences).unwrap_or(0))),
+            json!(us(r.min_ns)),
+            json!(us(r.max_ns)),
+        ]);
+    }
+    t.into_json()
+}

@@ -1,0 +1,91 @@
+//! GPU kernel stats as a registry tool: XSpace hosts, PyTorch ranks, and
+//! TensorBoard's `kernel_stats.pb` / kernel stats JSON.
+
+use super::pytorch::kernel_stats_of_ranks;
+use super::{legacy, to_csv, to_xprof_json};
+use crate::common::hardware::HardwareType;
+use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::kernels::{combine, KernelRow};
+use proflens_format::legacy::{LegacyFile, LegacyTool};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::rc::Rc;
+
+pub struct KernelStatsTool;
+
+/// The kernels, and what the host ran on (to say why there are none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelStats {
+    pub kernels: Vec<KernelRow>,
+    pub hardware: HardwareType,
+}
+
+impl Tool for KernelStatsTool {
+    fn id(&self) -> &'static str {
+        "kernel_stats"
+    }
+
+    fn label(&self) -> &'static str {
+        "GPU kernel stats"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs {
+            xspace: true,
+            kineto: true,
+            tool_files: &[LegacyTool::KernelStats],
+            all_hosts: true,
+            all_ranks: true,
+            ..Inputs::default()
+        }
+    }
+
+    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
+        if let Some(file) = host.tool_file(LegacyTool::KernelStats) {
+            let kernels = match &*file? {
+                LegacyFile::KernelStats(db) => legacy::kernel_stats_from_proto(db),
+                LegacyFile::KernelStatsTables(tables) => {
+                    legacy::kernel_stats_from_tables(tables).map_err(|e| e.to_string())?
+                }
+                _ => return Err(ToolError::Failed("not a kernel stats file".into())),
+            };
+            return Ok(output(kernels, HardwareType::Gpu));
+        }
+        if host.is_kineto()? {
+            return Ok(output(kernel_stats_of_ranks(&[&*host.kineto()?]), HardwareType::Gpu));
+        }
+        let a = host.analysis()?;
+        Ok(output(a.kernels.clone(), a.environment.hardware_type))
+    }
+
+    fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
+        let Some(first) = hosts.first() else { return Err(ToolError::OneHost) };
+        if first.is_kineto()? {
+            let indexes = hosts.iter().map(|h| h.kineto()).collect::<Result<Vec<_>, _>>()?;
+            let rows = kernel_stats_of_ranks(&indexes.iter().map(|i| i.as_ref()).collect::<Vec<_>>());
+            return Ok(output(rows, HardwareType::Gpu));
+        }
+        let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
+        let kernels = combine(&analyses.iter().map(|a| a.kernels.as_slice()).collect::<Vec<_>>());
+        Ok(output(kernels, analyses[0].environment.hardware_type))
+    }
+}
+
+fn output(kernels: Vec<KernelRow>, hardware: HardwareType) -> Output {
+    Output::new("kernel_stats", KernelStats { kernels, hardware })
+}
+
+impl Rendered for KernelStats {
+    /// The rows alone, as `proflens tool` has always printed them.
+    fn json(&self) -> Result<Value, ToolError> {
+        serde_json::to_value(&self.kernels).map_err(|e| ToolError::Failed(e.to_string()))
+    }
+
+    fn csv(&self) -> Result<String, ToolError> {
+        Ok(to_csv(&self.kernels))
+    }
+
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Ok(to_xprof_json(&self.kernels))
+    }
+}

@@ -1,0 +1,94 @@
+//! The memory viewer as a registry tool: one XLA module's buffers.
+
+use super::{legacy, max_heap_csv, memory_viewer, select_module, to_xprof_json, MemoryViewer};
+use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use proflens_format::legacy::{LegacyFile, LegacyTool};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub struct MemoryViewerTool;
+
+/// One module's buffers; `modules` lists every module by name (the
+/// selector), `failed` says why the chosen one has no viewer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryViewerPage {
+    pub modules: Vec<String>,
+    pub module: String,
+    pub viewer: Option<Box<MemoryViewer>>,
+    pub failed: Option<String>,
+}
+
+impl Tool for MemoryViewerTool {
+    fn id(&self) -> &'static str {
+        "memory_viewer"
+    }
+
+    fn label(&self) -> &'static str {
+        "Memory viewer"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { xspace: true, tool_files: &[LegacyTool::MemoryViewer], ..Inputs::default() }
+    }
+
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        if let Some(file) = host.tool_file(LegacyTool::MemoryViewer) {
+            let LegacyFile::MemoryViewer(value) = &*file? else {
+                return Err(ToolError::Failed("not a memory viewer file".into()));
+            };
+            let viewer = legacy::memory_viewer_from_json(value).map_err(|e| e.to_string())?;
+            let name = viewer.module_name.clone();
+            let page =
+                MemoryViewerPage { modules: vec![name.clone()], module: name, viewer: Some(Box::new(viewer)), failed: None };
+            return Ok(Output::new("memory_viewer", page));
+        }
+        let hlo = host.hlo()?;
+        let modules: Vec<String> = hlo.modules.iter().map(|m| m.display_name()).collect();
+        let Some(chosen) = select_module(&hlo.modules, request.module.as_deref()) else {
+            if let Some(name) = &request.module {
+                return Err(ToolError::Failed(format!("no module '{name}'; the modules are: {}", modules.join(", "))));
+            }
+            let failed = match hlo.errors.first() {
+                Some(e) => format!("The profile's XLA programs could not be read: {e}"),
+                None => "This profile records no XLA program (no HLO in its /host:metadata plane), so there is no buffer assignment to show.".to_string(),
+            };
+            return Ok(Output::new(
+                "memory_viewer",
+                MemoryViewerPage { modules, module: String::new(), viewer: None, failed: Some(failed) },
+            ));
+        };
+        host.progress("Laying out the buffers");
+        let name = chosen.display_name();
+        let page = match memory_viewer(chosen, 0) {
+            Ok(viewer) => MemoryViewerPage { modules, module: name, viewer: Some(Box::new(viewer)), failed: None },
+            Err(e) => MemoryViewerPage {
+                modules,
+                module: name.clone(),
+                viewer: None,
+                failed: Some(format!("The buffers of {name} cannot be shown: {e}")),
+            },
+        };
+        Ok(Output::new("memory_viewer", page))
+    }
+}
+
+impl MemoryViewerPage {
+    fn viewer(&self) -> Result<&MemoryViewer, ToolError> {
+        self.viewer.as_deref().ok_or_else(|| ToolError::Failed(self.failed.clone().unwrap_or_default()))
+    }
+}
+
+impl Rendered for MemoryViewerPage {
+    /// The chosen module's viewer (an error when it has none).
+    fn json(&self) -> Result<Value, ToolError> {
+        serde_json::to_value(self.viewer()?).map_err(|e| ToolError::Failed(e.to_string()))
+    }
+
+    fn csv(&self) -> Result<String, ToolError> {
+        Ok(max_heap_csv(self.viewer()?))
+    }
+
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Ok(to_xprof_json(self.viewer()?))
+    }
+}

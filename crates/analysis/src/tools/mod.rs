@@ -1,0 +1,17 @@
+//! One folder per tool. Each folder holds its computation (over the passes
+//! of [`crate::context::HostContext`]), its output formats and its
+//! [`crate::context::Tool`] implementation; [`crate::registry`] lists them.
+//! Tools never import each other: what two tools share is a pass.
+
+pub mod framework_op_stats;
+pub mod hlo_stats;
+pub mod info;
+pub mod input_pipeline;
+pub mod kernel_stats;
+pub mod memory_profile;
+pub mod memory_viewer;
+pub mod op_profile;
+pub mod overview;
+pub mod pod_viewer;
+pub mod tf_data;
+pub mod trace_viewer;

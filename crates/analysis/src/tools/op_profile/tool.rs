@@ -1,0 +1,66 @@
+//! The op profile as a registry tool: the device's XLA ops as a tree.
+
+use super::{legacy, op_profile, to_xprof_json, OpProfile};
+use crate::context::{GroupBy, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::xla_ops::program_names;
+use proflens_format::legacy::{LegacyFile, LegacyTool};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub struct OpProfileTool;
+
+/// The op profile, and how XProf's JSON of it groups the ops.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OpProfileView {
+    pub profile: OpProfile,
+    #[serde(skip)]
+    pub by_category: bool,
+}
+
+impl Tool for OpProfileTool {
+    fn id(&self) -> &'static str {
+        "op_profile"
+    }
+
+    fn label(&self) -> &'static str {
+        "Op profile"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { xspace: true, tool_files: &[LegacyTool::OpProfile], ..Inputs::default() }
+    }
+
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        if let Some(file) = host.tool_file(LegacyTool::OpProfile) {
+            let LegacyFile::OpProfile(value) = &*file? else {
+                return Err(ToolError::Failed("not an op profile file".into()));
+            };
+            let profile = legacy::op_profile_from_json(value).map_err(|e| e.to_string())?;
+            // A file holds one grouping: XProf's JSON keeps the one it has.
+            let by_category = profile.by_program.children.is_empty() && !profile.by_category.children.is_empty();
+            return Ok(Output::new("op_profile", OpProfileView { profile, by_category }));
+        }
+        let hlo = host.hlo()?;
+        if hlo.modules.is_empty() {
+            return Err(no_programs(host));
+        }
+        let profile = op_profile(&*host.xla_ops()?, &program_names(&hlo.modules));
+        Ok(Output::new("op_profile", OpProfileView { profile, by_category: request.group_by == GroupBy::Category }))
+    }
+}
+
+/// Why an XLA tool has nothing to show.
+fn no_programs(host: &HostContext) -> ToolError {
+    ToolError::Failed(format!("{}: the profile records no XLA program (no HLO in /host:metadata)", host.name()))
+}
+
+impl Rendered for OpProfileView {
+    fn csv(&self) -> Result<String, ToolError> {
+        Err(ToolError::NoFormat("op_profile is a tree, not a table; hlo_stats has its ops as CSV".into()))
+    }
+
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Ok(to_xprof_json(&self.profile, self.by_category))
+    }
+}

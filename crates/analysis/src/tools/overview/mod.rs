@@ -1,0 +1,386 @@
+//! Overview page: the step-time summary and its verdict, the top operations,
+//! where the program ran, and what to do next.
+//!
+//! Numbers follow XProf's op_stats_to_overview_page.cc; the advice section is
+//! Proflens's own, drawn from the TensorFlow profiler guide's best practices.
+
+pub mod distributed;
+pub mod legacy;
+pub mod pytorch;
+mod tool;
+
+pub use tool::OverviewTool;
+
+use crate::common::datatable::DataTable;
+use crate::passes::input_pipeline::{self, host_input_ops, Diagnostic, HardwareType, InputPipelineAnalysis, NextStep};
+use crate::passes::op_metrics::{OpMetrics, OpMetricsDb};
+use crate::passes::run_environment::RunEnvironment;
+use crate::passes::steps::StepDb;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Where the top-ops table comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OpsSide {
+    Device,
+    /// No device in the profile: the host's framework ops instead.
+    Host,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopOp {
+    pub name: String,
+    pub category: String,
+    /// Share of the side's total self time, 0..=1.
+    pub self_time_fraction: f64,
+    pub cumulative_time_fraction: f64,
+    /// GFLOP/s.
+    pub flop_rate: f64,
+    pub tensor_core_eligible: bool,
+    pub uses_tensor_core: bool,
+}
+
+/// The percentages of XProf's analysis table.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OverviewStats {
+    pub device_compute_16bit_percent: f64,
+    pub device_compute_32bit_percent: f64,
+    /// Share of op occurrences that ran on the host / the device.
+    pub host_tf_op_percent: f64,
+    pub device_tf_op_percent: f64,
+    pub host_op_time_eager_percent: f64,
+    pub device_op_time_eager_percent: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Advice {
+    pub title: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    /// `host`, `both`, `device` or `unknown`.
+    pub bottleneck: String,
+    pub statement: String,
+    pub kernel_launch_statement: String,
+    pub all_other_statement: String,
+    pub device_collectives_statement: String,
+    pub precision_statement: String,
+    pub eager_statement: String,
+    pub advice: Vec<Advice>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverviewPage {
+    pub input: InputPipelineAnalysis,
+    /// Set when the steps are Proflens's inference, not XProf's: why.
+    pub steps_note: Option<String>,
+    pub top_ops: Vec<TopOp>,
+    pub top_ops_side: OpsSide,
+    pub stats: OverviewStats,
+    pub run_environment: RunEnvironment,
+    pub recommendation: Recommendation,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+const TOP_OPS: usize = 10;
+/// Eager share of op time above which a statement is made (XProf's threshold).
+const EAGER_REPORT_PERCENT: f64 = 10.0;
+
+fn percent(part: f64, whole: f64) -> f64 {
+    if whole == 0.0 {
+        0.0
+    } else {
+        100.0 * part / whole
+    }
+}
+
+pub fn overview(
+    db: &StepDb,
+    host_db: &OpMetricsDb,
+    device_db: &OpMetricsDb,
+    env: &RunEnvironment,
+    xspace_errors: &[String],
+    xspace_warnings: &[String],
+) -> OverviewPage {
+    let host_ops = host_input_ops(host_db);
+    let input = input_pipeline::analyze(db, env.hardware_type, &host_ops);
+    let device_fw = device_db.framework_ops(false);
+    let (top_ops, top_ops_side) = if env.hardware_type == HardwareType::CpuOnly {
+        let host_no_idle = OpMetricsDb {
+            ops: host_db.ops.iter().filter(|op| !op.is_idle()).cloned().collect(),
+            total_time_ps: host_db.total_op_time_ps,
+            total_op_time_ps: host_db.total_op_time_ps,
+        };
+        (top_ops(&host_no_idle), OpsSide::Host)
+    } else {
+        (top_ops(&device_fw), OpsSide::Device)
+    };
+
+    let occurrences = |db: &OpMetricsDb| db.ops.iter().map(|op| op.occurrences).sum::<u64>() as f64;
+    let eager_share = |db: &OpMetricsDb| {
+        let busy: u64 = db.ops.iter().filter(|op| !op.is_idle()).map(|op| op.self_time_ps).sum();
+        let eager: u64 = db.ops.iter().filter(|op| !op.is_idle() && op.is_eager).map(|op| op.self_time_ps).sum();
+        percent(eager as f64, busy as f64)
+    };
+    let (host_n, device_n) = (occurrences(host_db), occurrences(&device_fw));
+    let compute = (db.compute_16bit_ps + db.compute_32bit_ps) as f64;
+    let stats = OverviewStats {
+        device_compute_16bit_percent: percent(db.compute_16bit_ps as f64, compute),
+        device_compute_32bit_percent: percent(db.compute_32bit_ps as f64, compute),
+        host_tf_op_percent: percent(host_n, host_n + device_n),
+        device_tf_op_percent: percent(device_n, host_n + device_n),
+        host_op_time_eager_percent: eager_share(host_db),
+        device_op_time_eager_percent: eager_share(&device_fw),
+    };
+
+    let precision_statement = if compute > 0.0 && stats.device_compute_16bit_percent < 10.0 {
+        format!("Only {:.1}% of device computation is 16 bit. So you might want to replace more 32-bit Ops by 16-bit Ops to improve performance (if the reduced accuracy is acceptable).", stats.device_compute_16bit_percent)
+    } else {
+        String::new()
+    };
+    let mut eager_statement = String::new();
+    if stats.host_op_time_eager_percent > EAGER_REPORT_PERCENT {
+        eager_statement +=
+            &format!("{:.1}% of Op time on the host used eager execution. ", stats.host_op_time_eager_percent);
+    }
+    if stats.device_op_time_eager_percent > EAGER_REPORT_PERCENT {
+        eager_statement +=
+            &format!("{:.1}% of Op time on the device used eager execution. ", stats.device_op_time_eager_percent);
+    }
+    if !eager_statement.is_empty() {
+        eager_statement += "Performance could be improved with tf.function.";
+    }
+    let b = &input.bottleneck;
+    let recommendation = Recommendation {
+        bottleneck: b.input_classification.clone(),
+        statement: b.input_statement.clone(),
+        kernel_launch_statement: b.kernel_launch_statement.clone(),
+        all_other_statement: b.all_other_statement.clone(),
+        device_collectives_statement: b.device_collectives_statement.clone(),
+        advice: advice(&input, &precision_statement, &eager_statement, env),
+        precision_statement,
+        eager_statement,
+    };
+    let mut diagnostics: Vec<Diagnostic> = xspace_errors
+        .iter()
+        .map(|e| Diagnostic { severity: "ERROR".into(), message: e.clone() })
+        .chain(xspace_warnings.iter().map(|w| Diagnostic { severity: "WARNING".into(), message: w.clone() }))
+        .collect();
+    diagnostics.extend(input.diagnostics.iter().cloned());
+    OverviewPage {
+        input,
+        steps_note: None,
+        top_ops,
+        top_ops_side,
+        stats,
+        run_environment: env.clone(),
+        recommendation,
+        diagnostics,
+    }
+}
+
+
+/// Ops whose kernels can use TensorCores (matrix multiplies and convolutions).
+fn tensor_core_eligible(op: &OpMetrics) -> bool {
+    const ELIGIBLE: [&str; 8] =
+        ["MatMul", "BatchMatMul", "Conv2D", "Conv3D", "Einsum", "dot_general", "conv_general_dilated", "Conv"];
+    op.tensor_core_time_ps > 0 || ELIGIBLE.iter().any(|e| op.category.starts_with(e))
+}
+
+fn top_ops(db: &OpMetricsDb) -> Vec<TopOp> {
+    let total = db.total_time_ps as f64;
+    let mut cumulative = 0.0;
+    db.sorted_by_self_time()
+        .into_iter()
+        .take(TOP_OPS)
+        .map(|op| {
+            let fraction = if total == 0.0 { 0.0 } else { op.self_time_ps as f64 / total };
+            cumulative += fraction;
+            TopOp {
+                name: op.name.clone(),
+                category: op.category.clone(),
+                self_time_fraction: fraction,
+                cumulative_time_fraction: cumulative,
+                flop_rate: if op.time_ps == 0 { 0.0 } else { op.flops as f64 / (op.time_ps as f64 / 1000.0) },
+                tensor_core_eligible: tensor_core_eligible(op),
+                uses_tensor_core: op.tensor_core_time_ps > 0,
+            }
+        })
+        .collect()
+}
+
+/// Proflens's own advice, chosen by the verdicts.
+fn advice(input: &InputPipelineAnalysis, precision: &str, eager: &str, env: &RunEnvironment) -> Vec<Advice> {
+    let mut out = Vec::new();
+    let mut add = |title: &str, text: &str| out.push(Advice { title: title.into(), text: text.into() });
+    let b = &input.bottleneck;
+    match input.next_step {
+        NextStep::LookAtHostAnalysis => add(
+            "Feed the device faster",
+            "Overlap input with compute: end the pipeline with prefetch(tf.data.AUTOTUNE); give map and interleave num_parallel_calls=tf.data.AUTOTUNE; cache() data that fits in memory after the expensive steps; batch before a vectorised map so that one call processes a whole batch. The Input pipeline analyzer shows which stage costs the most.",
+        ),
+        NextStep::UseTfData => add(
+            "Use tf.data for the input",
+            "Most of each step waits for input that is not produced by tf.data, so the profiler cannot see inside it. Moving the pipeline to tf.data lets it run in parallel with training (prefetch, parallel map and interleave) and makes it visible here.",
+        ),
+        NextStep::Skip => {}
+    }
+    if b.kernel_launch_classification != "no" {
+        add(
+            "Launch fewer, larger kernels",
+            "Much of each step is spent launching work. Wrap the step in tf.function (or jax.jit), compile it with XLA to fuse small ops, and avoid Python-side work and host ops between steps; with tf.data on the same host, TF_GPU_THREAD_MODE=gpu_private gives launches their own threads.",
+        );
+    }
+    if b.all_other_classification != "no" || (b.input_classification == "both" && b.all_other_percent >= 3.0) {
+        add(
+            "Cut host overhead between steps",
+            "Time that no op accounts for is usually Python: logging, metrics or data conversion between steps. Run several steps per tf.function call (steps_per_execution in Keras), keep summaries out of the hot loop, and avoid converting tensors to NumPy each step.",
+        );
+    }
+    if !precision.is_empty() && env.hardware_type == HardwareType::Gpu {
+        add(
+            "Use 16-bit compute",
+            "Enable mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16') or bfloat16), keep layer sizes and batch dimensions multiples of 8 so that TensorCores can be used, and prefer the NHWC layout for convolutions.",
+        );
+    }
+    if !eager.is_empty() {
+        add(
+            "Run ops in graphs, not eagerly",
+            "A large share of op time ran eagerly, one op at a time. Decorate the training step with tf.function so that it runs as one graph.",
+        );
+    }
+    if b.input_classification == "device" {
+        add(
+            "Speed up the device work",
+            "The device is the bottleneck: look at the most expensive operations below and in Framework op stats; fusing ops (XLA), mixed precision and larger batches usually help most.",
+        );
+    }
+    out
+}
+
+/// XProf 2.24's `overview_page` JSON.
+pub fn to_xprof_json(page: &OverviewPage) -> Value {
+    let s = &page.stats;
+    let pct = |v: f64| if v >= 0.0 { format!("{v:.1}%") } else { "unknown".to_string() };
+    let is_gpu = page.run_environment.device_type.contains("GPU");
+    let mut analysis = DataTable::new()
+        .column("selfTimePercent", "number", "Time (%)")
+        .column("cumulativeTimePercent", "number", "Cumulative time (%)")
+        .column("category", "string", "Category")
+        .column("operation", "string", "Operation");
+    analysis = if is_gpu {
+        analysis
+            .column("flopRate", "number", "GFLOPs/Sec")
+            .column("tcEligibility", "boolean", "TensorCore eligibility")
+            .column("tcUtilization", "boolean", "Op is using TensorCore")
+    } else {
+        analysis.column("flopRate", "number", "Bf16 Normalized Flop Rate(GFLOPs/Sec)")
+    };
+    analysis.property("host_trace_level", "0");
+    analysis.property("host_tf_op_percent", pct(s.host_tf_op_percent));
+    analysis.property("device_tf_op_percent", pct(s.device_tf_op_percent));
+    analysis.property("host_op_time_eager_percent", pct(s.host_op_time_eager_percent));
+    analysis.property("device_op_time_eager_percent", pct(s.device_op_time_eager_percent));
+    analysis.property("remark_text", "");
+    analysis.property("remark_color", "");
+    analysis.property("mxu_utilization_percent", pct(0.0));
+    analysis.property("hbm_utilization_percent", pct(0.0));
+    if is_gpu {
+        analysis.property("device_compute_16bit_percent", pct(s.device_compute_16bit_percent));
+        analysis.property("device_compute_32bit_percent", pct(s.device_compute_32bit_percent));
+    } else {
+        for key in [
+            "flop_rate_utilization_relative_to_roofline",
+            "memory_bw_utilization_relative_to_hw_limit",
+            "device_idle_time_percent",
+            "device_duty_cycle_percent",
+            "device_duty_cycle_high_confidence_percent",
+            "host_idle_time_percent",
+        ] {
+            analysis.property(key, pct(0.0));
+        }
+    }
+    if page.top_ops_side == OpsSide::Device {
+        for op in &page.top_ops {
+            let mut cells = vec![
+                json!(op.self_time_fraction),
+                json!(op.cumulative_time_fraction),
+                json!(op.category),
+                json!(op.name),
+                json!(op.flop_rate),
+            ];
+            if is_gpu {
+                cells.push(json!(op.tensor_core_eligible));
+                cells.push(json!(op.uses_tensor_core));
+            }
+            analysis.row(cells);
+        }
+    }
+
+    let env = &page.run_environment;
+    let mut environment = DataTable::new()
+        .column("host_id", "string", "host_id")
+        .column("command_line", "string", "command_line")
+        .column("start_time", "string", "start_time")
+        .column("bns_address", "string", "bns_address");
+    environment.property("host_count", env.host_count.to_string());
+    let per_host = env.task_count.checked_div(env.host_count).unwrap_or(0);
+    environment.property("task_count", format!("{} (num tasks per host = {per_host})", env.task_count));
+    environment.property("device_type", env.device_type.clone());
+    environment.property("device_core_count", env.device_core_count.to_string());
+    environment.property("is_training", env.is_training.to_string());
+
+    let r = &page.recommendation;
+    let device_name = page.input.hardware_type.xprof_name();
+    let mut tips = DataTable::new().column("tip_type", "string", "tip_type").column("link", "string", "link").column(
+        "description",
+        "string",
+        "description",
+    );
+    let doc = |url: &str, text: &str| format!("<a href=\"{url}\" target=\"_blank\">{text}</a>");
+    for (kind, link, description) in [
+        ("faq", "Refer to the TF2 Profiler FAQ".to_string(), "Tool troubleshooting / FAQ"),
+        ("host", "input_pipeline_analyzer (especially Section 3 for the breakdown of input operations on the Host)".into(), "Next steps for reducing the Host time"),
+        ("host", "trace_viewer (look at the activities on the timeline of each Host Thread near the bottom of the trace view)".into(), "Next steps for reducing the Host time"),
+        ("device", format!("framework_op_stats (identify the time-consuming operations executed on the {device_name})"), "Next steps for reducing the Device time"),
+        ("device", format!("trace_viewer (look at the activities on the timeline of each {device_name} in the trace view)"), "Next steps for reducing the Device time"),
+        ("doc", doc("https://www.tensorflow.org/guide/data_performance_analysis", "Analyze tf.data performance with the TF Profiler"), "Other useful resources"),
+        ("doc", doc("https://www.tensorflow.org/guide/data_performance", "Better performance with the tf.data API"), "Other useful resources"),
+    ] {
+        tips.row(vec![json!(kind), json!(link), json!(description)]);
+    }
+    let b = &page.input.bottleneck;
+    tips.property("bottleneck", r.bottleneck.clone());
+    tips.property("statement", r.statement.clone());
+    tips.property("kernel_launch_bottleneck", b.kernel_launch_classification.clone());
+    tips.property("kernel_launch_statement", r.kernel_launch_statement.clone());
+    tips.property("all_other_bottleneck", b.all_other_classification.clone());
+    tips.property("all_other_statement", r.all_other_statement.clone());
+    tips.property("precision_statement", r.precision_statement.clone());
+    tips.property("device_collectives_bottleneck", b.device_collectives_classification.clone());
+    tips.property("device_collectives_statement", r.device_collectives_statement.clone());
+    let non_bottleneck = match r.bottleneck.as_str() {
+        "host" => "device",
+        "device" => "host",
+        _ => "",
+    };
+    tips.property("non_bottleneck_tip_types", non_bottleneck);
+
+    let latency = DataTable::new()
+        .column("percentile", "string", "percentile")
+        .column("hostTimeMs", "number", "Host time (in ms)")
+        .column("deviceTimeMs", "number", "Device time (in ms)")
+        .column("communicationTimeMs", "number", "Host-device communication time (in ms)")
+        .column("totalTimeMs", "number", "Total latency (in ms)");
+    json!([
+        analysis.into_json(),
+        input_pipeline::step_table_xprof(&page.input).into_json(),
+        environment.into_json(),
+        tips.into_json(),
+        latency.into_json(),
+        {},
+        input_pipeline::diagnostics_table_xprof(&page.diagnostics).into_json(),
+    ])
+}

@@ -1,0 +1,106 @@
+//! The overview as a registry tool: XSpace hosts (one, or all of a run),
+//! PyTorch ranks, and TensorBoard's `overview_page.pb` / overview JSON.
+
+use super::pytorch::{multi_rank, steps_csv, MultiRankOverview};
+use super::{legacy, overview, to_xprof_json, OverviewPage};
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::host_analysis::HostAnalysis;
+use crate::passes::input_pipeline::steps_csv as input_steps_csv;
+use crate::passes::kineto::KinetoIndex;
+use proflens_format::legacy::{LegacyFile, LegacyTool};
+use serde_json::Value;
+use std::rc::Rc;
+
+pub struct OverviewTool;
+
+impl Tool for OverviewTool {
+    fn id(&self) -> &'static str {
+        "overview_page"
+    }
+
+    fn label(&self) -> &'static str {
+        "Overview"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs {
+            xspace: true,
+            kineto: true,
+            tool_files: &[LegacyTool::OverviewPage],
+            all_hosts: true,
+            all_ranks: true,
+            ..Inputs::default()
+        }
+    }
+
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        if let Some(file) = host.tool_file(LegacyTool::OverviewPage) {
+            let page = match &*file? {
+                LegacyFile::OverviewPage(page) => legacy::overview_from_proto(page),
+                LegacyFile::OverviewTables(tables) => legacy::overview_from_tables(tables).map_err(|e| e.to_string())?,
+                _ => return Err(ToolError::Failed("not an overview file".into())),
+            };
+            return Ok(Output::new("overview_page", page));
+        }
+        if host.is_kineto()? {
+            return ranks(&[host.name().to_string()], &[host.kineto()?]);
+        }
+        Ok(page(&*host.analysis()?, request))
+    }
+
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        if hosts.first().map(|h| h.is_kineto()).transpose()? == Some(true) {
+            let names: Vec<String> = hosts.iter().map(|h| h.name().to_string()).collect();
+            let indexes = hosts.iter().map(|h| h.kineto()).collect::<Result<Vec<_>, _>>()?;
+            return ranks(&names, &indexes);
+        }
+        let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
+        let combined = HostAnalysis::combine(&analyses.iter().map(|a| a.as_ref()).collect::<Vec<_>>());
+        Ok(page(&combined, request))
+    }
+}
+
+/// Proflens's page (inferred steps where XProf finds none), or XProf's own.
+fn page(a: &HostAnalysis, request: &Request) -> Output {
+    let (steps, note) = if request.format == Format::Xprof { (&a.steps, None) } else { a.shown_steps() };
+    let mut page = overview(steps, &a.host_ops, &a.device_ops, &a.environment, &a.errors, &a.warnings);
+    page.steps_note = note.map(str::to_owned);
+    Output::new("overview_page", page)
+}
+
+fn ranks(names: &[String], indexes: &[Rc<KinetoIndex>]) -> Result<Output, ToolError> {
+    let named: Vec<(String, &KinetoIndex)> = names.iter().cloned().zip(indexes.iter().map(|i| i.as_ref())).collect();
+    Ok(Output::new("pytorch_overview", multi_rank(&named)))
+}
+
+impl Rendered for OverviewPage {
+    fn csv(&self) -> Result<String, ToolError> {
+        Ok(input_steps_csv(&self.input))
+    }
+
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Ok(to_xprof_json(self))
+    }
+}
+
+impl Rendered for MultiRankOverview {
+    /// One rank: its overview; several: every rank and the distributed view.
+    fn json(&self) -> Result<Value, ToolError> {
+        let value = match self.ranks.as_slice() {
+            [one] => serde_json::to_value(&one.overview),
+            _ => serde_json::to_value(self),
+        };
+        value.map_err(|e| ToolError::Failed(e.to_string()))
+    }
+
+    fn csv(&self) -> Result<String, ToolError> {
+        match self.ranks.as_slice() {
+            [one] => Ok(steps_csv(&one.overview)),
+            _ => Err(ToolError::NoFormat("the step table describes one rank; choose one with --host".into())),
+        }
+    }
+
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Err(ToolError::NoFormat("XProf has no overview_page for PyTorch traces; use --format json or csv".into()))
+    }
+}

@@ -1,0 +1,170 @@
+//! Pod viewer: one step-time breakdown per step and per core (here: per host's
+//! device set), to compare the workers of a job step by step
+//! (op_stats_to_pod_stats.cc, op_stats_to_pod_viewer.cc).
+
+pub mod legacy;
+mod tool;
+
+pub use tool::PodViewerTool;
+
+use crate::passes::host_analysis::HostAnalysis;
+use crate::passes::steps::{SpanType, StepInfo};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// The breakdown buckets, in XProf's order and with its ids (GenericEventType).
+pub const BUCKETS: [(u32, &str); 9] = [
+    (1, "Device compute"),
+    (2, "Device to device"),
+    (3, "Device collective communication"),
+    (4, "Host compute"),
+    (5, "Kernel launch"),
+    (6, "Input"),
+    (7, "Output"),
+    (8, "Compilation"),
+    (9, "All others"),
+];
+
+/// XProf numbers the cores of host `h` from `h * 1000`; a GPU host's steps are on core 1.
+const CORES_PER_HOST: u32 = 1000;
+const GPU_CORE: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoreStep {
+    pub core: u32,
+    pub host_name: String,
+    pub total_us: f64,
+    /// Time per bucket id, µs.
+    pub breakdown_us: BTreeMap<u32, f64>,
+    /// Name of the largest bucket.
+    pub bottleneck: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PodStep {
+    pub step_num: i64,
+    pub step_name: String,
+    pub cores: Vec<CoreStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PodViewer {
+    /// The run environment's device type (`GPU`, `TPU v6 Lite`, `AMD GPU - gfx942`, `CPU`).
+    pub device_type: String,
+    pub steps: Vec<PodStep>,
+    /// Why there may be nothing to compare (no step markers).
+    pub warnings: Vec<String>,
+}
+
+fn buckets(step: &StepInfo) -> BTreeMap<u32, f64> {
+    use SpanType::*;
+    let us = |types: &[SpanType]| types.iter().map(|&t| step.ps(t)).sum::<i64>() as f64 / 1e6;
+    BTreeMap::from([
+        (1, us(&[DeviceCompute16, DeviceCompute32])),
+        (2, us(&[DeviceToDevice, DeviceWaitDevice])),
+        (3, us(&[DeviceCollectives])),
+        (4, us(&[HostCompute])),
+        (5, us(&[HostPrepare])),
+        (6, us(&[HostWaitInput, HostToDevice, DeviceWaitHost])),
+        (7, us(&[DeviceToHost])),
+        (8, us(&[HostCompile])),
+        (9, us(&[Unknown])),
+    ])
+}
+
+/// `hosts` with the names to show for them (the name recorded in each file,
+/// else the file's host name). Steps are those every host has, by step number.
+pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
+    let device_type = hosts.first().map_or("CPU", |(h, _)| h.environment.device_type.as_str());
+    let mut steps = Vec::new();
+    if let Some((first, _)) = hosts.first() {
+        for step in &first.steps.steps {
+            let mut cores = Vec::new();
+            for (h, (analysis, name)) in hosts.iter().enumerate() {
+                let Some(own) = analysis.steps.steps.iter().find(|s| s.group == step.group) else { continue };
+                let breakdown = buckets(own);
+                let bottleneck = BUCKETS
+                    .iter()
+                    .max_by(|a, b| breakdown[&a.0].total_cmp(&breakdown[&b.0]).then(b.0.cmp(&a.0)))
+                    .map(|b| b.1.to_string())
+                    .unwrap_or_default();
+                cores.push(CoreStep {
+                    core: h as u32 * CORES_PER_HOST + GPU_CORE,
+                    host_name: name.clone(),
+                    total_us: own.duration_ps as f64 / 1e6,
+                    breakdown_us: breakdown,
+                    bottleneck,
+                });
+            }
+            if cores.len() == hosts.len() {
+                steps.push(PodStep { step_num: step.group, step_name: step.name.clone(), cores });
+            }
+        }
+    }
+    let warnings = if hosts.iter().all(|(h, _)| h.steps.steps.is_empty()) {
+        vec![crate::passes::input_pipeline::NO_STEP_MARKER_WARNING.to_string()]
+    } else {
+        Vec::new()
+    };
+    PodViewer { device_type: device_type.to_string(), steps, warnings }
+}
+
+/// One line per (step, host) with each bucket in µs.
+pub fn to_csv(view: &PodViewer) -> String {
+    let mut out = String::from("step,core,host,total_us,bottleneck");
+    for (_, name) in BUCKETS {
+        out += &format!(",{}", crate::common::csv::csv_field(&format!("{name} (us)")));
+    }
+    out.push('\n');
+    for s in &view.steps {
+        for c in &s.cores {
+            out += &format!(
+                "{},{},{},{},{}",
+                crate::common::csv::csv_field(&s.step_name),
+                c.core,
+                crate::common::csv::csv_field(&c.host_name),
+                c.total_us,
+                crate::common::csv::csv_field(&c.bottleneck)
+            );
+            for (id, _) in BUCKETS {
+                out += &format!(",{}", c.breakdown_us.get(&id).copied().unwrap_or(0.0));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// XProf 2.24's `pod_viewer` JSON (PodViewerDatabase).
+pub fn to_xprof_json(view: &PodViewer) -> Value {
+    let steps: Vec<Value> = view
+        .steps
+        .iter()
+        .map(|s| {
+            let mut per_core = Map::new();
+            for c in &s.cores {
+                let breakdown: Map<String, Value> = c.breakdown_us.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+                per_core.insert(
+                    c.core.to_string(),
+                    json!({
+                        "hostName": c.host_name,
+                        "chipId": 0,
+                        "nodeId": 0,
+                        "stepNum": s.step_num,
+                        "totalDurationUs": c.total_us,
+                        "bottleneck": c.bottleneck,
+                        "stepBreakdownUs": breakdown,
+                    }),
+                );
+            }
+            json!({"stepNum": s.step_num, "podStatsPerCore": per_core, "channelDb": [], "coreIdToReplicaIdMap": {}, "allReduceOpDb": []})
+        })
+        .collect();
+    json!({
+        "podStatsSequence": {"podStatsMap": steps},
+        "diagnostics": {"info": [], "warnings": view.warnings, "errors": []},
+        "stepBreakdownEvents": BUCKETS.iter().map(|(id, name)| json!({"id": id, "name": name})).collect::<Vec<_>>(),
+        "deviceType": view.device_type,
+    })
+}

@@ -1,0 +1,28 @@
+//! The trace viewer as a registry tool: its answer is the layout; the page
+//! then asks for windows of events (the app's trace queries).
+
+use super::{layout, TraceLayout};
+use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+
+pub struct TraceViewerTool;
+
+impl Tool for TraceViewerTool {
+    fn id(&self) -> &'static str {
+        "trace_viewer"
+    }
+
+    fn label(&self) -> &'static str {
+        "Trace viewer"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { xspace: true, kineto: true, tool_set_trace: true, ..Inputs::default() }
+    }
+
+    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
+        let (profile, index) = (host.profile()?, host.trace()?);
+        Ok(Output::new("trace_viewer", layout(&profile, &index)))
+    }
+}
+
+impl Rendered for TraceLayout {}
