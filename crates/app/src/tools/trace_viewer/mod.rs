@@ -9,19 +9,28 @@
 //! - [`queries`]: the worker's side (layout, window, event, search, summary, export);
 //! - [`boxes`]: boxes packed for the trip between threads;
 //! - [`model`]: rows, time ↔ pixels, ruler ticks, colours (no web types);
-//! - [`viewer`]: state on the page and the conversation with the worker;
+//! - [`viewer`]: state on the page (view, scroll, what is under the pointer);
+//! - [`client`], [`answers`]: the conversation with the worker (queries, answers);
+//! - [`selection`]: selecting events and ranges, marks, search, export;
+//! - [`ui`]: the signals behind the DOM around the canvas;
+//! - [`window_data`]: the boxes on hand for a time window;
 //! - [`draw`], [`interact`]: the canvas and the mouse and keyboard;
 //! - [`panes`]: details, range summary, hover card;
 //! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks.
 
+pub mod answers;
 pub mod boxes;
+pub mod client;
 pub mod draw;
 pub mod hook;
 pub mod interact;
 pub mod model;
 pub mod panes;
 pub mod queries;
+pub mod selection;
+pub mod ui;
 pub mod viewer;
+pub mod window_data;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,222 +1,29 @@
-//! The trace viewer's state on the page and its conversation with the
-//! worker: one [`Viewer`] for the host on screen (outside the reactive
-//! graph, so that drawing sixty frames a second touches no signal), the
-//! queries it sends (one in flight per kind, the latest waiting) and what it
-//! does with the answers. What the DOM shows goes through [`Ui`]'s signals.
+//! The trace viewer's state on the page: one [`Viewer`] for the host on
+//! screen (outside the reactive graph, so that drawing sixty frames a second
+//! touches no signal), its view and scroll, and what is under the pointer.
+//! Queries go through [`Client`] (one in flight per kind, the latest
+//! waiting); what the viewer does on selection is in [`selection`](super::selection),
+//! with the answers in [`answers`](super::answers). What the DOM shows goes
+//! through [`Ui`]'s signals.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::passes::trace::search::NameSummary;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::boxes::{unpack, unpack_hits, DrawBox};
+use super::boxes::DrawBox;
+use super::client::{Client, Kind};
 use super::draw::{self, Surface};
-use super::hook;
 use super::interact::Listeners;
-use super::model::{fetch_range, name_color, Coverage, RowHit, Rows, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
-use super::queries::MAX_HITS;
+use super::model::{fetch_range, RowHit, Rows, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
+use super::window_data::WindowData;
 use crate::bridge;
-use crate::protocol::{TraceAnswer, TraceEvent, TraceHit, TraceLayout, TraceLink, TraceQuery, TraceWindow};
+use crate::protocol::{TraceHit, TraceLayout, TraceLink, TraceQuery};
 use crate::state::AppState;
 
-/// The details pane.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Details {
-    Empty,
-    Loading,
-    Shown(Arc<TraceEvent>),
-    Failed(String),
-}
-
-/// The range summary pane.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Summary {
-    Empty,
-    Loading,
-    Shown(Arc<SummaryView>),
-    Failed(String),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryView {
-    pub start_ps: i64,
-    pub end_ps: i64,
-    pub tracks: u32,
-    pub rows: Arc<Vec<NameSummary>>,
-}
-
-/// What the search line says.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SearchState {
-    pub busy: bool,
-    /// Matches in the trace, once counted.
-    pub total: Option<u64>,
-    /// Matches on hand to step through (at most [`MAX_HITS`]).
-    pub on_hand: usize,
-    pub current: Option<usize>,
-    pub error: Option<String>,
-}
-
-/// The hover card: CSS pixels within the canvas box.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Tooltip {
-    pub x: f64,
-    pub y: f64,
-    /// Near the right edge the card goes left of the pointer.
-    pub flip: bool,
-    pub name: String,
-    pub detail: String,
-}
-
-/// The signals behind the DOM around the canvas.
-#[derive(Clone, Copy)]
-pub struct Ui {
-    pub details: RwSignal<Details>,
-    /// The selected event's linked events; `None` while they are looked for.
-    pub links: RwSignal<Option<Arc<Vec<TraceLink>>>>,
-    pub summary: RwSignal<Summary>,
-    pub search: RwSignal<SearchState>,
-    pub tooltip: RwSignal<Option<Tooltip>>,
-    /// The time range on screen, ps.
-    pub range: RwSignal<(f64, f64)>,
-    /// What "Export selection" would export, ps.
-    pub selection: RwSignal<Option<(f64, f64)>>,
-    pub export: RwSignal<Option<Result<String, String>>>,
-    pub exporting: RwSignal<bool>,
-}
-
-impl Ui {
-    pub fn new() -> Ui {
-        Ui {
-            details: RwSignal::new(Details::Empty),
-            links: RwSignal::new(Some(Arc::new(Vec::new()))),
-            summary: RwSignal::new(Summary::Empty),
-            search: RwSignal::new(SearchState::default()),
-            tooltip: RwSignal::new(None),
-            range: RwSignal::new((0.0, 0.0)),
-            selection: RwSignal::new(None),
-            export: RwSignal::new(None),
-            exporting: RwSignal::new(false),
-        }
-    }
-}
-
-/// The kinds of query; one of each may be in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Window = 0,
-    Event = 1,
-    Search = 2,
-    Summary = 3,
-    Export = 4,
-    Links = 5,
-}
-
-const KINDS: [Kind; 6] = [Kind::Window, Kind::Event, Kind::Search, Kind::Summary, Kind::Export, Kind::Links];
-
-/// An answer's kind, whether it is stale, and the query to post now.
-pub type Answered = (Kind, bool, Option<(u32, TraceQuery)>);
-
-/// Latest request wins: while a query of a kind is in flight, a newer one
-/// waits (replacing any older waiting one) and goes when the answer comes.
-#[derive(Debug, Default)]
-pub struct Client {
-    next_seq: u32,
-    in_flight: [Option<u32>; 6],
-    waiting: [Option<TraceQuery>; 6],
-}
-
-impl Client {
-    /// The query to post now with its number, or `None` if it must wait.
-    pub fn send(&mut self, kind: Kind, query: TraceQuery) -> Option<(u32, TraceQuery)> {
-        let k = kind as usize;
-        if self.in_flight[k].is_some() {
-            self.waiting[k] = Some(query);
-            return None;
-        }
-        self.next_seq = self.next_seq.wrapping_add(1);
-        self.in_flight[k] = Some(self.next_seq);
-        Some((self.next_seq, query))
-    }
-
-    /// An answer came: its kind, whether a newer query was waiting (the
-    /// answer is then stale), and that query to post now.
-    pub fn answered(&mut self, seq: u32) -> Option<Answered> {
-        let kind = KINDS.into_iter().find(|&k| self.in_flight[k as usize] == Some(seq))?;
-        self.in_flight[kind as usize] = None;
-        let next = self.waiting[kind as usize].take();
-        let stale = next.is_some();
-        Some((kind, stale, next.and_then(|q| self.send(kind, q))))
-    }
-
-    pub fn busy(&self, kind: Kind) -> bool {
-        self.in_flight[kind as usize].is_some()
-    }
-
-    /// The worker was replaced: nothing in flight will be answered.
-    pub fn reset(&mut self) {
-        *self = Client { next_seq: self.next_seq, ..Client::default() };
-    }
-}
-
-/// The boxes on hand, by track, with their names' colours.
-pub struct WindowData {
-    pub coverage: Coverage,
-    pub tracks: HashMap<u32, Vec<DrawBox>>,
-    pub names: Vec<String>,
-    pub colors: Vec<[u8; 3]>,
-    /// Measured text widths by name (NaN until measured).
-    pub widths: Vec<f64>,
-}
-
-impl WindowData {
-    fn new(window: &TraceWindow) -> WindowData {
-        let mut tracks: HashMap<u32, Vec<DrawBox>> = HashMap::new();
-        for t in &window.tracks {
-            tracks.insert(t.track, unpack(&t.boxes.0));
-        }
-        let mut ids: Vec<u32> = tracks.keys().copied().collect();
-        ids.sort_unstable();
-        let start = window.start_ps as f64;
-        let end = window.end_ps as f64;
-        WindowData {
-            coverage: Coverage {
-                start,
-                end,
-                ps_per_px: (end - start).max(1.0) / f64::from(window.width_px.max(1)),
-                tracks: ids,
-            },
-            tracks,
-            colors: window.names.iter().map(|n| name_color(n)).collect(),
-            widths: vec![f64::NAN; window.names.len()],
-            names: window.names.clone(),
-        }
-    }
-
-    /// The box of `track` at `depth` under time `t`, within `slack` ps.
-    pub fn box_at(&self, track: u32, depth: u16, t: f64, slack: f64) -> Option<&DrawBox> {
-        let boxes = self.tracks.get(&track)?;
-        boxes
-            .iter()
-            .filter(|b| b.depth == depth && (b.start_ps as f64) - slack <= t && (b.end_ps as f64) + slack >= t)
-            .min_by(|a, b| {
-                let d = |x: &DrawBox| {
-                    let (s, e) = (x.start_ps as f64, x.end_ps as f64);
-                    if t < s {
-                        s - t
-                    } else if t > e {
-                        t - e
-                    } else {
-                        0.0
-                    }
-                };
-                d(a).total_cmp(&d(b))
-            })
-    }
-}
+// Re-exported: the panes, the drawing and the page name them through the viewer.
+pub use super::ui::{Details, Summary, Tooltip, Ui};
 
 /// A drag under way on the canvas.
 #[derive(Debug, Clone, Copy)]
@@ -369,7 +176,7 @@ impl Viewer {
         (self.size.1 - RULER_H).max(1.0)
     }
 
-    fn post(&mut self, kind: Kind, query: TraceQuery) {
+    pub(super) fn post(&mut self, kind: Kind, query: TraceQuery) {
         if let Some((seq, query)) = self.client.send(kind, query) {
             bridge::post_trace(self.app, self.run.clone(), self.host.clone(), seq, query);
         }
@@ -443,165 +250,6 @@ impl Viewer {
                 self.set_scroll(y - h / 3.0);
             }
         }
-    }
-
-    /// Selects an event: outlines it and asks for its details and links.
-    pub fn select(&mut self, hit: TraceHit, name: Option<String>) {
-        self.selected = Some(Selected { hit, name });
-        self.links.clear();
-        self.ui.details.set(Details::Loading);
-        self.ui.links.set(None);
-        self.publish_selection();
-        self.post(Kind::Event, TraceQuery::Event { track: hit.track, event: hit.event });
-        self.post(Kind::Links, TraceQuery::Links { track: hit.track, event: hit.event });
-        self.request_frame();
-    }
-
-    pub fn clear_selection(&mut self) {
-        self.selected = None;
-        self.links.clear();
-        self.ui.details.set(Details::Empty);
-        self.ui.links.set(Some(Arc::new(Vec::new())));
-        self.publish_selection();
-        self.request_frame();
-    }
-
-    /// What "Export selection" and `f` work on: the range, else the mark,
-    /// else the selected event.
-    pub fn selection_span(&self) -> Option<(f64, f64)> {
-        self.range
-            .or(self.mark)
-            .or_else(|| self.selected.as_ref().map(|s| (s.hit.start_ps as f64, s.hit.end_ps as f64)))
-    }
-
-    fn publish_selection(&self) {
-        let span = self.selection_span();
-        if self.ui.selection.get_untracked() != span {
-            self.ui.selection.set(span);
-        }
-    }
-
-    /// `f`: fits the selected event, else the range or mark, else the whole trace.
-    pub fn fit(&mut self) {
-        let target = self
-            .selected
-            .as_ref()
-            .map(|s| (s.hit.start_ps as f64, s.hit.end_ps as f64, Some((s.hit.track, s.hit.depth))))
-            .or_else(|| self.range.or(self.mark).map(|(a, b)| (a, b, None)));
-        match target {
-            Some((a, b, at)) => {
-                let d = (b - a).max(1000.0);
-                self.set_view(View { start: a - d * 0.1, end: a + d * 1.1 });
-                if let Some((track, depth)) = at {
-                    self.reveal_track(track, depth);
-                }
-            }
-            None => self.set_view(View::fit(self.span.0, self.span.1)),
-        }
-    }
-
-    /// `m`: marks the selected range (or event); again, or with nothing selected, unmarks.
-    pub fn toggle_mark(&mut self) {
-        let wanted =
-            self.range.or_else(|| self.selected.as_ref().map(|s| (s.hit.start_ps as f64, s.hit.end_ps as f64)));
-        self.mark = if wanted.is_some() && wanted != self.mark { wanted } else { None };
-        // The mark takes the range's place (its summary stays in the pane).
-        if self.mark.is_some() {
-            self.range = None;
-        }
-        self.publish_selection();
-        self.request_frame();
-    }
-
-    /// A time range was selected: summarise it over the tracks it covers.
-    pub fn set_range(&mut self, range: Option<(f64, f64)>, tracks: Vec<u32>) {
-        self.range = range.map(|(a, b)| (a.min(b), a.max(b)));
-        self.range_tracks = tracks;
-        self.publish_selection();
-        match self.range {
-            Some((a, b)) => {
-                self.ui.summary.set(Summary::Loading);
-                let tracks = self.range_tracks.clone();
-                self.post(
-                    Kind::Summary,
-                    TraceQuery::Summary { tracks, start_ps: a.floor() as i64, end_ps: b.ceil() as i64 },
-                );
-            }
-            None => self.ui.summary.set(Summary::Empty),
-        }
-        self.request_frame();
-    }
-
-    pub fn search(&mut self, pattern: String, regex: bool, select_first: bool) {
-        self.hits.clear();
-        self.hit_index = None;
-        self.select_first_hit = select_first;
-        self.searched = Some((pattern.clone(), regex));
-        if pattern.is_empty() {
-            self.ui.search.set(SearchState::default());
-            self.request_frame();
-            return;
-        }
-        self.ui.search.set(SearchState { busy: true, ..SearchState::default() });
-        self.post(Kind::Search, TraceQuery::Search { pattern, regex, limit: MAX_HITS });
-    }
-
-    /// Next (+1) or previous (-1) match: selects it and brings it on screen.
-    pub fn step_hit(&mut self, by: isize) {
-        if self.hits.is_empty() {
-            return;
-        }
-        let n = self.hits.len() as isize;
-        let i = match self.hit_index {
-            Some(i) => (i as isize + by).rem_euclid(n) as usize,
-            None if by >= 0 => {
-                // The first match at or after the middle of the screen.
-                let mid = (self.view.start + self.view.end) / 2.0;
-                let at = self.hits.partition_point(|h| (h.start_ps as f64) < mid);
-                if at < self.hits.len() {
-                    at
-                } else {
-                    0
-                }
-            }
-            None => {
-                let mid = (self.view.start + self.view.end) / 2.0;
-                self.hits.partition_point(|h| (h.start_ps as f64) < mid).checked_sub(1).unwrap_or(self.hits.len() - 1)
-            }
-        };
-        self.hit_index = Some(i);
-        let hit = self.hits[i];
-        self.ui.search.update(|s| s.current = Some(i));
-        self.center_on(hit);
-        self.select(hit, None);
-    }
-
-    /// Brings an event on screen: centred, the zoom kept unless it is too wide.
-    pub fn center_on(&mut self, hit: TraceHit) {
-        let (a, b) = (hit.start_ps as f64, hit.end_ps as f64);
-        let d = self.view.duration();
-        if b - a > d * 0.8 {
-            let w = (b - a).max(1000.0);
-            self.set_view(View { start: a - w * 0.1, end: a + w * 1.1 });
-        } else {
-            let mid = (a + b) / 2.0;
-            self.set_view(View { start: mid - d / 2.0, end: mid + d / 2.0 });
-        }
-        self.reveal_track(hit.track, hit.depth);
-    }
-
-    pub fn export(&mut self, selection: bool) {
-        let range = if selection {
-            match self.selection_span() {
-                Some((a, b)) => Some((a.floor() as i64, b.ceil() as i64)),
-                None => return,
-            }
-        } else {
-            None
-        };
-        self.ui.exporting.set(true);
-        self.ui.export.set(None);
-        self.post(Kind::Export, TraceQuery::Export { range });
     }
 
     /// The section whose header is scrolled away while its tracks show: its
@@ -703,94 +351,6 @@ impl Viewer {
     pub fn box_name(&self, b: &DrawBox) -> Option<&str> {
         self.data.as_ref()?.names.get(b.name as usize).map(String::as_str)
     }
-
-    /// Answers from the worker.
-    pub fn on_answer(&mut self, seq: u32, answer: TraceAnswer, blob: Option<web_sys::Blob>) {
-        let Some((kind, stale, next)) = self.client.answered(seq) else {
-            return;
-        };
-        if let Some((seq, query)) = next {
-            bridge::post_trace(self.app, self.run.clone(), self.host.clone(), seq, query);
-        }
-        match (kind, answer) {
-            (Kind::Window, TraceAnswer::Window { window }) => {
-                hook::record_window(window.compute_ms);
-                self.data = Some(WindowData::new(&window));
-                self.request_frame();
-            }
-            (Kind::Window, TraceAnswer::Failed { message }) => {
-                web_sys::console::warn_1(&format!("Proflens trace viewer: {message}").into());
-            }
-            (_, _) if stale => {}
-            (Kind::Event, TraceAnswer::Event { event }) => {
-                if self
-                    .selected
-                    .as_ref()
-                    .is_some_and(|s| (s.hit.track, s.hit.event) == (event.at.track, event.at.event))
-                {
-                    self.selected = Some(Selected { hit: event.at, name: Some(event.details.name.clone()) });
-                    self.ui.details.set(Details::Shown(Arc::new(*event)));
-                    self.request_frame();
-                }
-            }
-            (Kind::Event, TraceAnswer::Failed { message }) => self.ui.details.set(Details::Failed(message)),
-            (Kind::Links, TraceAnswer::Links { track, event, links }) => {
-                if self.selected.as_ref().is_some_and(|s| (s.hit.track, s.hit.event) == (track, event)) {
-                    self.links = links.clone();
-                    self.ui.links.set(Some(Arc::new(links)));
-                    self.request_frame();
-                }
-            }
-            (Kind::Links, TraceAnswer::Failed { .. }) => self.ui.links.set(Some(Arc::new(Vec::new()))),
-            (Kind::Search, TraceAnswer::Search { hits, total }) => {
-                self.hits = unpack_hits(&hits.0);
-                self.hit_index = None;
-                self.ui.search.set(SearchState {
-                    busy: false,
-                    total: Some(total),
-                    on_hand: self.hits.len(),
-                    current: None,
-                    error: None,
-                });
-                if std::mem::take(&mut self.select_first_hit) {
-                    self.step_hit(1);
-                }
-                self.request_frame();
-            }
-            (Kind::Search, TraceAnswer::Failed { message }) => {
-                self.ui.search.set(SearchState { error: Some(message), ..SearchState::default() })
-            }
-            (Kind::Summary, TraceAnswer::Summary { start_ps, end_ps, tracks, rows }) => self
-                .ui
-                .summary
-                .set(Summary::Shown(Arc::new(SummaryView { start_ps, end_ps, tracks, rows: Arc::new(rows) }))),
-            (Kind::Summary, TraceAnswer::Failed { message }) => self.ui.summary.set(Summary::Failed(message)),
-            (Kind::Export, TraceAnswer::Export { file_name, events, bytes }) => {
-                self.ui.exporting.set(false);
-                let result = match blob {
-                    Some(blob) => crate::download::save_blob(&file_name, &blob).map(|()| {
-                        format!(
-                            "Saved {file_name}: {} events, {:.1} MB.",
-                            crate::fmt::count(events),
-                            bytes as f64 / 1e6
-                        )
-                    }),
-                    None => Err("The export came back without its file.".to_string()),
-                };
-                self.ui.export.set(Some(result));
-            }
-            (Kind::Export, TraceAnswer::Failed { message }) => {
-                self.ui.exporting.set(false);
-                self.ui.export.set(Some(Err(message)));
-            }
-            (_, other) => {
-                web_sys::console::warn_1(&format!("Proflens trace viewer: unexpected answer {other:?}").into());
-            }
-        }
-        if kind == Kind::Window {
-            self.fetch_if_needed();
-        }
-    }
 }
 
 /// What a point of the canvas shows.
@@ -798,31 +358,4 @@ impl Viewer {
 pub enum Pick {
     Section(usize),
     Box(u32, DrawBox),
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn latest_query_wins() {
-        let mut c = Client::default();
-        let q = |n: u32| TraceQuery::Event { track: n, event: 0 };
-        let (first, _) = c.send(Kind::Event, q(1)).expect("sent");
-        assert!(c.send(Kind::Event, q(2)).is_none());
-        assert!(c.send(Kind::Event, q(3)).is_none(), "waits, replacing 2");
-        let (search, _) = c
-            .send(Kind::Search, TraceQuery::Search { pattern: "x".into(), regex: false, limit: 1 })
-            .expect("other kinds go at once");
-        let (kind, stale, next) = c.answered(first).expect("known");
-        assert_eq!(kind, Kind::Event);
-        assert!(stale);
-        let (third, query) = next.expect("the waiting one goes");
-        assert_eq!(query, q(3));
-        assert_eq!(c.answered(third).map(|(k, s, n)| (k, s, n.is_none())), Some((Kind::Event, false, true)));
-        assert!(c.answered(third).is_none(), "answered once");
-        c.reset();
-        assert!(c.answered(search).is_none());
-        assert!(c.send(Kind::Search, TraceQuery::Export { range: None }).is_some());
-    }
 }
