@@ -1,9 +1,10 @@
-//! `cargo xtask serve | test | dist`: the project's automation, in Rust.
+//! `cargo xtask serve | test | dist | check-arch`: the project's automation, in Rust.
 //!
 //! Both entry points a newcomer runs install what is missing first
 //! (the wasm target, the wasm-bindgen CLI matching Cargo.lock, Chromium and
 //! the browser-test packages), so they work on a fresh machine.
 
+mod arch;
 mod dist;
 mod serve;
 mod tools;
@@ -15,7 +16,9 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   serve [--port N]   install what is missing, build, serve the app on 127.0.0.1 (default port 8000)
-  test               install what is missing, run every test (format, lint, native, browser)
+  test               install what is missing, run every test (format, architecture, lint, native, browser)
+  check-arch         check the architecture from the source text: no module circles, the layer
+                     order crate roots declare (//! Layers: a < b), no file over 600 lines
   dist               build the static app into dist/ (plus the single-file dist/proflens.html)
   bench-web PATH     load PATH in the trace viewer in headless Chromium; print load time to first
                      frame, wasm memory and frame times as JSON (with PROFLENS_XPROF_PYTHON set to a
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
         Some("dist") => tools::ensure_build_tools().and_then(|()| dist::build().map(|_| ())),
         Some("serve") => serve_command(&args[1..]),
         Some("test") => test_command(),
+        Some("check-arch") => arch::check(&root()),
         Some("bench-web") => match args.get(1) {
             Some(path) => bench_web(Path::new(path)),
             None => {
@@ -66,6 +70,8 @@ fn test_command() -> Result<(), String> {
     tools::ensure_python_tools()?;
     let root = root();
     run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root))?;
+    // Static and fast: an architecture slip fails before the long lint and test runs.
+    arch::check(&root)?;
     run(Command::new("cargo")
         .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
         .current_dir(&root))?;
