@@ -6,10 +6,12 @@
 //! values); the IDLE row within 1%; the row counts equal; columns and table
 //! properties equal. Values are compared parsed, never as bytes.
 
-use proflens_analysis::tools::framework_op_stats::{framework_op_stats, from_op_metrics, to_csv, to_xprof_json, DeviceEnv};
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::host_analysis::HostAnalysis;
 use proflens_analysis::passes::op_metrics::{device_op_metrics, host_op_metrics, OpMetricsDb};
+use proflens_analysis::tools::framework_op_stats::{
+    framework_op_stats, from_op_metrics, to_csv, to_xprof_json, DeviceEnv,
+};
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -33,7 +35,7 @@ fn single_profile(case: &str) -> PathBuf {
 fn ours(profile_path: &Path) -> Value {
     let profile = load(profile_path).expect("profile loads");
     let modules = proflens_format::hlo::hlo_modules(&profile).modules;
-    to_xprof_json(&HostAnalysis::with_hlo(&profile, &modules).framework_op_stats())
+    to_xprof_json(&proflens_analysis::tools::framework_op_stats::stats_of(&HostAnalysis::with_hlo(&profile, &modules)))
 }
 
 fn close(a: f64, b: f64) -> bool {

@@ -3,8 +3,8 @@
 //! text cells (program, category, name, HLO text, framework op, bound-by,
 //! source) and occurrences; times, percentages and rates within 1%.
 
-use proflens_analysis::tools::hlo_stats::{hlo_stats, to_csv, to_xprof_json};
 use proflens_analysis::passes::xla_ops::xla_ops_of;
+use proflens_analysis::tools::hlo_stats::{hlo_stats, to_csv, to_xprof_json};
 use proflens_tests::{data_dir, load, table_rows};
 use serde_json::Value;
 

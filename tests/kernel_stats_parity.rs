@@ -3,8 +3,9 @@
 //! shared memory, TensorCore columns, op name, occurrences), durations within
 //! 1e-9 relative. XLA kernels take their op names from the HLO protos.
 
-use proflens_analysis::passes::kernels::{kernel_stats_with_hlo, to_xprof_json};
-use proflens_analysis::passes::xla_ops::GpuHlo;
+use proflens_analysis::hlo::gpu::GpuHlo;
+use proflens_analysis::passes::kernels::kernel_stats_with_hlo;
+use proflens_analysis::tools::kernel_stats::to_xprof_json;
 use proflens_tests::{data_dir, load, table_rows};
 use serde_json::Value;
 

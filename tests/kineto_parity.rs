@@ -15,8 +15,8 @@
 //!
 //! Every trace and golden is copied into tests/data/kineto.
 
-use proflens_analysis::tools::overview::distributed::{rank_view, RankView, Scope};
 use proflens_analysis::passes::kineto::{facts, KinetoIndex};
+use proflens_analysis::tools::overview::distributed::{rank_view, RankView, Scope};
 use proflens_model::{Origin, Profile};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -5,11 +5,14 @@
 
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::host_analysis::HostAnalysis;
-use proflens_analysis::passes::kineto::{facts, operators, overview, KinetoIndex};
+use proflens_analysis::passes::kineto::{facts, KinetoIndex};
 use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
 use proflens_analysis::passes::trace::search::EventRef;
 use proflens_analysis::passes::trace::{export::write_chrome_trace, Trace, TrackSource};
-use proflens_analysis::{passes::kernels, tools::memory_profile};
+use proflens_analysis::tools::framework_op_stats::pytorch as operators;
+use proflens_analysis::tools::kernel_stats::{self, pytorch as torch_kernels};
+use proflens_analysis::tools::memory_profile;
+use proflens_analysis::tools::overview::{self as tool_overview, pytorch as overview};
 use proflens_model::{Origin, Profile};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -87,7 +90,7 @@ fn a_launch_links_to_its_kernel() {
 #[test]
 fn kernel_stats_read_the_imported_kernel_details() {
     let profile = bert();
-    let rows = kernel_stats::kernel_stats(&profile);
+    let rows = proflens_analysis::passes::kernels::kernel_stats(&profile);
     assert_eq!(rows.iter().map(|r| r.occurrences).sum::<u64>(), 60);
     // Exact: 307.197 µs in facts.json.
     assert_eq!(rows.iter().map(|r| r.total_ns).sum::<u64>(), 307_197);
@@ -96,7 +99,7 @@ fn kernel_stats_read_the_imported_kernel_details() {
     assert_eq!((top.occurrences, top.total_ns, top.registers_per_thread), (17, 98_718, 88));
     assert_eq!((top.block, top.grid), ([128, 1, 1], [40, 2, 1]));
     // The PyTorch table names the launching op and keeps the same totals.
-    let torch = operators::kernel_stats(&KinetoIndex::new(&profile));
+    let torch = torch_kernels::kernel_stats(&KinetoIndex::new(&profile));
     assert_eq!(torch.iter().map(|r| r.total_ns).sum::<u64>(), 307_197);
     assert_eq!(torch[0].op_name, "aten::addmm");
     let xprof = kernel_stats::to_xprof_json(&torch);
@@ -147,8 +150,8 @@ fn every_fixture_runs_every_host_tool_without_panicking() {
             }
             let profile = load(&path);
             let analysis = HostAnalysis::new(&profile);
-            let _ = analysis.overview();
-            let _ = analysis.framework_op_stats();
+            let _ = tool_overview::page_of(&analysis, false);
+            let _ = proflens_analysis::tools::framework_op_stats::stats_of(&analysis);
             let index = KinetoIndex::new(&profile);
             let ov = overview::overview(&index);
             // The roles split each step's window exactly.
@@ -210,7 +213,7 @@ fn damaged_traces_fail_cleanly_or_analyse_without_panicking() {
             let index = KinetoIndex::new(&profile);
             let _ = overview::overview(&index);
             let _ = operators::operator_stats(&index);
-            let _ = operators::kernel_stats(&index);
+            let _ = torch_kernels::kernel_stats(&index);
             let grouping = group_events(&profile);
             let _ = Trace::new(&profile, &grouping);
         }

@@ -2,8 +2,15 @@
 //! numbers the views show are the file's own, read back independently here
 //! from the decoded protobuf / JSON.
 
-use proflens_analysis::common::legacy::{self, LegacyView};
-use proflens_analysis::{tools::framework_op_stats, passes::input_pipeline, tools::memory_profile, tools::overview, tools::pod_viewer};
+use proflens_analysis::passes::input_pipeline::{self, legacy as input_legacy, InputPipelineAnalysis};
+use proflens_analysis::passes::kernels::KernelRow;
+use proflens_analysis::tools::framework_op_stats::{self, legacy as op_stats_legacy, FrameworkOpStats};
+use proflens_analysis::tools::kernel_stats::legacy as kernel_legacy;
+use proflens_analysis::tools::memory_profile::{self, legacy as memory_legacy, MemoryProfile};
+use proflens_analysis::tools::memory_viewer::{legacy as memory_viewer_legacy, MemoryViewer};
+use proflens_analysis::tools::op_profile::{legacy as op_profile_legacy, OpProfile};
+use proflens_analysis::tools::overview::{self, legacy as overview_legacy, OverviewPage};
+use proflens_analysis::tools::pod_viewer::{self, legacy as pod_legacy, PodViewer};
 use proflens_format::legacy::{decode, tool_file, LegacyError, LegacyFile, LegacyTool};
 use proflens_format::{proto, Limits};
 use proflens_tests::{data_dir, table_rows};
@@ -11,6 +18,51 @@ use serde_json::Value;
 
 const GPU: &str = "tf-legacy-gpu-input-bound";
 const TPU: &str = "xprof-golden-tpu-training";
+
+/// A decoded file's view model, from the converter of the tool that shows it.
+enum LegacyView {
+    Overview(Box<OverviewPage>),
+    InputPipeline(Box<InputPipelineAnalysis>),
+    FrameworkOpStats(FrameworkOpStats),
+    KernelStats(Vec<KernelRow>),
+    PodViewer(PodViewer),
+    MemoryProfile(MemoryProfile),
+    OpProfile(Box<OpProfile>),
+    MemoryViewer(Box<MemoryViewer>),
+}
+
+mod legacy {
+    use super::*;
+
+    pub fn view(file: &LegacyFile) -> Result<LegacyView, LegacyError> {
+        Ok(match file {
+            LegacyFile::OverviewPage(page) => {
+                LegacyView::Overview(Box::new(overview_legacy::overview_from_proto(page)))
+            }
+            LegacyFile::OverviewTables(t) => LegacyView::Overview(Box::new(overview_legacy::overview_from_tables(t)?)),
+            LegacyFile::InputPipeline(r) => {
+                LegacyView::InputPipeline(Box::new(input_legacy::input_pipeline_from_proto(r)))
+            }
+            LegacyFile::InputPipelineTables(t) => {
+                LegacyView::InputPipeline(Box::new(input_legacy::input_pipeline_from_tables(t)?))
+            }
+            LegacyFile::TensorflowStats(db) => {
+                LegacyView::FrameworkOpStats(op_stats_legacy::framework_op_stats_from_proto(db))
+            }
+            LegacyFile::TensorflowStatsTables(t) => {
+                LegacyView::FrameworkOpStats(op_stats_legacy::framework_op_stats_from_tables(t)?)
+            }
+            LegacyFile::KernelStats(db) => LegacyView::KernelStats(kernel_legacy::kernel_stats_from_proto(db)),
+            LegacyFile::KernelStatsTables(t) => LegacyView::KernelStats(kernel_legacy::kernel_stats_from_tables(t)?),
+            LegacyFile::PodViewer(v) => LegacyView::PodViewer(pod_legacy::pod_viewer_from_json(v)?),
+            LegacyFile::MemoryProfile(v) => LegacyView::MemoryProfile(memory_legacy::memory_profile_from_json(v)?),
+            LegacyFile::OpProfile(v) => LegacyView::OpProfile(Box::new(op_profile_legacy::op_profile_from_json(v)?)),
+            LegacyFile::MemoryViewer(v) => {
+                LegacyView::MemoryViewer(Box::new(memory_viewer_legacy::memory_viewer_from_json(v)?))
+            }
+        })
+    }
+}
 
 fn bytes(case: &str, name: &str) -> Vec<u8> {
     std::fs::read(data_dir().join("legacy").join(case).join(name)).expect("readable fixture")
@@ -354,7 +406,7 @@ fn xprof_op_and_kernel_tables_round_trip() {
         };
         let stored: Value = serde_json::from_slice(bytes).unwrap();
         assert!(!rows.is_empty());
-        let back = proflens_analysis::passes::kernels::to_xprof_json(&rows);
+        let back = proflens_analysis::tools::kernel_stats::to_xprof_json(&rows);
         assert_eq!(back["cols"], stored["cols"], "{name}");
         let (back, stored) = (table_rows(&back), table_rows(&stored));
         assert_eq!(back.len(), stored.len(), "{name}");

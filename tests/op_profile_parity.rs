@@ -7,8 +7,8 @@
 //! within 0.01 (1 point) and raw FLOPs within 1%; HBM bytes within 1% where
 //! XProf reports them (GPU bytes come from our cost model: docs/deviations.md).
 
-use proflens_analysis::tools::op_profile::{op_profile, to_xprof_json};
 use proflens_analysis::passes::xla_ops::{program_names, xla_ops_of};
+use proflens_analysis::tools::op_profile::{op_profile, to_xprof_json};
 use proflens_tests::{data_dir, load};
 use serde_json::Value;
 

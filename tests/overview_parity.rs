@@ -36,7 +36,7 @@ fn same_properties(what: &str, ours: &Value, theirs: &Value, except: &[&str]) {
 }
 
 fn check_overview(what: &str, a: &HostAnalysis, golden: &Value) {
-    let ours = overview::to_xprof_json(&a.overview_xprof());
+    let ours = overview::to_xprof_json(&overview::page_of(a, true));
     assert_eq!(ours.as_array().unwrap().len(), 7, "{what}");
     for (i, table) in [(0, "analysis"), (1, "steps"), (2, "environment"), (3, "recommendation"), (6, "diagnostics")] {
         if golden[i].get("p").is_some() {
@@ -99,7 +99,7 @@ fn keras_batches_become_inferred_steps() {
     // reads Keras 3's "Profiled batch" markers (profile_batch='10,15' → batches 9..14).
     let a = analysis(&xplane_files(&data_dir().join("xspace/keras_fit"))[0]);
     assert!(a.steps.steps.is_empty());
-    let page = a.overview();
+    let page = overview::page_of(&a, false);
     let names: Vec<&str> = page.input.steps.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         names,
@@ -116,7 +116,7 @@ fn keras_batches_become_inferred_steps() {
     assert_ne!(page.recommendation.bottleneck, "unknown");
     assert!(page.input.steps.iter().all(|s| s.step_time_ms > 1.0 && s.host_compute_ms > 0.0));
     // XProf's own view of the file is unchanged.
-    assert_eq!(a.overview_xprof().recommendation.bottleneck, "unknown");
+    assert_eq!(overview::page_of(&a, true).recommendation.bottleneck, "unknown");
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! Trace export on every XSpace fixture: valid Chrome Trace Event JSON whose
 //! complete events are exactly the file's events plus the derived tracks.
 
+use proflens_analysis::hlo::gpu::GpuHlo;
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::trace::{export::write_chrome_trace, Trace, TrackSource};
-use proflens_analysis::passes::xla_ops::GpuHlo;
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 
@@ -151,7 +151,13 @@ fn the_link_index_finds_what_a_full_scan_finds() {
         let index = LinkIndex::new(&profile, &trace);
         let key = |name: &str| profile.strings.lookup(name);
         let stat = |p: usize, l: usize, i: usize, k| -> Option<StatValue> {
-            proflens_analysis::common::schema::event_stat(&profile, &profile.planes[p], &profile.planes[p].lines[l], i, k)
+            proflens_analysis::common::schema::event_stat(
+                &profile,
+                &profile.planes[p],
+                &profile.planes[p].lines[l],
+                i,
+                k,
+            )
         };
         let events: Vec<(EventRef, usize, usize, usize)> = trace
             .sections

@@ -167,7 +167,7 @@ fn nvtx_ranges_become_steps_with_device_time() {
     }
     let env = &analysis.environment;
     assert_eq!(env.device_type, "Nvidia GPU (Hopper)", "the device capabilities are read: {env:?}");
-    assert_eq!(analysis.overview().input.steps.len(), STEPS as usize);
+    assert_eq!(proflens_analysis::tools::overview::page_of(&analysis, false).input.steps.len(), STEPS as usize);
 }
 
 #[test]

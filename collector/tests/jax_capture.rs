@@ -145,7 +145,7 @@ fn captures_a_running_jax_job_with_its_steps() {
         })
         .collect();
     assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "consecutive step numbers: {numbers:?}");
-    let overview = analysis.overview();
+    let overview = proflens_analysis::tools::overview::page_of(&analysis, false);
     assert_eq!(overview.input.steps.len(), steps.len(), "the overview shows the steps");
     assert_eq!(analysis.environment.hostnames.len(), 1);
     std::fs::remove_dir_all(&logdir).unwrap();

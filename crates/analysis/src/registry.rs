@@ -56,7 +56,9 @@ pub fn available(host: &HostContext) -> Vec<&'static dyn Tool> {
             .collect();
     }
     match host.is_kineto() {
-        Ok(kineto) => TOOLS.iter().copied().filter(|t| if kineto { t.inputs().kineto } else { t.inputs().xspace }).collect(),
+        Ok(kineto) => {
+            TOOLS.iter().copied().filter(|t| if kineto { t.inputs().kineto } else { t.inputs().xspace }).collect()
+        }
         Err(_) => Vec::new(),
     }
 }
@@ -111,10 +113,15 @@ fn check(tool: &dyn Tool, host: &HostContext) -> Result<(), ToolError> {
         if host.has_events() && inputs.tool_set_trace {
             return Ok(());
         }
-        let labels: Vec<&str> = kinds.iter().filter_map(|k| tool_for_file(*k)).map(|t| t.label()).collect();
+        let labels: Vec<&str> = TOOLS
+            .iter()
+            .filter(|t| t.inputs().tool_files.iter().any(|k| kinds.contains(k)))
+            .map(|t| t.label())
+            .collect();
         return Err(ToolError::Failed(format!(
-            "Host “{}” has TensorBoard tool files for {} only; the {} needs a profile (*.xplane.pb).",
+            "Host “{}” has no legacy {} file, and TensorBoard tool files for {} only: the {} needs a profile (*.xplane.pb).",
             host.name(),
+            tool.id(),
             labels.join(", "),
             tool.label()
         )));
@@ -153,7 +160,10 @@ mod tests {
     #[test]
     fn ids_are_unique_and_found() {
         for tool in TOOLS {
-            assert!(std::ptr::eq(find(tool.id()).map_or(std::ptr::null(), |t| t as *const _ as *const ()), *tool as *const _ as *const ()));
+            assert!(std::ptr::eq(
+                find(tool.id()).map_or(std::ptr::null(), |t| t as *const _ as *const ()),
+                *tool as *const _ as *const ()
+            ));
             assert_eq!(TOOLS.iter().filter(|t| t.id() == tool.id()).count(), 1, "{}", tool.id());
         }
         assert_eq!(find("tensorflow_stats").map(|t| t.id()), Some("framework_op_stats"));

@@ -1,23 +1,25 @@
-//! `proflens bench FILE`: how long decoding and each tool take on one host
-//! file, and the process's peak memory after each phase, as JSON. A script
-//! compares these with XProf's conversion of the same file
-//! (tests/bench/compare_xprof.py); the numbers are meant as ratios, not as
-//! absolute targets.
+//! `proflens bench FILE`: how long decoding, the shared passes and each
+//! tool take on one host file, and the process's peak memory after each
+//! phase, as JSON; and how often each shared pass ran while every tool ran
+//! once (each should run once per load). A script compares these with
+//! XProf's conversion of the same file (tests/bench/compare_xprof.py); the
+//! numbers are meant as ratios, not as absolute targets.
 
 use crate::Failure;
-use proflens_analysis::passes::grouping::group_events;
+use proflens_analysis::context::{Format, Hooks, HostContext, HostFile, Request};
 use proflens_analysis::passes::trace::links::LinkIndex;
 use proflens_analysis::passes::trace::search::EventRef;
 use proflens_analysis::passes::trace::{Trace, TrackSource};
-use proflens_analysis::passes::xla_ops::GpuHlo;
-use proflens_analysis::{tools::framework_op_stats, passes::input_pipeline, tools::overview};
+use proflens_analysis::registry;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::rc::Rc;
 use std::time::Instant;
 
 #[derive(Serialize)]
 struct Phase {
-    name: &'static str,
+    name: String,
     /// Best (minimum) wall time over the repeats, ms.
     ms: f64,
     /// Peak resident memory of the process after the phase (Linux), bytes.
@@ -31,60 +33,85 @@ struct Report {
     events: u64,
     repeats: u32,
     phases: Vec<Phase>,
+    /// Runs of each shared pass while every tool ran once on one load.
+    pass_runs: BTreeMap<&'static str, u32>,
+}
+
+struct Clock(Instant);
+
+impl Hooks for Clock {
+    fn progress(&self, _: Option<f64>, _: &str) {}
+
+    fn now_ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1000.0
+    }
+}
+
+/// A fresh context over the file's bytes: nothing computed yet.
+fn context(path: &Path, bytes: &Rc<Vec<u8>>) -> HostContext {
+    let bytes = bytes.clone();
+    let file = HostFile { path: path.display().to_string(), tool: None, read: Box::new(move || Ok((*bytes).clone())) };
+    HostContext::new("bench", vec![file], Rc::new(Clock(Instant::now())))
 }
 
 pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
     let repeats = repeats.max(1);
-    let bytes = std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    let bytes = Rc::new(std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?);
     let mut phases = Vec::new();
-    let mut time = |name: &'static str, f: &mut dyn FnMut() -> Result<(), Failure>| -> Result<(), Failure> {
+    let mut time = |name: &str, f: &mut dyn FnMut() -> Result<(), Failure>| -> Result<(), Failure> {
         let mut best = f64::INFINITY;
         for _ in 0..repeats {
             let start = Instant::now();
             f()?;
             best = best.min(start.elapsed().as_secs_f64() * 1000.0);
         }
-        phases.push(Phase { name, ms: best, peak_rss_bytes: peak_rss() });
+        phases.push(Phase { name: name.to_string(), ms: best, peak_rss_bytes: peak_rss() });
         Ok(())
     };
-    let limits = proflens_format::Limits::default();
-    let decode = || {
-        proflens_format::load_profile(&bytes, &limits, &mut |_| {})
-            .map_err(|e| Failure(format!("{}: {e}", path.display())))
-    };
-    let profile = decode()?;
-    time("decode", &mut || decode().map(drop))?;
-    let analysis = crate::input::host_analysis(&profile);
+    let failed = |e: String| Failure(format!("{}: {e}", path.display()));
+    time("decode", &mut || context(path, &bytes).profile().map(drop).map_err(failed))?;
     time("shared_analysis", &mut || {
-        std::hint::black_box(crate::input::host_analysis(&profile));
+        let host = context(path, &bytes);
+        host.profile().map_err(failed)?;
+        std::hint::black_box(host.analysis().map_err(failed)?);
         Ok(())
     })?;
-    time("overview_page", &mut || {
-        std::hint::black_box(overview::to_xprof_json(&analysis.overview_xprof()));
-        Ok(())
-    })?;
-    time("input_pipeline_analyzer", &mut || {
-        std::hint::black_box(input_pipeline::to_xprof_json(&analysis.input_pipeline_xprof()));
-        Ok(())
-    })?;
-    time("framework_op_stats", &mut || {
-        std::hint::black_box(framework_op_stats::to_xprof_json(&analysis.framework_op_stats()));
-        Ok(())
-    })?;
+    // Every tool once on one load: the passes it needs are computed by the
+    // first tool that asks and shared by the others.
+    let host = context(path, &bytes);
+    let xprof = Request { format: Format::Xprof, ..Request::default() };
+    for tool in registry::available(&host) {
+        let (format, request) = if tool.formats().contains(&Format::Xprof) {
+            (Format::Xprof, xprof.clone())
+        } else {
+            (Format::Json, Request::default())
+        };
+        match tool.run(&host, &request) {
+            Ok(output) => {
+                time(tool.id(), &mut || {
+                    let output = tool.run(&host, &request).map_err(|e| Failure(e.to_string()))?;
+                    std::hint::black_box(output.text(format).ok());
+                    Ok(())
+                })?;
+                drop(output);
+            }
+            // A tool with nothing to show for this file (no XLA programs…) is left out.
+            Err(e) => eprintln!("proflens: bench: {} skipped: {e}", tool.id()),
+        }
+    }
+    let pass_runs = host.pass_runs().into_iter().collect();
     // The trace viewer's flow-arrow index: one scan of the events (what every
     // selection cost before the index), then lookups.
-    let grouping = group_events(&profile);
-    let modules = proflens_format::hlo::hlo_modules(&profile).modules;
-    let trace = Trace::with_hlo(&profile, &grouping, &GpuHlo::new(&modules));
-    let index = LinkIndex::new(&profile, &trace);
+    let (profile, trace) = (host.profile().map_err(failed)?, host.trace().map_err(failed)?);
+    let index = LinkIndex::new(&profile, &trace.trace);
     time("trace_link_index", &mut || {
-        std::hint::black_box(LinkIndex::new(&profile, &trace));
+        std::hint::black_box(LinkIndex::new(&profile, &trace.trace));
         Ok(())
     })?;
-    let clicks = spread_events(&profile, &trace, 100);
+    let clicks = spread_events(&profile, &trace.trace, 100);
     time("trace_links_100_selections", &mut || {
         for &at in &clicks {
-            std::hint::black_box(index.links(&profile, &trace, at, 100));
+            std::hint::black_box(index.links(&profile, &trace.trace, at, 100));
         }
         Ok(())
     })?;
@@ -94,6 +121,7 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
         events: profile.event_count() as u64,
         repeats,
         phases,
+        pass_runs,
     };
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())

@@ -5,12 +5,11 @@
 
 mod bench;
 mod export_trace;
+mod hosts;
 mod info;
-mod input;
-mod kineto;
-mod legacy;
+mod output;
 mod tool;
-mod xla_tools;
+mod tools;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -52,12 +51,17 @@ enum Command {
         #[arg(long, default_value_t = 3)]
         repeat: u32,
     },
+    /// List the tools: id, label, what each reads, output formats.
+    Tools {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run one analysis tool on one host and print its result.
     Tool {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
-        /// overview_page, input_pipeline_analyzer, framework_op_stats, kernel_stats, pod_viewer,
-        /// memory_profile, tf_data_bottleneck_analysis, op_profile, hlo_stats or memory_viewer.
+        /// A tool of `proflens tools` (XProf's names: overview_page, framework_op_stats, …).
         tool: String,
         /// The run, when PATH holds several.
         #[arg(long)]
@@ -67,7 +71,7 @@ enum Command {
         host: Option<String>,
         /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON.
         #[arg(long, value_enum, default_value = "json")]
-        format: tool::Format,
+        format: output::Format,
         /// Write to FILE instead of standard output.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
@@ -77,7 +81,7 @@ enum Command {
         module: Option<String>,
         /// op_profile --format xprof: group by program (XProf's default) or by category.
         #[arg(long, value_enum, default_value = "program")]
-        group_by: xla_tools::GroupBy,
+        group_by: tool::Grouping,
     },
 }
 
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { path } => info::run(&path),
         Command::Bench { path, repeat } => bench::run(&path, repeat),
+        Command::Tools { json } => tools::run(json),
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())
         }

@@ -15,7 +15,7 @@ pub mod legacy;
 pub mod logdir;
 pub mod logdir_index;
 pub mod sniff;
-mod wire;
+pub mod wire;
 pub mod xspace;
 
 /// The generated XSpace types (for writers such as the collector and tests;

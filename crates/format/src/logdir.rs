@@ -111,7 +111,35 @@ pub fn trace_host_name(file_name: &str) -> Option<&str> {
 /// files (one host per `<host>.` prefix). Names decide here; the content is
 /// checked when a host is opened. A legacy `<host>.trace.json.gz` beside an
 /// XSpace of the same host is left out: the XSpace has the same events.
+///
+/// One file whose name says nothing is still one host (named by the file
+/// without its last extension), so that its content can decide what it is.
 pub fn discover_any<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> AnyLogdir {
+    let paths: Vec<&str> = paths.into_iter().collect();
+    let found = discover_by_name(paths.iter().copied(), root_run);
+    match paths.as_slice() {
+        [only] if found.runs.is_empty() => AnyLogdir {
+            runs: vec![AnyRun {
+                name: root_run.to_string(),
+                hosts: vec![AnyHost { name: loose_host_name(only), files: HostFiles::Events(0) }],
+            }],
+            skipped: Vec::new(),
+        },
+        _ => found,
+    }
+}
+
+/// `dir/name.ext` → `name`; a name that is all extension stays whole.
+pub fn loose_host_name(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => name[..dot].to_string(),
+        _ if name.is_empty() => "file".to_string(),
+        _ => name.to_string(),
+    }
+}
+
+fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> AnyLogdir {
     enum Kind {
         XSpace,
         Trace { legacy: bool },
@@ -256,6 +284,15 @@ fn reason_for(file_name: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_unnamed_file_is_one_host() {
+        let found = super::discover_any(["dir/vm.bin"], "Selected files");
+        assert_eq!(found.runs[0].hosts[0].name, "vm");
+        assert_eq!(super::loose_host_name("random"), "random");
+        assert_eq!(super::loose_host_name(".hidden"), ".hidden");
+        assert_eq!(super::loose_host_name("a.b.c"), "a.b");
+    }
+
     use super::*;
 
     fn names(l: &Logdir) -> Vec<(String, Vec<String>)> {

@@ -2,31 +2,39 @@
 //! repeated fields (lines, events) can be decoded one element at a time
 //! instead of materialising the whole message: peak memory stays close to
 //! the model's own.
+//!
+//! Public so that the analysis crate decodes the small protobuf messages that
+//! profiles store in stats with this same reader, not a copy of it.
 
 use crate::sniff::read_varint;
 use crate::Error;
 
-pub(crate) enum Value<'a> {
+/// A field's value, as far as its wire type tells.
+pub enum Value<'a> {
     Varint(u64),
+    /// A length-delimited payload (bytes, string or nested message).
     Bytes(&'a [u8]),
+    /// A 32- or 64-bit fixed-width value, not read.
     Fixed,
 }
 
 /// One field: number, value and its whole encoding (tag included).
-pub(crate) struct Field<'a> {
+pub struct Field<'a> {
     pub number: u64,
     pub value: Value<'a>,
     pub raw: &'a [u8],
 }
 
-pub(crate) struct Fields<'a> {
+/// An iterator over a message's fields; see [`fields`].
+pub struct Fields<'a> {
     bytes: &'a [u8],
     pos: usize,
     what: &'static str,
 }
 
-/// The fields of a message's encoding, in order.
-pub(crate) fn fields<'a>(bytes: &'a [u8], what: &'static str) -> Fields<'a> {
+/// The fields of a message's encoding, in order. A malformed field yields an
+/// error naming `what`; stop at the first error, as the walk may not go on.
+pub fn fields<'a>(bytes: &'a [u8], what: &'static str) -> Fields<'a> {
     Fields { bytes, pos: 0, what }
 }
 

@@ -38,6 +38,9 @@ pub trait Hooks {
     fn progress(&self, fraction: Option<f64>, label: &str);
     /// Milliseconds from any fixed origin (the wasm target has no `Instant`).
     fn now_ms(&self) -> f64;
+    /// A host just loaded its events: the owner of the hosts may unload
+    /// others to bound memory (see [`HostContext::unload`]).
+    fn loaded(&self, _host: &str) {}
 }
 
 /// What loading the host's events cost.
@@ -68,7 +71,7 @@ pub struct HostContext {
     profile: Slot<Profile>,
     load: Cell<Option<LoadStats>>,
     /// Legacy tool files: (tool, file index, the file once decoded).
-    tool_files: RefCell<Vec<(LegacyTool, usize, Option<Result<Rc<LegacyFile>, String>>)>>,
+    tool_files: RefCell<Vec<(LegacyTool, usize, Option<Decoded>)>>,
     hlo: Slot<Hlo>,
     grouping: Slot<Grouping>,
     analysis: Slot<HostAnalysis>,
@@ -81,6 +84,8 @@ pub struct HostContext {
 }
 
 type Slot<T> = RefCell<Option<Rc<T>>>;
+/// A legacy tool file once read: its content, or why it could not be read.
+type Decoded = Result<Rc<LegacyFile>, String>;
 
 impl HostContext {
     /// A host named `name` (as discovery named it) with its files: legacy
@@ -122,7 +127,7 @@ impl HostContext {
     }
 
     /// The host's legacy file for `tool`, decoded once.
-    pub fn tool_file(&self, tool: LegacyTool) -> Option<Result<Rc<LegacyFile>, String>> {
+    pub fn tool_file(&self, tool: LegacyTool) -> Option<Decoded> {
         let (at, file) = {
             let files = self.tool_files.borrow();
             let at = files.iter().position(|(t, _, _)| *t == tool)?;
@@ -181,15 +186,13 @@ impl HostContext {
                 hooks.progress(Some(p.fraction()), phase_label(&p));
             }
         };
-        let profile = proflens_format::load_profile(&bytes, &Limits::default(), &mut on_progress)
-            .map_err(|e| e.to_string())?;
-        self.load.set(Some(LoadStats {
-            file_bytes: bytes.len() as u64,
-            decode_ms: self.hooks.now_ms() - started,
-        }));
+        let profile =
+            proflens_format::load_profile(&bytes, &Limits::default(), &mut on_progress).map_err(|e| e.to_string())?;
+        self.load.set(Some(LoadStats { file_bytes: bytes.len() as u64, decode_ms: self.hooks.now_ms() - started }));
         self.count("decode");
         let profile = Rc::new(profile);
         *self.profile.borrow_mut() = Some(profile.clone());
+        self.hooks.loaded(&self.name);
         Ok(profile)
     }
 

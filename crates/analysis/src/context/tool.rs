@@ -18,6 +18,10 @@ pub trait Tool: Sync {
     fn label(&self) -> &'static str;
     /// The files the tool can show.
     fn inputs(&self) -> Inputs;
+    /// The formats its output can be written in.
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv, Format::Xprof]
+    }
     /// The tool on one host.
     fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError>;
     /// The tool over every host (or PyTorch rank) of a run; the tools whose
@@ -88,9 +92,8 @@ impl Output {
 
     /// The output in `format`, as the CLI writes it.
     pub fn text(&self, format: Format) -> Result<String, ToolError> {
-        let pretty = |v: &Value| {
-            serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| ToolError::Failed(e.to_string()))
-        };
+        let pretty =
+            |v: &Value| serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| ToolError::Failed(e.to_string()));
         match format {
             Format::Json => pretty(&self.model.json()?),
             Format::Xprof => pretty(&self.model.xprof()?),

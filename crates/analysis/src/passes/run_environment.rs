@@ -1,7 +1,7 @@
 //! Where the profile ran: host, device kind and model, core count.
 
-use crate::passes::input_pipeline::HardwareType;
 use crate::common::schema::{plane_stat, GPU_PLANE_PREFIX, TPU_PLANE_PREFIX};
+use crate::passes::input_pipeline::HardwareType;
 use proflens_model::{Plane, Profile};
 use serde::{Deserialize, Serialize};
 

@@ -5,12 +5,12 @@
 //! step_events_to_steps_db.cc): events of a step are typed, overlaps are
 //! resolved by type priority, and the rest of the step is "unknown" time.
 
-use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
 use crate::common::schema::{
     event_stat, is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE,
     TPU_PLANE_PREFIX,
 };
 use crate::common::tf_op::{self, OpCategory};
+use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
 use proflens_model::{Plane, Profile};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;

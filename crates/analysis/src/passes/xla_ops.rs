@@ -10,12 +10,12 @@
 //!   [`crate::hlo::cost`] per occurrence. The measured time runs from the first
 //!   to the last event of each GPU's non-derived lines, summed over GPUs.
 
-use crate::passes::grouping::Grouping;
+use crate::common::schema::{event_stat, is_derived_line, plane_stat, GPU_PLANE_PREFIX, TPU_PLANE_PREFIX};
 use crate::hlo::cost::gpu_cost;
 use crate::hlo::gpu::{innermost, provenance};
 use crate::hlo::text::{category, ModuleIndex};
+use crate::passes::grouping::Grouping;
 use crate::passes::op_metrics::{device_op_metrics, OpMetrics};
-use crate::common::schema::{event_stat, is_derived_line, plane_stat, GPU_PLANE_PREFIX, TPU_PLANE_PREFIX};
 use proflens_model::hlo::{HloInstruction, HloModule};
 use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashMap;
@@ -125,7 +125,6 @@ fn describe(index: Option<&ModuleIndex<'_>>, name: &str, op: &mut XlaOp, index_i
         op.source.line_number = -1;
     }
 }
-
 
 /// File, line and stack of an instruction (XProf's SourceInfo).
 pub fn source_info(module: &HloModule, instr: &HloInstruction) -> SourceInfo {

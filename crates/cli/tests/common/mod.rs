@@ -14,6 +14,7 @@ pub fn proflens(args: &[&str]) -> Output {
 }
 
 /// The JSON a successful run prints.
+#[allow(dead_code)] // each test file uses the helpers it needs
 pub fn json(args: &[&str]) -> Value {
     let out = proflens(args);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));

@@ -2,11 +2,11 @@
 //! `InputPipelineAnalysisResult`) or XProf's input pipeline / overview JSON.
 
 use crate::common::legacy::shape;
+use crate::common::stats::Summary;
 use crate::passes::input_pipeline::{
     Bottleneck, BreakdownSummary, Diagnostic, HardwareType, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown,
     NextStep, StepBreakdown,
 };
-use crate::common::stats::Summary;
 use proflens_format::legacy::{unpack_any, GvizTable, LegacyError, LegacyTool};
 use proflens_format::proto;
 

@@ -9,8 +9,8 @@ mod xprof;
 
 pub use xprof::*;
 
-use crate::common::stats::{one_digit, Summary};
 pub use crate::common::hardware::HardwareType;
+use crate::common::stats::{one_digit, Summary};
 use crate::passes::op_metrics::OpMetricsDb;
 use crate::passes::steps::{SpanType, StepDb, StepInfo};
 use serde::{Deserialize, Serialize};

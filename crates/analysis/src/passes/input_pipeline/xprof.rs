@@ -1,9 +1,9 @@
 //! The input analysis as XProf's JSON tables and as CSV: the input pipeline
 //! analyzer's output, and the overview's step table.
 
+use super::*;
 use crate::common::csv::csv_field;
 use crate::common::datatable::DataTable;
-use super::*;
 use serde_json::{json, Value};
 
 fn doc_link(url: &str, text: &str) -> String {
@@ -183,7 +183,6 @@ pub fn to_xprof_json(a: &InputPipelineAnalysis) -> Value {
     ])
 }
 
-
 /// The step-time table as CSV (ms per step and category).
 pub fn steps_csv(a: &InputPipelineAnalysis) -> String {
     let mut out = String::from("step,step_time_ms,device_compute_ms,device_to_device_ms,device_collectives_ms,host_compute_ms,kernel_launch_ms,input_ms,output_ms,compile_ms,all_others_ms\n");
@@ -223,4 +222,3 @@ pub fn input_ops_csv(a: &InputPipelineAnalysis) -> String {
     }
     out
 }
-

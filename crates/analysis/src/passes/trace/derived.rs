@@ -4,9 +4,9 @@
 //! capture time) keep their own and get none derived.
 
 use super::{DerivedTrack, Track, TrackSource};
-use crate::passes::grouping::Grouping;
 use crate::common::schema::{event_stat, is_derived_line, StatKeys};
 use crate::hlo::gpu::{innermost, GpuHlo};
+use crate::passes::grouping::Grouping;
 use proflens_model::{nesting_depths, Profile};
 
 pub const STEPS: &str = "Steps";

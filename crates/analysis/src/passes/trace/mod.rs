@@ -11,9 +11,9 @@ pub mod links;
 pub mod search;
 pub mod window;
 
-use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};
 use crate::hlo::gpu::GpuHlo;
+use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
 use proflens_model::{Events, Profile};
 use serde::{Deserialize, Serialize};
 

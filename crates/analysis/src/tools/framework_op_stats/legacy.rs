@@ -2,8 +2,8 @@
 //! `kernel_stats.pb` (or XProf's JSON of those tools): row for row, the
 //! numbers the profiler stored.
 
-use crate::tools::framework_op_stats::{FrameworkOpStats, OpRow, OpTable, Side};
 use crate::common::legacy::shape;
+use crate::tools::framework_op_stats::{FrameworkOpStats, OpRow, OpTable, Side};
 use proflens_format::legacy::{GvizTable, LegacyError, LegacyTool};
 use proflens_format::proto;
 
@@ -54,8 +54,6 @@ pub fn framework_op_stats_from_proto(db: &proto::TfStatsDatabase) -> FrameworkOp
         without_idle: table(db.without_idle.as_ref()),
     }
 }
-
-
 
 fn op_row(t: &GvizTable, row: &[serde_json::Value]) -> OpRow {
     let n = |id: &str| t.number(row, id).unwrap_or(0.0);

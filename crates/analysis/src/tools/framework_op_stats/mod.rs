@@ -10,12 +10,12 @@ pub mod legacy;
 pub mod pytorch;
 mod tool;
 
-pub use tool::{FrameworkOpStatsTool, OperatorStats};
+pub use tool::{stats_of, FrameworkOpStatsTool, OperatorStats};
 
-use crate::passes::grouping::Grouping;
 pub use crate::passes::device_env::{DeviceEnv, Hardware};
-use crate::passes::training::ModelTracker;
+use crate::passes::grouping::Grouping;
 use crate::passes::op_metrics::{device_op_metrics, host_op_metrics, MemoryBreakdown, OpMetrics, OpMetricsDb};
+use crate::passes::training::ModelTracker;
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -364,7 +364,7 @@ pub fn to_csv(view: &FrameworkOpStats, include_idle: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::op_metrics::tests::{Builder, V};
+    use crate::passes::op_metrics::test_builder::{Builder, V};
     use crate::passes::op_metrics::IDLE;
 
     fn op(name: &str, category: &str, occurrences: u64, time_ps: u64, self_time_ps: u64) -> OpMetrics {

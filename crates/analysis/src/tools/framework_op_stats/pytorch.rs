@@ -95,8 +95,6 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
     out
 }
 
-
-
 /// Operator tables of several ranks as one: rows with the same name add up.
 pub fn combine(tables: &[&[OperatorRow]]) -> Vec<OperatorRow> {
     let mut merged: FxHashMap<&str, OperatorRow> = FxHashMap::default();
@@ -122,7 +120,6 @@ pub fn operator_stats_of_ranks(ranks: &[&KinetoIndex]) -> Vec<OperatorRow> {
     let tables: Vec<Vec<OperatorRow>> = ranks.iter().map(|i| operator_stats(i)).collect();
     combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
-
 
 /// The operator table as CSV (times in µs).
 pub fn to_csv(rows: &[OperatorRow]) -> String {

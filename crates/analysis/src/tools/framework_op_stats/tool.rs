@@ -67,7 +67,12 @@ impl Tool for FrameworkOpStatsTool {
 }
 
 fn stats(a: &HostAnalysis) -> Output {
-    Output::new("framework_op_stats", from_op_metrics(&a.host_ops, &a.device_ops, &a.device_env))
+    Output::new("framework_op_stats", stats_of(a))
+}
+
+/// The op stats of a host's (or a run's combined) analysis.
+pub fn stats_of(a: &HostAnalysis) -> FrameworkOpStats {
+    from_op_metrics(&a.host_ops, &a.device_ops, &a.device_env)
 }
 
 impl Rendered for FrameworkOpStats {

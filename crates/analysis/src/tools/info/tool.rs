@@ -1,7 +1,7 @@
 //! Profile info as a registry tool: the planes, lines and stats of a file.
 
 use super::{host_info, HostInfo};
-use crate::context::{HostContext, Inputs, LoadStats, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{Format, HostContext, Inputs, LoadStats, Output, Rendered, Request, Tool, ToolError};
 use serde::{Deserialize, Serialize};
 
 pub struct InfoTool;
@@ -20,6 +20,10 @@ impl Tool for InfoTool {
 
     fn label(&self) -> &'static str {
         "Profile info"
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json]
     }
 
     fn inputs(&self) -> Inputs {

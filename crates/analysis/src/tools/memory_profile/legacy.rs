@@ -2,7 +2,9 @@
 //! `MemoryProfile`, as the profiler wrote it and XProf's server returned it).
 
 use crate::common::legacy::{number, shape};
-use crate::tools::memory_profile::{ActiveAllocation, Activity, AllocatorProfile, AllocatorStats, MemoryProfile, Snapshot};
+use crate::tools::memory_profile::{
+    ActiveAllocation, Activity, AllocatorProfile, AllocatorStats, MemoryProfile, Snapshot,
+};
 use proflens_format::legacy::{LegacyError, LegacyTool};
 use serde_json::Value;
 use std::collections::BTreeMap;

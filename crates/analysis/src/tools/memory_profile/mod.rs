@@ -6,8 +6,8 @@ mod tool;
 
 pub use tool::MemoryProfileTool;
 
-use crate::passes::grouping::Grouping;
 use crate::common::schema::{StatKeys, StatPicker, HOST_PLANE};
+use crate::passes::grouping::Grouping;
 use proflens_model::{Profile, StatValue};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

@@ -2,7 +2,9 @@
 //! `PreprocessResult` as proto3 JSON, as its server returned it).
 
 use crate::common::legacy::{number, shape};
-use crate::tools::memory_viewer::{AllocatedBuffer, BufferBlock, HeapObject, IndefiniteAllocation, MemoryViewer, Source};
+use crate::tools::memory_viewer::{
+    AllocatedBuffer, BufferBlock, HeapObject, IndefiniteAllocation, MemoryViewer, Source,
+};
 use proflens_format::legacy::{LegacyError, LegacyTool};
 use serde_json::Value;
 

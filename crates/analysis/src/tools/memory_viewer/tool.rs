@@ -38,8 +38,12 @@ impl Tool for MemoryViewerTool {
             };
             let viewer = legacy::memory_viewer_from_json(value).map_err(|e| e.to_string())?;
             let name = viewer.module_name.clone();
-            let page =
-                MemoryViewerPage { modules: vec![name.clone()], module: name, viewer: Some(Box::new(viewer)), failed: None };
+            let page = MemoryViewerPage {
+                modules: vec![name.clone()],
+                module: name,
+                viewer: Some(Box::new(viewer)),
+                failed: None,
+            };
             return Ok(Output::new("memory_viewer", page));
         }
         let hlo = host.hlo()?;

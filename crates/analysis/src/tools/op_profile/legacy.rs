@@ -2,8 +2,8 @@
 //! `op_profile.Profile`, as the profiler wrote it and XProf's server returned it).
 
 use crate::common::legacy::{number, shape};
-use crate::tools::op_profile::{Metrics, Node, OpProfile, XlaInfo};
 use crate::passes::xla_ops::SourceInfo;
+use crate::tools::op_profile::{Metrics, Node, OpProfile, XlaInfo};
 use proflens_format::legacy::{LegacyError, LegacyTool};
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! The op profile as a registry tool: the device's XLA ops as a tree.
 
 use super::{legacy, op_profile, to_xprof_json, OpProfile};
-use crate::context::{GroupBy, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{Format, GroupBy, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::xla_ops::program_names;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde::{Deserialize, Serialize};
@@ -25,6 +25,10 @@ impl Tool for OpProfileTool {
 
     fn label(&self) -> &'static str {
         "Op profile"
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Xprof]
     }
 
     fn inputs(&self) -> Inputs {

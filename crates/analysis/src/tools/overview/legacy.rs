@@ -1,13 +1,13 @@
 //! Overview page from a legacy `overview_page.pb` or XProf's overview JSON.
 
+use crate::common::legacy::shape;
 use crate::passes::input_pipeline::legacy::{
     analysis_from_step_table, classification, diagnostics, diagnostics_from_table, input_pipeline_from_proto,
     step_table,
 };
 use crate::passes::input_pipeline::{Diagnostic, HardwareType};
-use crate::tools::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp};
 use crate::passes::run_environment::RunEnvironment;
-use crate::common::legacy::shape;
+use crate::tools::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp};
 use proflens_format::legacy::{unpack_any, GvizTable, LegacyError, LegacyTool};
 use proflens_format::proto;
 
@@ -187,8 +187,8 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
 
 #[cfg(test)]
 mod tests {
-    use crate::passes::input_pipeline::legacy::hardware_type;
     use super::*;
+    use crate::passes::input_pipeline::legacy::hardware_type;
 
     #[test]
     fn counts_lead_their_text() {

@@ -9,7 +9,7 @@ pub mod legacy;
 pub mod pytorch;
 mod tool;
 
-pub use tool::OverviewTool;
+pub use tool::{page_of, OverviewTool};
 
 use crate::common::datatable::DataTable;
 use crate::passes::input_pipeline::{self, host_input_ops, Diagnostic, HardwareType, InputPipelineAnalysis, NextStep};
@@ -180,7 +180,6 @@ pub fn overview(
         diagnostics,
     }
 }
-
 
 /// Ops whose kernels can use TensorCores (matrix multiplies and convolutions).
 fn tensor_core_eligible(op: &OpMetrics) -> bool {

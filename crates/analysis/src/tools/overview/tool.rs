@@ -37,7 +37,9 @@ impl Tool for OverviewTool {
         if let Some(file) = host.tool_file(LegacyTool::OverviewPage) {
             let page = match &*file? {
                 LegacyFile::OverviewPage(page) => legacy::overview_from_proto(page),
-                LegacyFile::OverviewTables(tables) => legacy::overview_from_tables(tables).map_err(|e| e.to_string())?,
+                LegacyFile::OverviewTables(tables) => {
+                    legacy::overview_from_tables(tables).map_err(|e| e.to_string())?
+                }
                 _ => return Err(ToolError::Failed("not an overview file".into())),
             };
             return Ok(Output::new("overview_page", page));
@@ -60,12 +62,16 @@ impl Tool for OverviewTool {
     }
 }
 
-/// Proflens's page (inferred steps where XProf finds none), or XProf's own.
 fn page(a: &HostAnalysis, request: &Request) -> Output {
-    let (steps, note) = if request.format == Format::Xprof { (&a.steps, None) } else { a.shown_steps() };
+    Output::new("overview_page", page_of(a, request.format == Format::Xprof))
+}
+
+/// Proflens's page (inferred steps where XProf finds none), or XProf's own.
+pub fn page_of(a: &HostAnalysis, as_xprof: bool) -> OverviewPage {
+    let (steps, note) = if as_xprof { (&a.steps, None) } else { a.shown_steps() };
     let mut page = overview(steps, &a.host_ops, &a.device_ops, &a.environment, &a.errors, &a.warnings);
     page.steps_note = note.map(str::to_owned);
-    Output::new("overview_page", page)
+    page
 }
 
 fn ranks(names: &[String], indexes: &[Rc<KinetoIndex>]) -> Result<Output, ToolError> {

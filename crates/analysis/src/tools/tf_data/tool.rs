@@ -1,7 +1,7 @@
 //! The tf.data bottleneck analysis as a registry tool.
 
 use super::{analyze, combine, pipelines_csv, TfDataAnalysis};
-use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -14,6 +14,10 @@ impl Tool for TfDataTool {
 
     fn label(&self) -> &'static str {
         "tf.data bottleneck analysis"
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv]
     }
 
     fn inputs(&self) -> Inputs {

@@ -66,5 +66,11 @@ pub fn layout(profile: &Profile, index: &TraceIndex) -> TraceLayout {
                 .collect(),
         })
         .collect();
-    TraceLayout { sections, start_ps: index.span.0, end_ps: index.span.1, events: index.events, build_ms: index.build_ms }
+    TraceLayout {
+        sections,
+        start_ps: index.span.0,
+        end_ps: index.span.1,
+        events: index.events,
+        build_ms: index.build_ms,
+    }
 }

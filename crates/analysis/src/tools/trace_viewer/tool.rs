@@ -2,7 +2,7 @@
 //! then asks for windows of events (the app's trace queries).
 
 use super::{layout, TraceLayout};
-use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 
 pub struct TraceViewerTool;
 
@@ -13,6 +13,10 @@ impl Tool for TraceViewerTool {
 
     fn label(&self) -> &'static str {
         "Trace viewer"
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json]
     }
 
     fn inputs(&self) -> Inputs {

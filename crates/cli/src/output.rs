@@ -1,0 +1,54 @@
+//! Where results go: standard output, or a file written whole or not at all.
+
+use crate::Failure;
+use std::io::Write;
+use std::path::Path;
+
+/// The output formats of `proflens tool`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Proflens's view model.
+    Json,
+    /// The tool's main table.
+    Csv,
+    /// XProf 2.24's JSON for the tool (DataTable arrays).
+    Xprof,
+}
+
+impl From<Format> for proflens_analysis::context::Format {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Json => Self::Json,
+            Format::Csv => Self::Csv,
+            Format::Xprof => Self::Xprof,
+        }
+    }
+}
+
+/// Writes `text` to `output`, or prints it. A file is written beside its
+/// final name and renamed into place, so a failure never leaves half a file.
+pub fn write(output: Option<&Path>, text: &str) -> Result<(), Failure> {
+    let Some(path) = output else {
+        print!("{text}");
+        return Ok(());
+    };
+    write_file(path, |out| out.write_all(text.as_bytes()))
+}
+
+/// Writes a file through `fill`, renamed into place only when all of it is written.
+pub fn write_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
+    let error = |e: std::io::Error| Failure(format!("{}: {e}", path.display()));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let partial = path.with_file_name(format!(".{name}.partial"));
+    let written = (|| {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&partial)?);
+        fill(&mut out)?;
+        out.flush()?;
+        drop(out);
+        std::fs::rename(&partial, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written.map_err(error)
+}

@@ -1,0 +1,47 @@
+//! `proflens tools`: the registry as a table, or as JSON.
+
+use crate::Failure;
+use proflens_analysis::registry::TOOLS;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Entry {
+    id: &'static str,
+    label: &'static str,
+    inputs: Vec<&'static str>,
+    formats: [&'static str; 3],
+}
+
+pub fn run(json: bool) -> Result<(), Failure> {
+    let entries: Vec<Entry> = TOOLS
+        .iter()
+        .map(|t| {
+            let i = t.inputs();
+            let mut inputs = Vec::new();
+            for (on, name) in [
+                (i.xspace, "xspace"),
+                (i.kineto, "pytorch"),
+                (i.tool_set_trace, "tensorboard trace"),
+                (i.all_hosts, "all hosts"),
+                (i.all_ranks, "all ranks"),
+            ] {
+                if on {
+                    inputs.push(name);
+                }
+            }
+            inputs.extend(i.tool_files.iter().map(|f| f.file_stem()));
+            Entry { id: t.id(), label: t.label(), inputs, formats: ["json", "csv", "xprof"] }
+        })
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&entries)?);
+        return Ok(());
+    }
+    let width = entries.iter().map(|e| e.id.len()).max().unwrap_or(0);
+    let label_width = entries.iter().map(|e| e.label.len()).max().unwrap_or(0);
+    println!("{:width$}  {:label_width$}  reads", "tool", "label");
+    for e in &entries {
+        println!("{:width$}  {:label_width$}  {}", e.id, e.label, e.inputs.join(", "));
+    }
+    Ok(())
+}

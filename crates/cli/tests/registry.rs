@@ -1,0 +1,163 @@
+//! The CLI and the app answer through one entry point,
+//! `proflens_analysis::registry::run`. This test opens every fixture as the
+//! app's worker does (the file's bytes behind a `HostContext`, the host named
+//! by `discover_any` from the name the browser gives), runs every registry
+//! tool on it, and checks that the `proflens` binary names the same host and
+//! prints the same JSON (exactly equal values) or fails where the app fails.
+
+mod common;
+
+use common::{data, proflens};
+use proflens_analysis::context::{Format, Hooks, HostContext, HostFile, Request};
+use proflens_analysis::registry;
+use proflens_format::logdir::{discover_any, HostFiles};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+struct NoHooks;
+
+impl Hooks for NoHooks {
+    fn progress(&self, _: Option<f64>, _: &str) {}
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+/// One picked file, as the worker opens it: named by discovery from its
+/// file name (a file picker gives no folders).
+fn app_host(path: &Path) -> Rc<HostContext> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let found = discover_any([name.as_str()], "Selected files");
+    let host = &found.runs[0].hosts[0];
+    let tool = match &host.files {
+        HostFiles::Events(_) => None,
+        // A legacy tool file, or the trace of a legacy tool set.
+        HostFiles::Tools { tools, .. } => tools.first().map(|(t, _)| *t),
+    };
+    let file = path.to_path_buf();
+    let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
+    Rc::new(HostContext::new(host.name.clone(), vec![HostFile { path: name, tool, read }], Rc::new(NoHooks)))
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["xspace", "kineto", "chrome_trace", "legacy"] {
+        walk(&data(dir), &mut files);
+    }
+    files.retain(|f| {
+        let name = f.to_string_lossy();
+        !name.contains("/goldens/") && (name.ends_with(".pb") || name.ends_with(".json.gz"))
+    });
+    files.sort();
+    files
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn cli_and_app_name_hosts_alike_and_print_the_same_numbers() {
+    let mut compared = 0;
+    for path in fixtures() {
+        let host = app_host(&path);
+        let p = path.to_str().unwrap();
+        for tool in registry::TOOLS {
+            let app = registry::run(*tool, std::slice::from_ref(&host), &Request::default())
+                .and_then(|o| o.text(Format::Json));
+            let cli = proflens(&["tool", p, tool.id(), "--host", host.name()]);
+            match app {
+                Ok(text) => {
+                    assert!(cli.status.success(), "{p} {}: {}", tool.id(), String::from_utf8_lossy(&cli.stderr));
+                    let (printed, value) = (untimed(&cli.stdout), untimed(text.as_bytes()));
+                    assert!(
+                        printed == value,
+                        "{p} {}: the CLI and the app differ at {}",
+                        tool.id(),
+                        difference(&printed, &value)
+                    );
+                    compared += 1;
+                }
+                Err(e) => assert!(!cli.status.success(), "{p} {}: the app fails ({e}), the CLI does not", tool.id()),
+            }
+        }
+        // Every tool ran on this host: each shared pass ran at most once.
+        for (pass, runs) in host.pass_runs() {
+            assert!(runs <= 1, "{p}: pass {pass} ran {runs} times");
+        }
+    }
+    // Every fixture has a few tools with something to show.
+    assert!(compared > 60, "{compared} outputs compared");
+}
+
+#[test]
+fn all_hosts_combine_alike() {
+    // Two hosts of one run: the same file twice under two names.
+    let dir = std::env::temp_dir().join(format!("proflens-registry-{}", std::process::id()));
+    let run = dir.join("plugins/profile/run1");
+    std::fs::create_dir_all(&run).unwrap();
+    let source = data("xspace/external/34.83.195.179_6003.xplane.pb");
+    let mut hosts = Vec::new();
+    for name in ["worker0", "worker1"] {
+        let file = run.join(format!("{name}.xplane.pb"));
+        std::fs::copy(&source, &file).unwrap();
+        let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
+        let path = format!("{name}.xplane.pb");
+        hosts.push(Rc::new(HostContext::new(name, vec![HostFile { path, tool: None, read }], Rc::new(NoHooks))));
+    }
+    for tool in registry::available_combined(&hosts) {
+        let app = registry::run(tool, &hosts, &Request::default()).and_then(|o| o.text(Format::Json)).unwrap();
+        let cli = proflens(&["tool", dir.to_str().unwrap(), tool.id()]);
+        assert!(cli.status.success(), "{}: {}", tool.id(), String::from_utf8_lossy(&cli.stderr));
+        let (printed, app) = (untimed(&cli.stdout), untimed(app.as_bytes()));
+        assert!(printed == app, "{}: the CLI and the app differ at {}", tool.id(), difference(&printed, &app));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Printed JSON without what measures this run's time (the trace
+/// viewer's build time, the decode time in the profile info).
+fn untimed(text: &[u8]) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.retain(|k, _| k != "build_ms" && k != "decode_ms");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value: Value = serde_json::from_slice(text).expect("JSON");
+    strip(&mut value);
+    value
+}
+
+/// Where two values first differ, as a JSON path with both sides.
+fn difference(a: &Value, b: &Value) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) if w == v => {}
+                    Some(w) => return format!(".{k}{}", difference(v, w)),
+                    None => return format!(".{k} (only in the CLI's)"),
+                }
+            }
+            "(keys only in the app's)".into()
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            let i = x.iter().zip(y).position(|(v, w)| v != w).unwrap_or(0);
+            format!("[{i}]{}", difference(&x[i], &y[i]))
+        }
+        _ => format!(": {a} vs {b}"),
+    }
+}
