@@ -44,26 +44,17 @@ impl LegacyTool {
         LegacyTool::MemoryProfile,
     ];
 
-    /// The tool's name in XProf 2.24 (and in `proflens tool`).
-    pub fn xprof_tool(self) -> &'static str {
+    /// The middle part of the file name: `<host>.<stem>.<ext>`.
+    pub fn file_stem(self) -> &'static str {
         match self {
             LegacyTool::OverviewPage => "overview_page",
-            LegacyTool::InputPipeline => "input_pipeline_analyzer",
-            LegacyTool::TensorflowStats => "framework_op_stats",
+            LegacyTool::InputPipeline => "input_pipeline",
+            LegacyTool::TensorflowStats => "tensorflow_stats",
             LegacyTool::KernelStats => "kernel_stats",
             LegacyTool::OpProfile => "op_profile",
             LegacyTool::PodViewer => "pod_viewer",
             LegacyTool::MemoryViewer => "memory_viewer",
             LegacyTool::MemoryProfile => "memory_profile",
-        }
-    }
-
-    /// The middle part of the file name: `<host>.<stem>.<ext>`.
-    pub fn file_stem(self) -> &'static str {
-        match self {
-            LegacyTool::InputPipeline => "input_pipeline",
-            LegacyTool::TensorflowStats => "tensorflow_stats",
-            other => other.xprof_tool(),
         }
     }
 
@@ -186,7 +177,7 @@ pub fn decode(file_name: &str, bytes: &[u8], limits: &Limits) -> Result<LegacyFi
             match sniff_json(&value) {
                 Some(found) if found == tool => json::into_file(tool, value),
                 Some(found) => {
-                    Err(LegacyError::Shape { tool, detail: format!("it holds {} data instead", found.xprof_tool()) })
+                    Err(LegacyError::Shape { tool, detail: format!("it holds {} data instead", found.file_stem()) })
                 }
                 None => Err(LegacyError::Shape { tool, detail: "the JSON has none of the tool's fields".into() }),
             }
