@@ -220,6 +220,16 @@ impl HostContext {
         }))
     }
 
+    /// The HLO, or why an XLA tool has nothing to show: the profile records
+    /// no XLA program.
+    pub fn xla_programs(&self) -> Result<Rc<Hlo>, String> {
+        let hlo = self.hlo()?;
+        if hlo.modules.is_empty() {
+            return Err(format!("{}: the profile records no XLA program (no HLO in /host:metadata)", self.name));
+        }
+        Ok(hlo)
+    }
+
     /// The events grouped into steps, iterations and launches.
     pub fn grouping(&self) -> Result<Rc<Grouping>, String> {
         let profile = self.profile()?;
@@ -321,6 +331,18 @@ impl HostContext {
             self.runs.borrow_mut()[i] += 1;
         }
     }
+}
+
+/// Every host's analysis, combined as XProf's "all hosts" (see
+/// [`HostAnalysis::combine`]).
+pub fn combined_analysis(hosts: &[Rc<HostContext>]) -> Result<HostAnalysis, String> {
+    let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
+    Ok(HostAnalysis::combine(&analyses.iter().map(|a| a.as_ref()).collect::<Vec<_>>()))
+}
+
+/// Every rank's PyTorch index, in the hosts' order.
+pub fn kineto_ranks(hosts: &[Rc<HostContext>]) -> Result<Vec<Rc<KinetoIndex>>, String> {
+    hosts.iter().map(|h| h.kineto()).collect()
 }
 
 /// Tool results kept per host: enough for every tool once.

@@ -3,7 +3,9 @@
 
 use super::pytorch::{operator_stats_of_ranks, to_csv as operators_csv, OperatorRow};
 use super::{from_op_metrics, legacy, to_csv, to_xprof_json, FrameworkOpStats};
-use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{
+    combined_analysis, kineto_ranks, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError,
+};
 use crate::passes::host_analysis::HostAnalysis;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde::{Deserialize, Serialize};
@@ -57,12 +59,11 @@ impl Tool for FrameworkOpStatsTool {
     fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
         let Some(first) = hosts.first() else { return Err(ToolError::OneHost) };
         if first.is_kineto()? {
-            let indexes = hosts.iter().map(|h| h.kineto()).collect::<Result<Vec<_>, _>>()?;
+            let indexes = kineto_ranks(hosts)?;
             let rows = operator_stats_of_ranks(&indexes.iter().map(|i| i.as_ref()).collect::<Vec<_>>());
             return Ok(Output::new("operator_stats", OperatorStats(rows)));
         }
-        let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
-        Ok(stats(&HostAnalysis::combine(&analyses.iter().map(|a| a.as_ref()).collect::<Vec<_>>())))
+        Ok(stats(&combined_analysis(hosts)?))
     }
 }
 

@@ -20,12 +20,7 @@ impl Tool for HloStatsTool {
     }
 
     fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
-        if host.hlo()?.modules.is_empty() {
-            return Err(ToolError::Failed(format!(
-                "{}: the profile records no XLA program (no HLO in /host:metadata)",
-                host.name()
-            )));
-        }
+        host.xla_programs()?;
         Ok(Output::new("hlo_stats", hlo_stats(&*host.xla_ops()?)))
     }
 }

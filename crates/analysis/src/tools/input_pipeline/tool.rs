@@ -1,6 +1,6 @@
 //! The input pipeline analyzer as a registry tool.
 
-use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{combined_analysis, Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::legacy::{input_pipeline_from_proto, input_pipeline_from_tables};
 use crate::passes::input_pipeline::{input_ops_csv, to_xprof_json, InputPipelineAnalysis};
@@ -38,8 +38,7 @@ impl Tool for InputPipelineTool {
     }
 
     fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
-        let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
-        let combined = HostAnalysis::combine(&analyses.iter().map(|a| a.as_ref()).collect::<Vec<_>>());
+        let combined = combined_analysis(hosts)?;
         Ok(analysis(&combined, request))
     }
 }

@@ -4,7 +4,7 @@
 use super::pytorch::kernel_stats_of_ranks;
 use super::{legacy, to_csv, to_xprof_json};
 use crate::common::hardware::HardwareType;
-use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{kineto_ranks, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::kernels::{combine, KernelRow};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde::{Deserialize, Serialize};
@@ -61,7 +61,7 @@ impl Tool for KernelStatsTool {
     fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
         let Some(first) = hosts.first() else { return Err(ToolError::OneHost) };
         if first.is_kineto()? {
-            let indexes = hosts.iter().map(|h| h.kineto()).collect::<Result<Vec<_>, _>>()?;
+            let indexes = kineto_ranks(hosts)?;
             let rows = kernel_stats_of_ranks(&indexes.iter().map(|i| i.as_ref()).collect::<Vec<_>>());
             return Ok(output(rows, HardwareType::Gpu));
         }

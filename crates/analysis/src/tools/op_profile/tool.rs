@@ -45,18 +45,10 @@ impl Tool for OpProfileTool {
             let by_category = profile.by_program.children.is_empty() && !profile.by_category.children.is_empty();
             return Ok(Output::new("op_profile", OpProfileView { profile, by_category }));
         }
-        let hlo = host.hlo()?;
-        if hlo.modules.is_empty() {
-            return Err(no_programs(host));
-        }
+        let hlo = host.xla_programs()?;
         let profile = op_profile(&*host.xla_ops()?, &program_names(&hlo.modules));
         Ok(Output::new("op_profile", OpProfileView { profile, by_category: request.group_by == GroupBy::Category }))
     }
-}
-
-/// Why an XLA tool has nothing to show.
-fn no_programs(host: &HostContext) -> ToolError {
-    ToolError::Failed(format!("{}: the profile records no XLA program (no HLO in /host:metadata)", host.name()))
 }
 
 impl Rendered for OpProfileView {

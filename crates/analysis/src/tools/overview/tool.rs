@@ -3,7 +3,9 @@
 
 use super::pytorch::{multi_rank, steps_csv, MultiRankOverview};
 use super::{legacy, overview, to_xprof_json, OverviewPage};
-use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{
+    combined_analysis, kineto_ranks, Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError,
+};
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::steps_csv as input_steps_csv;
 use crate::passes::kineto::KinetoIndex;
@@ -53,11 +55,10 @@ impl Tool for OverviewTool {
     fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
         if hosts.first().map(|h| h.is_kineto()).transpose()? == Some(true) {
             let names: Vec<String> = hosts.iter().map(|h| h.name().to_string()).collect();
-            let indexes = hosts.iter().map(|h| h.kineto()).collect::<Result<Vec<_>, _>>()?;
+            let indexes = kineto_ranks(hosts)?;
             return ranks(&names, &indexes);
         }
-        let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
-        let combined = HostAnalysis::combine(&analyses.iter().map(|a| a.as_ref()).collect::<Vec<_>>());
+        let combined = combined_analysis(hosts)?;
         Ok(page(&combined, request))
     }
 }
