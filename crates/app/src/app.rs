@@ -7,17 +7,25 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};
 
-use crate::bridge;
-use crate::fmt;
+use std::sync::Arc;
+
+use proflens_analysis::registry;
+
+use crate::bridge::{self, TraceSink};
 use crate::intake;
 use crate::state::{AppState, Status};
-use crate::tools::{self, Tool};
 use crate::url_state::UrlState;
+use crate::views::{self, trace_viewer, Actions, ViewProps};
+use crate::widgets::fmt;
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     provide_context(state);
+    bridge::set_trace_sink(TraceSink {
+        on_answer: trace_viewer::on_answer,
+        on_restart: trace_viewer::worker_restarted,
+    });
 
     // The URL's selection is applied once files are opened; `#demo` opens the demo.
     let url = UrlState::parse(&current_hash());
@@ -92,17 +100,15 @@ fn Selectors() -> impl IntoView {
         let host = if hosts.contains(&current) { current } else { hosts.first().cloned().unwrap_or_default() };
         state.run.set(run);
         state.host.set(host);
-        state.module.set(None);
         bridge::load_host(state);
     };
     let on_host = move |ev: web_sys::Event| {
         state.host.set(event_target_value(&ev));
-        state.module.set(None);
         bridge::load_host(state);
     };
     let on_tool = move |ev: web_sys::Event| {
-        if let Some(tool) = Tool::from_id(&event_target_value(&ev)) {
-            state.tool.set(tool);
+        if let Some(tool) = registry::find(&event_target_value(&ev)) {
+            state.tool.set(tool.id());
             bridge::show_tool(state);
         }
     };
@@ -144,16 +150,17 @@ fn Selectors() -> impl IntoView {
             <div class="field">
                 <label for="tool">"Tool"</label>
                 <select id="tool" on:change=on_tool>
-                    {Tool::ALL
+                    {registry::TOOLS
                         .iter()
-                        .map(|&tool| {
+                        .map(|tool| {
+                            let id = tool.id();
                             view! {
                                 <option
-                                    value=tool.id()
-                                    prop:selected=move || state.tool.get() == tool
-                                    prop:disabled=move || !state.offers(tool)
+                                    value=id
+                                    prop:selected=move || state.tool.get() == id
+                                    prop:disabled=move || !state.offers(id)
                                     title=move || {
-                                        (!state.offers(tool)).then_some("Nothing to show for this host's files")
+                                        (!state.offers(id)).then_some("Nothing to show for this host's files")
                                     }
                                 >
                                     {tool.label()}
@@ -395,10 +402,35 @@ fn StatusArea() -> impl IntoView {
     }
 }
 
+/// The view of the host on screen, with what it may ask of the worker.
 #[component]
 fn ToolArea() -> impl IntoView {
     let state = state();
-    move || state.shown.get().map(tools::tool_view)
+    move || {
+        state.shown.get().map(|shown| {
+            let actions = actions(state, &shown.run, &shown.host);
+            let props = ViewProps {
+                run: shown.run,
+                host: shown.host,
+                model: shown.model,
+                wasm_memory_bytes: shown.wasm_memory_bytes,
+                actions,
+            };
+            views::render(&shown.view, props)
+        })
+    }
+}
+
+/// What a view of `(run, host)` may ask for: another XLA module, trace queries.
+fn actions(state: AppState, run: &str, host: &str) -> Actions {
+    let (run, host) = (run.to_string(), host.to_string());
+    Actions {
+        choose_module: Arc::new(move |module| {
+            state.module.set(Some(module));
+            bridge::show_tool(state);
+        }),
+        trace_query: Arc::new(move |seq, query| bridge::post_trace(state, run.clone(), host.clone(), seq, query)),
+    }
 }
 
 fn current_hash() -> String {

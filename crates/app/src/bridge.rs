@@ -4,17 +4,16 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, File, MessageEvent, Worker};
 
-use crate::fmt;
-use crate::protocol::{self, Request, Response, TraceQuery};
+use crate::protocol::{self, Request, Response, TraceAnswer, TraceQuery, BLOB, MODEL};
 use crate::state::{AppState, HostTools, Opened, Shown, Status};
 use crate::url_state::UrlState;
+use crate::widgets::fmt;
 
 #[wasm_bindgen]
 extern "C" {
@@ -31,6 +30,16 @@ struct Bridge {
     queue: Vec<JsValue>,
 }
 
+/// Where the trace viewer's answers go (the page's trace viewer, which the
+/// bridge does not know): set once by the app.
+#[derive(Clone, Copy)]
+pub struct TraceSink {
+    /// An answer for `(run, host)`, with the export's file when it is one.
+    pub on_answer: fn(&str, &str, u32, TraceAnswer, Option<web_sys::Blob>),
+    /// The worker was replaced: queries in flight are lost.
+    pub on_restart: fn(),
+}
+
 #[derive(Default)]
 struct Session {
     bridge: Option<Bridge>,
@@ -45,10 +54,20 @@ struct Session {
     in_flight: usize,
     /// Selection from the URL, applied when files are opened.
     pending_url: Option<UrlState>,
+    trace_sink: Option<TraceSink>,
 }
 
 thread_local! {
     static SESSION: RefCell<Session> = RefCell::new(Session::default());
+}
+
+/// Sends the trace viewer's answers to `sink`.
+pub fn set_trace_sink(sink: TraceSink) {
+    SESSION.with_borrow_mut(|s| s.trace_sink = Some(sink));
+}
+
+fn trace_sink() -> Option<TraceSink> {
+    SESSION.with_borrow(|s| s.trace_sink)
 }
 
 /// Remembers the URL's selection until files are opened.
@@ -97,8 +116,10 @@ fn start_open(state: AppState, message: JsValue, demo: bool) {
     post(state, message, Some(true));
 }
 
-/// Decodes, analyses and shows the selected run and host with the selected tool.
+/// Decodes, analyses and shows the selected run and host with the selected
+/// tool (the memory viewer starts again at the host's largest module).
 pub fn load_host(state: AppState) {
+    state.module.set(None);
     if SESSION.with_borrow(|s| s.in_flight > 0) {
         // The worker is busy with another host (or the same one, for a retry): replace it.
         respawn(state, true);
@@ -115,7 +136,7 @@ pub fn show_tool(state: AppState) {
 fn request_view(state: AppState) {
     let run = state.run.get_untracked();
     let host = state.host.get_untracked();
-    let tool = state.tool.get_untracked();
+    let tool = state.tool.get_untracked().to_string();
     let module = state.module.get_untracked();
     if run.is_empty() || host.is_empty() {
         return;
@@ -174,7 +195,9 @@ fn respawn(state: AppState, resend_last: bool) {
         }
     });
     // Queries the old worker had not answered never will be.
-    crate::tools::trace_viewer::worker_restarted();
+    if let Some(sink) = trace_sink() {
+        (sink.on_restart)();
+    }
     if let Some(message) = resend {
         post(state, message, Some(false));
     }
@@ -223,12 +246,12 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
         match protocol::from_js::<Response>(data.clone()) {
             Ok(Response::Trace { run, host, seq, answer }) => {
                 // An export's file comes beside the message.
-                let blob = js_sys::Reflect::get(&data, &JsValue::from_str("blob"))
-                    .ok()
-                    .and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
-                crate::tools::trace_viewer::on_answer(&run, &host, seq, answer, blob);
+                let blob = protocol::attached(&data, BLOB).and_then(|b| b.dyn_into::<web_sys::Blob>().ok());
+                if let Some(sink) = trace_sink() {
+                    (sink.on_answer)(&run, &host, seq, answer, blob);
+                }
             }
-            Ok(response) => on_response(state, response),
+            Ok(response) => on_response(state, response, &data),
             Err(e) => web_sys::console::warn_1(&format!("Proflens: unreadable worker message: {e}").into()),
         }
     });
@@ -256,7 +279,8 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
     Ok(())
 }
 
-fn on_response(state: AppState, response: Response) {
+/// A reply of the worker; `data` is the whole message (a tool's model is beside the response).
+fn on_response(state: AppState, response: Response, data: &JsValue) {
     match response {
         Response::Ready => {
             let failed = SESSION.with_borrow_mut(|s| {
@@ -330,19 +354,22 @@ fn on_response(state: AppState, response: Response) {
         Response::HostTools { run, host, tools } => {
             state.host_tools.set(Some(HostTools { run, host, tools }));
         }
-        Response::Tool { run, host, view } => {
+        Response::Tool { run, host, tool, view, wasm_memory_bytes } => {
             SESSION.with_borrow_mut(|s| s.in_flight = s.in_flight.saturating_sub(1));
             // An answer for a selection that has changed since is dropped.
             if run == state.run.get_untracked()
                 && host == state.host.get_untracked()
-                && view.tool() == state.tool.get_untracked()
+                && tool == state.tool.get_untracked()
             {
-                state.shown.set(Some(Shown { run, host, view: Arc::new(view) }));
+                let model = protocol::attached(data, MODEL).unwrap_or(JsValue::UNDEFINED);
+                state.shown.set(Some(Shown { run, host, view, model, wasm_memory_bytes }));
                 state.status.set(Status::Ready);
             }
         }
         Response::Trace { run, host, seq, answer } => {
-            crate::tools::trace_viewer::on_answer(&run, &host, seq, answer, None);
+            if let Some(sink) = trace_sink() {
+                (sink.on_answer)(&run, &host, seq, answer, None);
+            }
         }
         Response::Error { message } => {
             SESSION.with_borrow_mut(|s| {

@@ -3,21 +3,34 @@
 //! One wasm, two roles. On the page, [`start_app`] mounts the Leptos UI
 //! ([`app`]), which renders view models only. In a Web Worker spawned by
 //! `web/loader.js`, [`start_worker`] installs [`worker`], which holds the
-//! opened files, decodes hosts with `proflens-format` and answers with
-//! `proflens-analysis` view models over [`protocol`]; [`bridge`] is the page's
-//! end of that conversation.
+//! opened files as one `proflens_analysis` host context per host and answers
+//! with the view models of the tools of `proflens_analysis::registry` over
+//! [`protocol`]; [`bridge`] is the page's end of that conversation.
+//!
+//! Layers: protocol < worker < widgets < views < state < url_state < intake < bridge < app
+//! Independent: views
+//!
+//! - [`protocol`]: the messages (it imports no other module of the app);
+//! - [`worker`]: the worker's side; it uses only the protocol;
+//! - [`widgets`]: tables, charts, numbers for people, downloads, titles;
+//! - [`views`]: one view per view name of the registry's outputs, chosen
+//!   from one table; views get callbacks, never the bridge, and never
+//!   import each other;
+//! - [`state`], [`url_state`]: what the page shows, and the URL hash of it;
+//! - [`intake`]: files from pickers and drops;
+//! - [`bridge`]: requests to the worker and its replies into state;
+//! - [`app`]: the shell, which wires views to the bridge.
+//!
+//! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
 mod app;
 mod bridge;
-mod chart;
-mod download;
-mod fmt;
 mod intake;
 mod protocol;
 mod state;
-mod table;
-mod tools;
 mod url_state;
+mod views;
+mod widgets;
 mod worker;
 
 use wasm_bindgen::prelude::*;

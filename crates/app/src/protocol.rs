@@ -5,27 +5,19 @@
 //! `kind` field (`{kind: "host_info", ...}`). `File` objects cannot go through
 //! serde, so an `Open` request travels in an envelope with the files beside it:
 //! `{request: {kind: "open", paths: [...]}, files: [File, ...]}`.
+//! Likewise a tool's view model travels beside its [`Response::Tool`] in the
+//! message's `model` field (a JS object made from the analysis's model, read
+//! back by the view that renders it), and a trace export's file in `blob`.
+//!
+//! Tools are named by their ids in `proflens_analysis::registry` and views
+//! by the view names of its outputs: this module knows no tool.
 
-use proflens_analysis::tools::framework_op_stats::FrameworkOpStats;
-use proflens_analysis::tools::hlo_stats::HloStats;
-use proflens_analysis::tools::info::HostInfo;
-use proflens_analysis::passes::input_pipeline::HardwareType;
-use proflens_analysis::passes::input_pipeline::InputPipelineAnalysis;
-use proflens_analysis::passes::kernels::KernelRow;
-use proflens_analysis::tools::memory_profile::MemoryProfile;
-use proflens_analysis::tools::memory_viewer::MemoryViewer;
-use proflens_analysis::tools::op_profile::OpProfile;
-use proflens_analysis::tools::overview::OverviewPage;
-use proflens_analysis::tools::pod_viewer::PodViewer;
-use proflens_analysis::tools::framework_op_stats::pytorch::OperatorRow;
-use proflens_analysis::tools::overview::pytorch::MultiRankOverview;
-use proflens_analysis::tools::tf_data::TfDataAnalysis;
+pub mod boxes;
+
 use proflens_analysis::passes::trace::search::NameSummary;
 use proflens_analysis::passes::trace::EventDetails;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
-
-use crate::tools::Tool;
 
 /// Page → worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,12 +32,13 @@ pub enum Request {
     /// `proflens-index.json` (written by `proflens-collect index`); the
     /// profiles are fetched when a host is chosen. `logdir` is an absolute URL.
     OpenLogdirUrl { logdir: String },
-    /// Decode one host (cached), analyse it (cached) and answer with one
-    /// tool's view model. `module` picks the memory viewer's XLA module.
+    /// Run one tool (by its registry id) on one host, or on every host of
+    /// the run when `host` is [`ALL_HOSTS`], and answer with its view model.
+    /// `module` picks the memory viewer's XLA module.
     Tool {
         run: String,
         host: String,
-        tool: Tool,
+        tool: String,
         #[serde(default)]
         module: Option<String>,
     },
@@ -68,9 +61,17 @@ pub enum Response {
     /// The tools that have something to show for a host (sent when the
     /// worker learns it: from the host's file names, or once its file is
     /// decoded); the page disables the others in the tool selector.
-    HostTools { run: String, host: String, tools: Vec<Tool> },
-    /// The view model of the tool asked for.
-    Tool { run: String, host: String, view: ToolView },
+    HostTools { run: String, host: String, tools: Vec<String> },
+    /// The answer of the tool asked for: `view` names the view that renders
+    /// it; the model itself is the message's [`MODEL`] field.
+    Tool {
+        run: String,
+        host: String,
+        tool: String,
+        view: String,
+        /// The worker's wasm memory when it answered (it never shrinks: the peak so far).
+        wasm_memory_bytes: u64,
+    },
     /// The answer to a [`Request::Trace`]. An export's file travels beside
     /// the message as a `Blob` in its `blob` field.
     Trace { run: String, host: String, seq: u32, answer: TraceAnswer },
@@ -78,125 +79,16 @@ pub enum Response {
     Error { message: String },
 }
 
-/// One tool's view model, tagged by the tool's id (`{tool: "overview_page", page: {...}}`).
-/// The large ones are boxed so that messages stay small to move around.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "tool", rename_all = "snake_case")]
-pub enum ToolView {
-    Info {
-        info: HostInfo,
-        load: LoadStats,
-    },
-    OverviewPage {
-        page: Box<OverviewPage>,
-    },
-    InputPipelineAnalyzer {
-        analysis: Box<InputPipelineAnalysis>,
-    },
-    FrameworkOpStats {
-        stats: Box<FrameworkOpStats>,
-    },
-    KernelStats {
-        kernels: Vec<KernelRow>,
-        hardware: HardwareType,
-    },
-    MemoryProfile {
-        profile: Box<MemoryProfile>,
-    },
-    PodViewer {
-        pod: Box<PodViewer>,
-    },
-    TfDataBottleneckAnalysis {
-        analysis: Box<TfDataAnalysis>,
-    },
-    TraceViewer {
-        layout: Box<TraceLayout>,
-    },
-    OpProfile {
-        profile: Box<OpProfile>,
-    },
-    HloStats {
-        stats: Box<HloStats>,
-    },
-    /// One module's buffers; `modules` lists every module by name (the
-    /// selector), `failed` says why the chosen one has no viewer.
-    MemoryViewer {
-        modules: Vec<String>,
-        module: String,
-        viewer: Option<Box<MemoryViewer>>,
-        failed: Option<String>,
-    },
-    /// A PyTorch trace's overview: each rank's steps and the distributed view.
-    PytorchOverview {
-        overview: Box<MultiRankOverview>,
-    },
-    /// A PyTorch trace's operators (host and device time per op).
-    OperatorStats {
-        rows: Vec<OperatorRow>,
-    },
-}
+/// The host-selector entry that stands for every host of a run together.
+pub const ALL_HOSTS: &str = "All hosts";
 
-impl ToolView {
-    pub fn tool(&self) -> Tool {
-        match self {
-            ToolView::Info { .. } => Tool::Info,
-            ToolView::OverviewPage { .. } => Tool::OverviewPage,
-            ToolView::InputPipelineAnalyzer { .. } => Tool::InputPipelineAnalyzer,
-            ToolView::FrameworkOpStats { .. } => Tool::FrameworkOpStats,
-            ToolView::KernelStats { .. } => Tool::KernelStats,
-            ToolView::MemoryProfile { .. } => Tool::MemoryProfile,
-            ToolView::PodViewer { .. } => Tool::PodViewer,
-            ToolView::TfDataBottleneckAnalysis { .. } => Tool::TfDataBottleneckAnalysis,
-            ToolView::TraceViewer { .. } => Tool::TraceViewer,
-            ToolView::OpProfile { .. } => Tool::OpProfile,
-            ToolView::HloStats { .. } => Tool::HloStats,
-            ToolView::MemoryViewer { .. } => Tool::MemoryViewer,
-            ToolView::PytorchOverview { .. } => Tool::OverviewPage,
-            ToolView::OperatorStats { .. } => Tool::FrameworkOpStats,
-        }
-    }
-}
+/// The field of a [`Response::Tool`] message that holds the view model.
+pub const MODEL: &str = "model";
+/// The field of a [`TraceAnswer::Export`] message that holds the file.
+pub const BLOB: &str = "blob";
 
-/// What decoding a host's file cost, shown beside its info.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadStats {
-    pub file_bytes: u64,
-    /// Reading and decoding the file, wall-clock ms.
-    pub decode_ms: f64,
-    /// The worker's wasm memory afterwards (it never shrinks: the peak so far).
-    pub wasm_memory_bytes: u64,
-}
-
-/// The timeline's shape: sections (planes, devices first) of tracks, with
-/// what the page needs to lay them out before any event is drawn.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TraceLayout {
-    pub sections: Vec<SectionLayout>,
-    /// Earliest start and latest end over every track (ps from the profile origin).
-    pub start_ps: i64,
-    pub end_ps: i64,
-    pub events: u64,
-    /// Building the timeline (grouping, derived tracks), wall-clock ms.
-    pub build_ms: f64,
-    /// The worker's wasm memory once the timeline is built.
-    pub wasm_memory_bytes: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SectionLayout {
-    pub name: String,
-    pub tracks: Vec<TrackLayout>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrackLayout {
-    /// The track's number across all sections, as queries name it.
-    pub id: u32,
-    pub name: String,
-    /// Rows the track needs: its deepest nesting level plus one.
-    pub rows: u16,
-    pub events: u64,
-}
+/// Most search hits sent back (the total is counted in full).
+pub const MAX_HITS: u32 = 100_000;
 
 /// What the trace viewer asks about one host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,7 +124,7 @@ pub enum TraceAnswer {
         event: u32,
         links: Vec<TraceLink>,
     },
-    /// `hits` ([`TraceHit`]s packed: see `tools::trace_viewer::boxes`) in time order.
+    /// `hits` ([`TraceHit`]s packed: see [`boxes`]) in time order.
     Search {
         hits: Bytes,
         total: u64,
@@ -255,7 +147,7 @@ pub enum TraceAnswer {
     },
 }
 
-/// Boxes to draw for a time window, packed: see `tools::trace_viewer::boxes`.
+/// Boxes to draw for a time window, packed: see [`boxes`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceWindow {
     pub start_ps: i64,
@@ -353,7 +245,7 @@ pub struct SkippedEntry {
 
 /// Serialises a message; 64-bit integers (wall-clock ns) become BigInts so
 /// none loses precision.
-pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, String> {
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true);
     value.serialize(&serializer).map_err(|e| e.to_string())
 }
@@ -362,14 +254,26 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: JsValue) -> Result<T, Stri
     serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
 }
 
+/// Sets a field of a message made by [`to_js`] (what cannot go through serde).
+pub fn attach(message: &JsValue, key: &str, value: &JsValue) -> Result<(), String> {
+    js_sys::Reflect::set(message, &JsValue::from_str(key), value)
+        .map(|_| ())
+        .map_err(|_| format!("could not set {key}"))
+}
+
+/// A field set by [`attach`], if the message has it.
+pub fn attached(message: &JsValue, key: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(message, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
+}
+
 /// `{request, files}`: the envelope every page → worker message uses.
 pub fn envelope(request: &Request, files: Option<&js_sys::Array>) -> Result<JsValue, String> {
-    let object = js_sys::Object::new();
-    set(&object, "request", &to_js(request)?)?;
+    let object: JsValue = js_sys::Object::new().into();
+    attach(&object, "request", &to_js(request)?)?;
     if let Some(files) = files {
-        set(&object, "files", files)?;
+        attach(&object, "files", files)?;
     }
-    Ok(object.into())
+    Ok(object)
 }
 
 /// Opens an envelope: the request and the files that came with it.
@@ -383,8 +287,4 @@ pub fn open_envelope(message: &JsValue) -> Result<(Request, Vec<web_sys::File>),
         .map(|f| js_sys::Array::from(&f).iter().filter_map(|v| v.dyn_into::<web_sys::File>().ok()).collect())
         .unwrap_or_default();
     Ok((request, files))
-}
-
-fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), String> {
-    js_sys::Reflect::set(object, &JsValue::from_str(key), value).map(|_| ()).map_err(|_| format!("could not set {key}"))
 }

@@ -1,12 +1,11 @@
 //! What the page shows, as signals. Only view models live here; the worker
 //! holds files and profiles.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
+use proflens_analysis::registry;
+use wasm_bindgen::JsValue;
 
-use crate::protocol::{RunEntry, SkippedEntry, ToolView};
-use crate::tools::Tool;
+use crate::protocol::{RunEntry, SkippedEntry};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
@@ -43,7 +42,12 @@ impl Opened {
 pub struct Shown {
     pub run: String,
     pub host: String,
-    pub view: Arc<ToolView>,
+    /// The view that renders the model (a view name of the registry's outputs).
+    pub view: String,
+    /// The view model as the worker sent it; the view reads it.
+    pub model: JsValue,
+    /// The worker's wasm memory when it answered.
+    pub wasm_memory_bytes: u64,
 }
 
 /// The tools that have something to show for one host, as the worker found.
@@ -51,7 +55,8 @@ pub struct Shown {
 pub struct HostTools {
     pub run: String,
     pub host: String,
-    pub tools: Vec<Tool>,
+    /// Tool ids.
+    pub tools: Vec<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -59,14 +64,16 @@ pub struct AppState {
     pub opened: RwSignal<Option<Opened>>,
     pub run: RwSignal<String>,
     pub host: RwSignal<String>,
-    pub tool: RwSignal<Tool>,
+    /// The chosen tool's id (`proflens_analysis::registry`).
+    pub tool: RwSignal<&'static str>,
     /// The tools the worker found for a host; the others are disabled in
     /// the selector while that host is chosen.
     pub host_tools: RwSignal<Option<HostTools>>,
     /// The XLA module the memory viewer shows (`None`: the largest).
     pub module: RwSignal<Option<String>>,
     pub status: RwSignal<Status>,
-    pub shown: RwSignal<Option<Shown>>,
+    /// Kept on this thread: the model is a JS object.
+    pub shown: RwSignal<Option<Shown>, LocalStorage>,
     /// A plain-words message for `#error`.
     pub error: RwSignal<Option<String>>,
     /// A short note such as "Cancelled.".
@@ -79,11 +86,11 @@ impl AppState {
             opened: RwSignal::new(None),
             run: RwSignal::new(String::new()),
             host: RwSignal::new(String::new()),
-            tool: RwSignal::new(Tool::default()),
+            tool: RwSignal::new(registry::TOOLS[0].id()),
             host_tools: RwSignal::new(None),
             module: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
-            shown: RwSignal::new(None),
+            shown: RwSignal::new_local(None),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
         }
@@ -91,9 +98,9 @@ impl AppState {
 
     /// Whether the chosen host has something to show in `tool` (true until
     /// the worker has said otherwise).
-    pub fn offers(&self, tool: Tool) -> bool {
+    pub fn offers(&self, tool: &str) -> bool {
         self.host_tools.with(|known| match known {
-            Some(k) if k.run == self.run.get() && k.host == self.host.get() => k.tools.contains(&tool),
+            Some(k) if k.run == self.run.get() && k.host == self.host.get() => k.tools.iter().any(|t| t == tool),
             _ => true,
         })
     }

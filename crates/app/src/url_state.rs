@@ -1,14 +1,15 @@
 //! The URL hash keeps what is on screen: `#run=<enc>&host=<enc>&tool=overview_page`,
 //! with a leading `demo&` when the bundled demo is open.
 
-use crate::tools::Tool;
+use proflens_analysis::registry;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlState {
     pub demo: bool,
     pub run: Option<String>,
     pub host: Option<String>,
-    pub tool: Option<Tool>,
+    /// A tool id of `proflens_analysis::registry`.
+    pub tool: Option<&'static str>,
 }
 
 impl UrlState {
@@ -22,7 +23,7 @@ impl UrlState {
                 "demo" => state.demo = true,
                 "run" => state.run = Some(value),
                 "host" => state.host = Some(value),
-                "tool" => state.tool = Tool::from_id(&value),
+                "tool" => state.tool = registry::find(&value).map(|t| t.id()),
                 _ => {}
             }
         }
@@ -42,7 +43,7 @@ impl UrlState {
             parts.push(format!("host={}", encode(host)));
         }
         if let Some(tool) = self.tool {
-            parts.push(format!("tool={}", tool.id()));
+            parts.push(format!("tool={tool}"));
         }
         format!("#{}", parts.join("&"))
     }
@@ -95,7 +96,7 @@ mod tests {
             demo: true,
             run: Some("train/2026_11 22&x=y".into()),
             host: Some("höst".into()),
-            tool: Some(Tool::Info),
+            tool: Some("info"),
         };
         let hash = state.to_hash();
         assert!(hash.starts_with("#demo&run=train%2F2026_11%2022%26x%3Dy&host=h%C3%B6st"));

@@ -1,0 +1,90 @@
+//! The views: one module per view name of the registry's outputs
+//! (`proflens_analysis::context::Output::view`), chosen from [`VIEWS`]. Each
+//! reads its own model from the worker's message and renders it; what it may
+//! ask for (another XLA module, trace queries) comes as [`Actions`]. Views
+//! never import each other: what several share is in `crate::widgets`.
+
+pub mod framework_op_stats;
+pub mod hlo_stats;
+pub mod info;
+pub mod input_pipeline_analyzer;
+pub mod kernel_stats;
+pub mod memory_profile;
+pub mod memory_viewer;
+pub mod op_profile;
+pub mod operator_stats;
+pub mod overview_page;
+pub mod pod_viewer;
+pub mod pytorch_overview;
+pub mod tf_data_bottleneck_analysis;
+pub mod trace_viewer;
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsValue;
+
+use crate::protocol::{self, TraceQuery};
+
+/// Renders a view model.
+pub type Render = fn(ViewProps) -> AnyView;
+
+/// Every view, by the name the registry's outputs give it.
+pub const VIEWS: &[(&str, Render)] = &[
+    ("overview_page", overview_page::view),
+    ("pytorch_overview", pytorch_overview::view),
+    ("input_pipeline_analyzer", input_pipeline_analyzer::view),
+    ("framework_op_stats", framework_op_stats::view),
+    ("operator_stats", operator_stats::view),
+    ("kernel_stats", kernel_stats::view),
+    ("memory_profile", memory_profile::view),
+    ("pod_viewer", pod_viewer::view),
+    ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),
+    ("trace_viewer", trace_viewer::view),
+    ("op_profile", op_profile::view),
+    ("hlo_stats", hlo_stats::view),
+    ("memory_viewer", memory_viewer::view),
+    ("info", info::view),
+];
+
+/// What every view gets: the host it shows, its model and what it may ask for.
+pub struct ViewProps {
+    pub run: String,
+    pub host: String,
+    /// The view model, as the worker sent it.
+    pub model: JsValue,
+    /// The worker's wasm memory when it answered.
+    pub wasm_memory_bytes: u64,
+    pub actions: Actions,
+}
+
+/// What a view may ask of the worker, for the host it shows.
+#[derive(Clone)]
+pub struct Actions {
+    /// Show this XLA module in the memory viewer.
+    pub choose_module: Arc<dyn Fn(String) + Send + Sync>,
+    /// A trace-viewer query (with its sequence number); the answer comes to
+    /// [`trace_viewer::on_answer`].
+    pub trace_query: Arc<dyn Fn(u32, TraceQuery) + Send + Sync>,
+}
+
+/// The view named `view` of the model in `props`.
+pub fn render(view: &str, props: ViewProps) -> AnyView {
+    match VIEWS.iter().find(|(name, _)| *name == view) {
+        Some((_, render)) => render(props),
+        None => failed(format!("Proflens has no view for “{view}” results.")),
+    }
+}
+
+/// Reads the model of `props` as `T` and renders it; says so when it cannot be read.
+pub fn with_model<T: DeserializeOwned>(props: ViewProps, render: impl FnOnce(ViewProps, T) -> AnyView) -> AnyView {
+    match protocol::from_js::<T>(props.model.clone()) {
+        Ok(model) => render(props, model),
+        Err(e) => failed(format!("Proflens could not read this result ({e}).")),
+    }
+}
+
+fn failed(message: String) -> AnyView {
+    view! { <p id="view-error" class="error" role="alert">{message}</p> }.into_any()
+}

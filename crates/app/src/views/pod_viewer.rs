@@ -1,0 +1,295 @@
+//! "Pod viewer": one step at a time (a slider picks it), a stacked bar per
+//! worker of where that step's time went, to compare the workers of a job;
+//! a hover card and a table carry the numbers.
+
+use std::sync::Arc;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use proflens_analysis::tools::pod_viewer::{self, CoreStep, PodViewer, BUCKETS};
+use web_sys::MouseEvent;
+
+use super::ViewProps;
+use crate::widgets::chart::{self, BarLayout};
+use crate::widgets::download;
+use crate::widgets::fmt;
+use crate::widgets::measure::{self, card_side, window_resizes};
+use crate::widgets::title::ToolTitle;
+
+/// The colour of bucket `index` (into [`BUCKETS`]): the step-time graph's
+/// colour for the same category.
+fn color_of(index: usize) -> plotters::style::RGBColor {
+    chart::PALETTE[index % chart::PALETTE.len()]
+}
+
+/// A bucket's time in ms.
+fn ms_of(core: &CoreStep, bucket: usize) -> f64 {
+    BUCKETS.get(bucket).and_then(|(id, _)| core.breakdown_us.get(id)).copied().unwrap_or(0.0) / 1e3
+}
+
+/// The buckets with time in any step of any worker (indices into [`BUCKETS`]).
+pub fn used_buckets(pod: &PodViewer) -> Vec<usize> {
+    (0..BUCKETS.len()).filter(|&b| pod.steps.iter().flat_map(|s| s.cores.iter()).any(|c| ms_of(c, b) > 0.0)).collect()
+}
+
+/// The view of a model of type `PodViewer`.
+pub fn view(props: ViewProps) -> AnyView {
+    super::with_model(props, |p, model: PodViewer| {
+        view! { <PodViewerView run=p.run host=p.host pod=model/> }.into_any()
+    })
+}
+
+#[component]
+fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
+    if pod.steps.is_empty() {
+        return view! {
+            <section id="tool-pod_viewer" class="tool" aria-labelledby="tool-pod_viewer-title">
+                <ToolTitle tool="pod_viewer" run=run host=host/>
+                <p id="no-pod-steps" class="empty">
+                    "No steps were found that every worker ran, so there is nothing to compare. "
+                    "Steps come from step markers (Keras, tf.profiler.experimental.Trace with step_num, or a loop the profiler recognises)."
+                </p>
+            </section>
+        }
+        .into_any();
+    }
+    let count = pod.steps.len();
+    let used = used_buckets(&pod);
+    let device_type = pod.device_type.clone();
+    let pod = StoredValue::new(Arc::new(pod));
+    let step = RwSignal::new(0usize);
+    let canvas = NodeRef::<Canvas>::new();
+    let layout = RwSignal::new(None::<BarLayout>);
+    let problem = RwSignal::new(None::<String>);
+    let hover = RwSignal::new(None::<(usize, f64, f64)>);
+    let resized = window_resizes();
+
+    Effect::new(move |_| {
+        resized.track();
+        let index = step.get();
+        let Some(canvas) = canvas.get() else {
+            return;
+        };
+        pod.with_value(|pod| {
+            let Some(s) = pod.steps.get(index) else {
+                return;
+            };
+            let bars: Vec<chart::Bar> = s
+                .cores
+                .iter()
+                .map(|c| chart::Bar { label: &c.host_name, values: (0..BUCKETS.len()).map(|b| ms_of(c, b)).collect() })
+                .collect();
+            let colors: Vec<_> = (0..BUCKETS.len()).map(color_of).collect();
+            match chart::stacked_bars(&canvas, &bars, &colors, "Step time (ms)") {
+                Ok(drawn) => {
+                    layout.set(Some(drawn));
+                    problem.set(None);
+                }
+                Err(e) => problem.set(Some(format!("The pod chart could not be drawn ({e})."))),
+            }
+        });
+    });
+
+    let step_name =
+        move || pod.with_value(|p| p.steps.get(step.get()).map(|s| s.step_name.clone()).unwrap_or_default());
+    let on_move = move |ev: MouseEvent| {
+        let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+        let bar = layout.get_untracked().and_then(|l| l.bar_at(x));
+        hover.set(bar.map(|b| (b, x, y)));
+    };
+    let legend = used
+        .iter()
+        .map(|&b| {
+            view! {
+                <li>
+                    <span class="swatch" style:background-color=chart::css_color(color_of(b))></span>
+                    {BUCKETS[b].1}
+                </li>
+            }
+        })
+        .collect_view();
+    let card_used = used.clone();
+    let tooltip = move || {
+        let (bar, x, y) = hover.get()?;
+        let width = canvas.get().map(|c| c.client_width() as f64).unwrap_or(0.0);
+        let core = pod.with_value(|p| p.steps.get(step.get()).and_then(|s| s.cores.get(bar).cloned()))?;
+        let rows = card_used
+            .iter()
+            .rev()
+            .map(|&b| {
+                view! {
+                    <tr>
+                        <th scope="row">
+                            <span class="swatch" style:background-color=chart::css_color(color_of(b))></span>
+                            {BUCKETS[b].1}
+                        </th>
+                        <td class="num">{fmt::ms(ms_of(&core, b))}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        let (left, right) = card_side(x, width);
+        Some(view! {
+            <div
+                id="pod-tooltip"
+                class="chart-tooltip"
+                role="tooltip"
+                data-worker=bar.to_string()
+                style:left=left
+                style:right=right
+                style:top=format!("{}px", (y - 20.0).max(0.0))
+            >
+                <p class="tooltip-title">
+                    <strong class="worker-name">{core.host_name.clone()}</strong>
+                    {format!(" · core {} · {}", core.core, fmt::ms(core.total_us / 1e3))}
+                </p>
+                <p class="tooltip-note">{format!("Bottleneck: {}", core.bottleneck)}</p>
+                <table>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        })
+    };
+    let highlight = move || {
+        let (bar, _, _) = hover.get()?;
+        Some(measure::bar_highlight(layout.get()?, bar))
+    };
+    let table_used = used.clone();
+    let table = move || {
+        let index = step.get();
+        let cores = pod.with_value(|p| p.steps.get(index).map(|s| s.cores.clone())).unwrap_or_default();
+        let head = table_used.iter().map(|&b| view! { <th scope="col" class="num">{BUCKETS[b].1}</th> }).collect_view();
+        let rows = cores
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let cells = table_used
+                    .iter()
+                    .map(|&b| view! { <td class="num">{fmt::decimal(ms_of(c, b), 3)}</td> })
+                    .collect_view();
+                view! {
+                    <tr data-row=i.to_string()>
+                        <th scope="row" class="worker">{c.host_name.clone()}</th>
+                        <td class="num">{c.core.to_string()}</td>
+                        <td class="num total">{fmt::decimal(c.total_us / 1e3, 3)}</td>
+                        <td class="bottleneck">{c.bottleneck.clone()}</td>
+                        {cells}
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <table id="pod-table" class="data">
+                <caption>{format!("Step {} per worker (ms)", step_name())}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Worker (host)"</th>
+                        <th scope="col" class="num">"Core"</th>
+                        <th scope="col" class="num">"Step time"</th>
+                        <th scope="col">"Bottleneck"</th>
+                        {head}
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+    };
+    let export_problem = RwSignal::new(None::<String>);
+    let export = move |_| {
+        let csv = pod.with_value(|p| pod_viewer::to_csv(p));
+        export_problem.set(download::save_text("pod_viewer.csv", "text/csv;charset=utf-8", &csv).err());
+    };
+    let workers = move || pod.with_value(|p| p.steps.get(step.get()).map_or(0, |s| s.cores.len()));
+    let label = move || {
+        format!(
+            "Step {}: a bar per worker, split by where its time went. The same numbers are in the table below.",
+            step_name()
+        )
+    };
+
+    view! {
+        <section id="tool-pod_viewer" class="tool" aria-labelledby="tool-pod_viewer-title">
+            <ToolTitle tool="pod_viewer" run=run host=host/>
+            <p class="note">
+                {format!(
+                    "Device type: {device_type}. Each worker is one host's devices; {} every worker ran.",
+                    fmt::plural(count, "step", "steps"),
+                )}
+            </p>
+            <div class="toolbar pod-steps">
+                <label for="pod-step">"Step"</label>
+                <input
+                    type="range"
+                    id="pod-step"
+                    min="0"
+                    max=(count - 1).to_string()
+                    step="1"
+                    prop:value=move || step.get().to_string()
+                    on:input=move |ev| {
+                        let value = event_target_value(&ev).parse::<usize>().unwrap_or(0);
+                        step.set(value.min(count - 1));
+                        hover.set(None);
+                    }
+                    aria-valuetext=step_name
+                    disabled=count < 2
+                />
+                <span id="pod-step-name" class="step-name">
+                    {move || format!("{} ({} of {})", step_name(), step.get() + 1, count)}
+                </span>
+                <span class="note">{move || fmt::plural(workers(), "worker", "workers")}</span>
+            </div>
+            <div class="chart-wrap" on:mouseleave=move |_| hover.set(None)>
+                <canvas
+                    id="pod-chart"
+                    class="chart"
+                    node_ref=canvas
+                    role="img"
+                    aria-label=label
+                    on:mousemove=on_move
+                    data-plot-left=move || layout.get().map(|l| l.left.to_string())
+                    data-plot-right=move || layout.get().map(|l| l.right.to_string())
+                    data-bars=move || layout.get().map(|l| l.count.to_string())
+                ></canvas>
+                {highlight}
+                {tooltip}
+            </div>
+            <ul class="legend" aria-label="Categories">{legend}</ul>
+            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <div class="table-scroll">{table}</div>
+            <p class="actions">
+                <button id="export-pod" type="button" class="button small" on:click=export>
+                    "Export all steps (CSV)"
+                </button>
+            </p>
+            {move || export_problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        </section>
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proflens_analysis::tools::pod_viewer::PodStep;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn buckets_in_use_and_their_times() {
+        let core = CoreStep {
+            core: 1,
+            host_name: "a".into(),
+            total_us: 3000.0,
+            breakdown_us: BTreeMap::from([(1, 2000.0), (6, 1000.0), (9, 0.0)]),
+            bottleneck: "Device compute".into(),
+        };
+        assert_eq!(ms_of(&core, 0), 2.0);
+        assert_eq!(ms_of(&core, 5), 1.0);
+        assert_eq!(ms_of(&core, 99), 0.0);
+        let pod = PodViewer {
+            device_type: "GPU".into(),
+            steps: vec![PodStep { step_num: 0, step_name: "0".into(), cores: vec![core] }],
+            warnings: Vec::new(),
+        };
+        assert_eq!(used_buckets(&pod), vec![0, 5]);
+    }
+}

@@ -1,0 +1,331 @@
+//! "Trace viewer": the host's timeline on a canvas, without an event cap.
+//!
+//! The worker builds the timeline once (the host context's trace index:
+//! sections of tracks, devices first) and answers queries; the page asks only
+//! for the boxes of a window about three screens wide around what is on
+//! screen, at one box per pixel and depth at most ([`viewer`]), and draws the
+//! last answer at the current zoom while the next one comes ([`draw`]).
+//!
+//! - [`model`]: rows, time ↔ pixels, ruler ticks, colours (no web types);
+//! - [`viewer`]: state on the page (view, scroll, what is under the pointer);
+//! - [`client`], [`answers`]: the conversation with the worker (queries, answers);
+//! - [`selection`]: selecting events and ranges, marks, search, export;
+//! - [`ui`]: the signals behind the DOM around the canvas;
+//! - [`window_data`]: the boxes on hand for a time window;
+//! - [`surface`], [`draw`], [`interact`], [`listeners`]: the canvas, and the mouse and keyboard;
+//! - [`panes`]: details, range summary, hover card;
+//! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks.
+
+pub mod answers;
+pub mod client;
+pub mod draw;
+pub mod hook;
+pub mod interact;
+pub mod listeners;
+pub mod model;
+pub mod panes;
+pub mod selection;
+pub mod surface;
+pub mod ui;
+pub mod viewer;
+pub mod window_data;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::CanvasRenderingContext2d;
+
+use proflens_analysis::tools::trace_viewer::TraceLayout;
+
+use super::ViewProps;
+use crate::protocol::TraceAnswer;
+use crate::widgets::fmt;
+use crate::widgets::title::ToolTitle;
+use model::format_duration;
+use viewer::{with_viewer, SendQuery, Ui, Viewer, VIEWER};
+
+/// The view of a `trace_viewer` model (the timeline's layout).
+pub fn view(props: ViewProps) -> AnyView {
+    super::with_model(props, |p, layout: TraceLayout| {
+        let send = p.actions.trace_query.clone();
+        view! {
+            <TraceViewerView
+                run=p.run
+                host=p.host
+                layout=layout
+                wasm_memory_bytes=p.wasm_memory_bytes
+                send=send
+            />
+        }
+        .into_any()
+    })
+}
+
+/// An answer from the worker, for the viewer of that host if it is on screen.
+pub fn on_answer(run: &str, host: &str, seq: u32, answer: TraceAnswer, blob: Option<web_sys::Blob>) {
+    with_viewer(|v| {
+        if v.run == run && v.host == host {
+            v.on_answer(seq, answer, blob);
+        }
+    });
+}
+
+/// The worker was replaced; queries in flight are lost.
+pub fn worker_restarted() {
+    with_viewer(|v| {
+        v.client.reset();
+        v.ui.exporting.set(false);
+        v.request_frame();
+    });
+}
+
+fn mount(
+    id: u32,
+    send: SendQuery,
+    run: String,
+    host: String,
+    layout: Arc<TraceLayout>,
+    canvas: web_sys::HtmlCanvasElement,
+    ui: Ui,
+) {
+    let ctx = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
+    let Some(ctx) = ctx else {
+        ui.details.set(viewer::Details::Failed("This browser gave no 2D drawing context for the timeline.".into()));
+        return;
+    };
+    let listeners = interact::attach(&canvas);
+    let on_frame = interact::on_frame;
+    let viewer = Viewer::new(viewer::Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners });
+    let replaced = VIEWER.with(|v| v.try_borrow_mut().map(|mut v| v.replace(viewer)).is_ok());
+    if replaced {
+        hook::record_layout();
+        with_viewer(|v| v.request_frame());
+    }
+}
+
+fn unmount(id: u32) {
+    VIEWER.with(|v| {
+        if let Ok(mut v) = v.try_borrow_mut() {
+            if v.as_ref().is_some_and(|v| v.id == id) {
+                *v = None;
+            }
+        }
+    });
+}
+
+#[component]
+fn TraceViewerView(
+    run: String,
+    host: String,
+    layout: TraceLayout,
+    wasm_memory_bytes: u64,
+    send: SendQuery,
+) -> impl IntoView {
+    let ui = Ui::new();
+    let canvas = NodeRef::<Canvas>::new();
+    let id = viewer::next_id();
+    let layout = Arc::new(layout);
+    let summary_line = format!(
+        "{} on {} in {}; timeline built in {:.0} ms.",
+        fmt::plural(layout.events as usize, "event", "events"),
+        fmt::plural(layout.sections.iter().map(|s| s.tracks.len()).sum(), "track", "tracks"),
+        format_duration((layout.end_ps - layout.start_ps) as f64),
+        layout.build_ms,
+    );
+    let memory = wasm_memory_bytes;
+    let empty = (layout.events == 0).then(|| {
+        view! { <p class="notice" id="trace-empty">"This host recorded no events: the timeline is empty."</p> }
+    });
+    {
+        let (run, host, layout) = (run.clone(), host.clone(), layout.clone());
+        Effect::new(move |_| {
+            if let Some(canvas) = canvas.get() {
+                mount(id, send.clone(), run.clone(), host.clone(), layout.clone(), canvas, ui);
+            }
+        });
+    }
+    on_cleanup(move || unmount(id));
+
+    // Search: as you type (after a pause), Enter for the next match.
+    let search_text = RwSignal::new(String::new());
+    let regex = RwSignal::new(false);
+    let typed = RwSignal::new(0u32);
+    let run_search = move |select_first: bool| {
+        let (text, re) = (search_text.get_untracked(), regex.get_untracked());
+        with_viewer(|v| v.search(text, re, select_first));
+    };
+    let on_input = move |ev: web_sys::Event| {
+        search_text.set(event_target_value(&ev));
+        typed.update(|n| *n = n.wrapping_add(1));
+        let mine = typed.get_untracked();
+        set_timeout(
+            move || {
+                if typed.try_get_untracked() == Some(mine) {
+                    run_search(false);
+                }
+            },
+            Duration::from_millis(250),
+        );
+    };
+    let on_search_key = move |ev: web_sys::KeyboardEvent| {
+        if ev.key() != "Enter" {
+            return;
+        }
+        ev.prevent_default();
+        let text = search_text.get_untracked();
+        let current = with_viewer(|v| v.searched.clone()).flatten();
+        if current == Some((text, regex.get_untracked())) {
+            let by = if ev.shift_key() { -1 } else { 1 };
+            with_viewer(|v| v.step_hit(by));
+        } else {
+            typed.update(|n| *n = n.wrapping_add(1));
+            run_search(true);
+        }
+    };
+    let on_regex = move |ev: web_sys::Event| {
+        regex.set(event_target_checked(&ev));
+        run_search(false);
+    };
+    let count = move || {
+        let s = ui.search.get();
+        if let Some(e) = s.error {
+            return e;
+        }
+        if s.busy {
+            return "Searching…".to_string();
+        }
+        match (s.total, s.current) {
+            (None, _) => String::new(),
+            (Some(0), _) => "No matches".to_string(),
+            (Some(total), Some(i)) if s.on_hand as u64 == total => {
+                format!("{} of {}", fmt::count(i as u64 + 1), fmt::count(total))
+            }
+            (Some(total), Some(i)) => format!(
+                "{} of {} listed ({} matches in all)",
+                fmt::count(i as u64 + 1),
+                fmt::count(s.on_hand as u64),
+                fmt::count(total)
+            ),
+            (Some(total), None) => fmt::plural(total as usize, "match", "matches"),
+        }
+    };
+    let no_hits = move || ui.search.with(|s| s.on_hand == 0);
+    let step = move |by: isize| {
+        with_viewer(|v| v.step_hit(by));
+    };
+
+    let range_text = move || {
+        let (a, b) = ui.range.get();
+        format!("{} – {} ms ({} shown)", fmt::ps_as_ms(a as i64), fmt::ps_as_ms(b as i64), format_duration(b - a))
+    };
+    let export_text = move || match ui.export.get() {
+        _ if ui.exporting.get() => Some(("note", "Preparing the export…".to_string())),
+        Some(Ok(text)) => Some(("note", text)),
+        Some(Err(text)) => Some(("error", text)),
+        None => None,
+    };
+
+    view! {
+        <section id="tool-trace_viewer" class="tool trace-viewer" aria-labelledby="tool-trace_viewer-title">
+            <ToolTitle tool="trace_viewer" run=run host=host/>
+            <p class="note trace-facts-line" id="trace-layout" data-events=layout.events.to_string()
+                data-wasm-memory=memory.to_string()>
+                {summary_line}
+            </p>
+            {empty}
+            <div class="toolbar trace-toolbar" role="search">
+                <input
+                    type="search"
+                    id="trace-search"
+                    placeholder="Search events by name"
+                    aria-label="Search events by name"
+                    autocomplete="off"
+                    spellcheck="false"
+                    on:input=on_input
+                    on:keydown=on_search_key
+                />
+                <label class="check">
+                    <input type="checkbox" id="trace-search-regex" on:change=on_regex/>
+                    "Regular expression"
+                </label>
+                <button
+                    type="button"
+                    id="trace-search-prev"
+                    class="button small"
+                    prop:disabled=no_hits
+                    on:click=move |_| step(-1)
+                >
+                    "‹ Previous"
+                </button>
+                <button
+                    type="button"
+                    id="trace-search-next"
+                    class="button small"
+                    prop:disabled=no_hits
+                    on:click=move |_| step(1)
+                >
+                    "Next ›"
+                </button>
+                <span id="trace-search-count" class="search-count" role="status" aria-live="polite">
+                    {count}
+                </span>
+                <span class="spacer"></span>
+                <button
+                    type="button"
+                    id="trace-export"
+                    class="button small"
+                    prop:disabled=move || ui.exporting.get()
+                    on:click=move |_| {
+                        with_viewer(|v| v.export(false));
+                    }
+                >
+                    "Export trace (JSON)"
+                </button>
+                <button
+                    type="button"
+                    id="trace-export-selection"
+                    class="button small"
+                    prop:disabled=move || ui.exporting.get() || ui.selection.get().is_none()
+                    on:click=move |_| {
+                        with_viewer(|v| v.export(true));
+                    }
+                >
+                    "Export selection"
+                </button>
+            </div>
+            <p class="trace-status">
+                <span
+                    id="trace-range"
+                    data-start-ps=move || format!("{:.0}", ui.range.get().0)
+                    data-end-ps=move || format!("{:.0}", ui.range.get().1)
+                >
+                    {range_text}
+                </span>
+                {move || export_text().map(|(class, text)| view! { <span id="trace-export-status" class=class>{text}</span> })}
+            </p>
+            <div class="trace-wrap">
+                <canvas
+                    id="trace-canvas"
+                    node_ref=canvas
+                    tabindex="0"
+                    role="img"
+                    aria-label="Timeline of the host's events: sections per device and host, a row per thread or stream. The details of a clicked event appear below."
+                ></canvas>
+                <panes::TooltipView ui=ui/>
+            </div>
+            <p class="note trace-help">
+                <kbd>"W"</kbd>"/"<kbd>"S"</kbd>" or the wheel zoom · "<kbd>"A"</kbd>"/"<kbd>"D"</kbd>
+                " or drag pan · "<kbd>"Alt"</kbd>"+wheel or "<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" scroll tracks · click an event for details · "
+                <kbd>"Shift"</kbd>"+drag selects a range · "<kbd>"F"</kbd>" fits it · "<kbd>"M"</kbd>" marks it · "
+                <kbd>"0"</kbd>" shows all · click a section header to fold it"
+            </p>
+            <div class="trace-panes">
+                <panes::DetailsPane ui=ui/>
+                <panes::SummaryPane ui=ui/>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,12 @@
+//! What the views share: tables, charts, numbers and times for people,
+//! downloads, measures, the step-time graphs and the title every tool
+//! starts with. No widget knows a tool or the worker.
+
+pub mod chart;
+pub mod diagnostics;
+pub mod download;
+pub mod fmt;
+pub mod measure;
+pub mod step_time;
+pub mod table;
+pub mod title;

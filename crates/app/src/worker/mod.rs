@@ -1,0 +1,174 @@
+//! The analysis worker: holds the opened files as one
+//! `proflens_analysis::context::HostContext` per host and answers
+//! [`Request`]s. Runs in a dedicated Web Worker with its own instance of this
+//! wasm; decoding is synchronous here, so the page stays responsive and
+//! cancelling is `Worker.terminate()`.
+//!
+//! - [`source`]: picked files, a served log directory or the demo, as hosts;
+//! - [`hosts`]: the hosts' contexts (the only cache), tools run through the registry;
+//! - [`trace`], [`trace_queries`]: the trace viewer's questions about a timeline.
+//!
+//! No tool is named here: tools are found with `registry::find` and their
+//! view models go to the page as they are.
+
+mod hosts;
+mod source;
+mod trace;
+mod trace_queries;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use proflens_analysis::context::{Request as ToolRequest, ToolError};
+use proflens_analysis::registry;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
+
+use crate::protocol::{self, Request, Response, MODEL};
+use hosts::Hosts;
+use source::Found;
+
+thread_local! {
+    /// The hosts of the open source.
+    static HOSTS: RefCell<Option<Rc<Hosts>>> = const { RefCell::new(None) };
+}
+
+/// Installs the message handler and says `ready`.
+pub fn install() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
+        let reply = match protocol::open_envelope(&event.data()) {
+            Ok((request, files)) => handle(request, files),
+            Err(e) => Some(Response::Error {
+                message: format!("Proflens sent its analysis worker a message it could not read ({e})."),
+            }),
+        };
+        if let Some(reply) = reply {
+            post(&reply);
+        }
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    post(&Response::Ready);
+}
+
+/// The answer to a request; `None` when it was posted already (a tool's
+/// output or an export, which travel with something beside the message).
+fn handle(request: Request, files: Vec<File>) -> Option<Response> {
+    Some(match request {
+        Request::Open { paths } => open(source::files(paths.into_iter().zip(files).collect())),
+        Request::OpenDemo => open(source::demo()),
+        Request::OpenLogdirUrl { logdir } => match source::logdir_url(&logdir) {
+            Ok(found) => open(found),
+            Err(message) => Response::Error { message },
+        },
+        Request::Tool { run, host, tool, module } => {
+            let Some(hosts) = hosts() else { return Some(no_files()) };
+            return run_tool(&hosts, run, host, &tool, module);
+        }
+        Request::Trace { run, host, seq, query } => {
+            let Some(hosts) = hosts() else { return Some(no_files()) };
+            return trace::answer(&hosts, run, host, seq, query);
+        }
+    })
+}
+
+/// Makes `found` the open source (the previous one's contexts go) and lists its runs.
+fn open(found: Found) -> Response {
+    HOSTS.with_borrow_mut(|hosts| *hosts = None);
+    let Found { runs, skipped, hosts } = found;
+    let hosts = Hosts::new(hosts, progress);
+    HOSTS.with_borrow_mut(|open| *open = Some(hosts));
+    Response::Logdir { runs, skipped }
+}
+
+/// The open hosts, held apart from the thread's state while tools run.
+fn hosts() -> Option<Rc<Hosts>> {
+    HOSTS.with_borrow(|hosts| hosts.clone())
+}
+
+fn no_files() -> Response {
+    Response::Error { message: "No files are open.".to_string() }
+}
+
+/// Runs a tool and posts its view model; the answer when it has none.
+fn run_tool(hosts: &Hosts, run: String, host: String, id: &str, module: Option<String>) -> Option<Response> {
+    let Some(tool) = registry::find(id) else {
+        return Some(Response::Error { message: format!("Proflens has no tool “{id}”.") });
+    };
+    let request = ToolRequest { module, ..ToolRequest::default() };
+    let tell = |tools: Vec<String>| post(&Response::HostTools { run: run.clone(), host: host.clone(), tools });
+    let output = match hosts.run(&run, &host, tool, &request, tell) {
+        Ok(output) => output,
+        Err(ToolError::OneHost) => {
+            let message = format!("The {} shows one host at a time: choose a host above.", tool.label());
+            return Some(Response::Error { message });
+        }
+        Err(e) => return Some(Response::Error { message: e.to_string() }),
+    };
+    let model = match protocol::to_js(output.model.as_serialize()) {
+        Ok(model) => model,
+        Err(e) => {
+            let message = format!("Proflens could not pass the {} on from its analysis worker ({e}).", tool.label());
+            return Some(Response::Error { message });
+        }
+    };
+    let response = Response::Tool {
+        run,
+        host,
+        tool: tool.id().to_string(),
+        view: output.view.to_string(),
+        wasm_memory_bytes: wasm_memory_bytes(),
+    };
+    post_with(&response, MODEL, &model)
+}
+
+/// Posts a message to the page.
+fn post(response: &Response) {
+    let message = match protocol::to_js(response) {
+        Ok(m) => m,
+        Err(e) => match protocol::to_js(&Response::Error {
+            message: format!("Proflens could not pass a result from its analysis worker ({e})."),
+        }) {
+            Ok(m) => m,
+            Err(_) => return,
+        },
+    };
+    send(&message);
+}
+
+/// Posts a message with `value` beside it in its field `key`; the answer
+/// to send instead when that fails.
+fn post_with(response: &Response, key: &str, value: &JsValue) -> Option<Response> {
+    let attached = protocol::to_js(response).and_then(|message| {
+        protocol::attach(&message, key, value)?;
+        Ok(message)
+    });
+    match attached {
+        Ok(message) => {
+            send(&message);
+            None
+        }
+        Err(e) => Some(Response::Error { message: format!("Proflens could not pass the result on ({e}).") }),
+    }
+}
+
+fn send(message: &JsValue) {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    // Posting a plain object cannot fail; nothing to tell anyone if it does.
+    let _ = scope.post_message(message);
+}
+
+/// Tells the page which phase is under way (`None`: how far cannot be told).
+fn progress(fraction: Option<f64>, label: &str) {
+    post(&Response::Progress { fraction: fraction.map(|f| f.clamp(0.0, 1.0)), phase_label: label.to_string() });
+}
+
+/// Size of this worker's wasm memory: it only grows, so it is the peak so far.
+fn wasm_memory_bytes() -> u64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| m.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,181 @@
+//! Where the opened files come from: files the user picked or dropped, a log
+//! directory served on the page's origin, or the demo. Each becomes the runs
+//! and hosts `proflens_format::logdir::discover_any` finds in its paths, every
+//! file of a host with a way to read it when the host's context asks.
+
+use proflens_analysis::context::{HostFile, ReadFile};
+use proflens_analysis::registry;
+use proflens_format::legacy::{self, LegacyTool};
+use proflens_format::logdir::{self, HostFiles};
+use proflens_format::logdir_index;
+use web_sys::{File, FileReaderSync, XmlHttpRequest, XmlHttpRequestResponseType};
+
+use crate::protocol::{RunEntry, SkippedEntry, ALL_HOSTS};
+
+/// The demo profile: one host of a small TensorFlow custom training loop.
+const DEMO_PROFILE: &[u8] =
+    include_bytes!("../../../../tests/data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb");
+const DEMO_RUN: &str = "custom_loop (demo)";
+const DEMO_HOST: &str = "vm";
+/// Run name for files that sit in no folder.
+const LOOSE_RUN: &str = "Selected files";
+
+/// What an opened source holds: its runs as the page lists them, the files
+/// left out, and every host with its files.
+pub struct Found {
+    pub runs: Vec<RunEntry>,
+    pub skipped: Vec<SkippedEntry>,
+    pub hosts: Vec<FoundHost>,
+}
+
+pub struct FoundHost {
+    pub run: String,
+    pub name: String,
+    pub files: Vec<HostFile>,
+}
+
+/// The demo: one run of one host.
+pub fn demo() -> Found {
+    let read: ReadFile = Box::new(|| Ok(DEMO_PROFILE.to_vec()));
+    Found {
+        runs: vec![RunEntry { name: DEMO_RUN.to_string(), hosts: vec![DEMO_HOST.to_string()] }],
+        skipped: Vec::new(),
+        hosts: vec![FoundHost {
+            run: DEMO_RUN.to_string(),
+            name: DEMO_HOST.to_string(),
+            files: vec![HostFile { path: format!("{DEMO_HOST}.xplane.pb"), tool: None, read }],
+        }],
+    }
+}
+
+/// Files picked or dropped, with the paths they were picked as.
+pub fn files(files: Vec<(String, File)>) -> Found {
+    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    let reader = |i: usize| -> ReadFile {
+        let (path, file) = files[i].clone();
+        Box::new(move || read_file(&path, &file))
+    };
+    // JSON is a profile only if it holds trace events or a tool's output:
+    // a look at the start of each JSON file decides, before it is listed.
+    let rejected: Vec<(usize, &'static str)> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, (path, _))| {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            logdir::trace_host_name(name).is_some() && legacy::tool_file(name).is_none()
+        })
+        .filter_map(|(i, (_, file))| match read_head(file) {
+            Some(head) => proflens_format::sniff::check_json_head(&head).err().map(|why| (i, why)),
+            None => Some((i, "could not be read")),
+        })
+        .collect();
+    if rejected.is_empty() || paths.len() == 1 {
+        return found(&paths, &paths, reader);
+    }
+    // Runs are named from the accepted files only; the others are listed as skipped.
+    let listed: Vec<String> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { p.clone() })
+        .collect();
+    let mut opened = found(&listed, &paths, reader);
+    for (file, why) in &rejected {
+        opened.skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
+    }
+    opened
+}
+
+/// A log directory served on the page's origin, from its `proflens-index.json`.
+pub fn logdir_url(logdir: &str) -> Result<Found, String> {
+    let base = logdir.trim_end_matches('/').to_string();
+    let index_url = format!("{base}/{}", logdir_index::FILE_NAME);
+    let index = fetch_bytes(&index_url).map_err(|e| {
+        format!("The log directory's index {index_url} could not be read: {e}. Write it with `proflens-collect index LOGDIR`.")
+    })?;
+    let paths = logdir_index::paths(&index).map_err(|e| format!("{index_url} is not a Proflens index: {e}."))?;
+    let reader = |i: usize| -> ReadFile {
+        let url = format!("{base}/{}", paths[i]);
+        Box::new(move || fetch_bytes(&url).map_err(|e| format!("The profile {url} could not be fetched: {e}.")))
+    };
+    Ok(found(&paths, &paths, reader))
+}
+
+/// The runs and hosts of the files at `listed` (blank: left out), each
+/// file named by its path in `paths` and read with `reader(index)`.
+fn found(listed: &[String], paths: &[String], reader: impl Fn(usize) -> ReadFile) -> Found {
+    let discovered = logdir::discover_any(listed.iter().map(String::as_str), LOOSE_RUN);
+    let file = |i: usize, tool: Option<LegacyTool>| HostFile { path: paths[i].clone(), tool, read: reader(i) };
+    let mut hosts = Vec::new();
+    for run in &discovered.runs {
+        for host in &run.hosts {
+            let files = match &host.files {
+                HostFiles::Events(i) => vec![file(*i, None)],
+                HostFiles::Tools { tools, trace } => {
+                    // In the selector's order, so that messages list the tools as it does.
+                    let mut tools = tools.clone();
+                    tools.sort_by_key(|(kind, _)| selector_position(*kind));
+                    let mut files: Vec<HostFile> = tools.iter().map(|(kind, i)| file(*i, Some(*kind))).collect();
+                    files.extend(trace.map(|i| file(i, None)));
+                    files
+                }
+            };
+            hosts.push(FoundHost { run: run.name.clone(), name: host.name.clone(), files });
+        }
+    }
+    // Runs of several hosts offer them all together first, as XProf does.
+    let runs = discovered
+        .runs
+        .iter()
+        .map(|r| {
+            let all = (r.hosts.len() > 1).then(|| ALL_HOSTS.to_string());
+            RunEntry {
+                name: r.name.clone(),
+                hosts: all.into_iter().chain(r.hosts.iter().map(|h| h.name.clone())).collect(),
+            }
+        })
+        .collect();
+    let skipped = discovered
+        .skipped
+        .iter()
+        .map(|s| SkippedEntry { path: s.path.clone(), reason: s.reason.to_string() })
+        .collect();
+    Found { runs, skipped, hosts }
+}
+
+/// Where the tool of a legacy file stands in the tool selector.
+fn selector_position(kind: LegacyTool) -> usize {
+    let tool = registry::tool_for_file(kind).map(|t| t.id());
+    registry::TOOLS.iter().position(|t| Some(t.id()) == tool).unwrap_or(usize::MAX)
+}
+
+/// A picked file's bytes.
+fn read_file(path: &str, file: &File) -> Result<Vec<u8>, String> {
+    let unreadable = || {
+        format!("The file “{path}” could not be read: it may have been moved, changed or deleted since it was opened. Open it again.")
+    };
+    let reader = FileReaderSync::new().map_err(|_| unreadable())?;
+    let buffer = reader.read_as_array_buffer(file).map_err(|_| unreadable())?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The first bytes of a file, for a look at what it is.
+fn read_head(file: &File) -> Option<Vec<u8>> {
+    let head = file.slice_with_i32_and_i32(0, proflens_format::sniff::JSON_HEAD_BYTES as i32).ok()?;
+    let buffer = FileReaderSync::new().ok()?.read_as_array_buffer(&head).ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// GET on the page's origin. A worker may wait for the answer (synchronous
+/// requests are allowed off the main thread), which keeps decoding simple.
+fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let request = XmlHttpRequest::new().map_err(|_| "the browser refused the request".to_string())?;
+    request.open_with_async("GET", url, false).map_err(|_| "the address is not valid".to_string())?;
+    request.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
+    request.send().map_err(|_| "the server could not be reached".to_string())?;
+    let status = request.status().unwrap_or(0);
+    if status != 200 {
+        return Err(format!("the server answered {status}"));
+    }
+    let body = request.response().map_err(|_| "the answer could not be read".to_string())?;
+    Ok(js_sys::Uint8Array::new(&body).to_vec())
+}
