@@ -8,6 +8,7 @@
 //! hosts are named and grouped exactly as the app groups a dropped folder
 //! (`proflens_format::logdir::discover`).
 
+use proflens_format::logdir::HostFiles;
 pub use proflens_format::logdir_index::FILE_NAME as INDEX_FILE;
 use proflens_format::logdir_index::{Index, IndexHost, IndexRun};
 use std::path::{Path, PathBuf};
@@ -32,7 +33,13 @@ pub fn build(logdir: &Path) -> Result<Index, String> {
             hosts: run
                 .hosts
                 .into_iter()
-                .map(|h| IndexHost { name: h.name, path: files[h.file].clone(), bytes: size(&files[h.file]) })
+                // Only XSpace files are walked: every host is one file of events.
+                .filter_map(|h| match h.files {
+                    HostFiles::Events(file) => {
+                        Some(IndexHost { name: h.name, path: files[file].clone(), bytes: size(&files[file]) })
+                    }
+                    HostFiles::Tools { .. } => None,
+                })
                 .collect(),
         })
         .collect();

@@ -1,5 +1,5 @@
 //! A PATH argument as runs and hosts: the files under it are named by
-//! `proflens_format::logdir::discover_any`, exactly as the app names what
+//! `proflens_format::logdir::discover`, exactly as the app names what
 //! is opened in the browser, and each host becomes a `HostContext` that
 //! reads its files from disk when a tool asks.
 
@@ -43,7 +43,7 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
     // Named as a folder pick in the browser names them: relative to the folder.
     let relative: Vec<String> =
         files.iter().map(|f| f.strip_prefix(&root).unwrap_or(f).to_string_lossy().replace('\\', "/")).collect();
-    let found = logdir::discover_any(relative.iter().map(String::as_str), &root_run);
+    let found = logdir::discover(relative.iter().map(String::as_str), &root_run);
     if found.runs.is_empty() {
         return Err(Failure(format!(
             "{}: no profiles (*.xplane.pb, trace JSON *.json / *.json.gz, or TensorBoard tool files) found here",

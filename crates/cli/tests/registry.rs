@@ -1,7 +1,7 @@
 //! The CLI and the app answer through one entry point,
 //! `proflens_analysis::registry::run`. This test opens every fixture as the
 //! app's worker does (the file's bytes behind a `HostContext`, the host named
-//! by `discover_any` from the name the browser gives), runs every registry
+//! by `discover` from the name the browser gives), runs every registry
 //! tool on it, and checks that the `proflens` binary names the same host and
 //! prints the same JSON (exactly equal values) or fails where the app fails.
 
@@ -10,7 +10,7 @@ mod common;
 use common::{data, proflens};
 use proflens_analysis::context::{Format, Hooks, HostContext, HostFile, Request};
 use proflens_analysis::registry;
-use proflens_format::logdir::{discover_any, HostFiles};
+use proflens_format::logdir::{discover, HostFiles};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -28,7 +28,7 @@ impl Hooks for NoHooks {
 /// file name (a file picker gives no folders).
 fn app_host(path: &Path) -> Rc<HostContext> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let found = discover_any([name.as_str()], "Selected files");
+    let found = discover([name.as_str()], "Selected files");
     let host = &found.runs[0].hosts[0];
     let tool = match &host.files {
         HostFiles::Events(_) => None,

@@ -12,26 +12,6 @@ use crate::legacy::LegacyTool;
 const XSPACE_SUFFIXES: [&str; 2] = [".xplane.pb", ".xplane.pb.gz"];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Logdir {
-    pub runs: Vec<Run>,
-    /// Files that are not profiles, with the reason.
-    pub skipped: Vec<Skipped>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Run {
-    pub name: String,
-    pub hosts: Vec<Host>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Host {
-    pub name: String,
-    /// Index of the file in the list given to [`discover`].
-    pub file: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     pub path: String,
     pub reason: &'static str,
@@ -40,31 +20,6 @@ pub struct Skipped {
 /// Host name of an XSpace file name, if the name is one.
 pub fn host_name(file_name: &str) -> Option<&str> {
     XSPACE_SUFFIXES.iter().find_map(|s| file_name.strip_suffix(s)).filter(|h| !h.is_empty())
-}
-
-/// Groups profile files into runs and hosts. `root_run` names the run of files
-/// that are not under any directory (a plain multi-file selection).
-pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> Logdir {
-    let mut found: Vec<(Vec<String>, String, usize)> = Vec::new(); // (run dir parts, host, file)
-    let mut skipped = Vec::new();
-    for (file, path) in paths.into_iter().enumerate() {
-        let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty() && *p != ".").collect();
-        let Some((file_name, dirs)) = parts.split_last() else {
-            continue;
-        };
-        match host_name(file_name) {
-            Some(host) => found.push((dirs.iter().map(|d| d.to_string()).collect(), host.to_string(), file)),
-            None => skipped.push(Skipped { path: path.to_string(), reason: reason_for(file_name) }),
-        }
-    }
-    let runs = group(found, root_run)
-        .into_iter()
-        .map(|(name, hosts)| Run {
-            name,
-            hosts: dedupe_host_names(hosts.into_iter().map(|(name, file)| Host { name, file }).collect()),
-        })
-        .collect();
-    Logdir { runs, skipped }
 }
 
 /// What the files of a host are.
@@ -78,21 +33,21 @@ pub enum HostFiles {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnyHost {
+pub struct Host {
     pub name: String,
     pub files: HostFiles,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnyRun {
+pub struct Run {
     pub name: String,
-    pub hosts: Vec<AnyHost>,
+    pub hosts: Vec<Host>,
 }
 
 /// Runs and hosts of every kind of profile file Proflens reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnyLogdir {
-    pub runs: Vec<AnyRun>,
+pub struct Logdir {
+    pub runs: Vec<Run>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -106,7 +61,9 @@ pub fn trace_host_name(file_name: &str) -> Option<&str> {
     TRACE_SUFFIXES.iter().find_map(|s| file_name.strip_suffix(s)).filter(|h| !h.is_empty())
 }
 
-/// Like [`discover`], for every format: XSpace hosts, trace-event JSON files
+/// Runs and hosts of a list of paths: the one naming rule of the CLI (a
+/// walked folder), the app (a folder pick, a drop, a served logdir's index)
+/// and the collector's index. Every format: XSpace hosts, trace-event JSON files
 /// (one host per file: a PyTorch job writes one per rank) and legacy tool
 /// files (one host per `<host>.` prefix). Names decide here; the content is
 /// checked when a host is opened. A legacy `<host>.trace.json.gz` beside an
@@ -114,14 +71,14 @@ pub fn trace_host_name(file_name: &str) -> Option<&str> {
 ///
 /// One file whose name says nothing is still one host (named by the file
 /// without its last extension), so that its content can decide what it is.
-pub fn discover_any<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> AnyLogdir {
+pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> Logdir {
     let paths: Vec<&str> = paths.into_iter().collect();
     let found = discover_by_name(paths.iter().copied(), root_run);
     match paths.as_slice() {
-        [only] if found.runs.is_empty() => AnyLogdir {
-            runs: vec![AnyRun {
+        [only] if found.runs.is_empty() => Logdir {
+            runs: vec![Run {
                 name: root_run.to_string(),
-                hosts: vec![AnyHost { name: loose_host_name(only), files: HostFiles::Events(0) }],
+                hosts: vec![Host { name: loose_host_name(only), files: HostFiles::Events(0) }],
             }],
             skipped: Vec::new(),
         },
@@ -139,7 +96,7 @@ pub fn loose_host_name(path: &str) -> String {
     }
 }
 
-fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> AnyLogdir {
+fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) -> Logdir {
     enum Kind {
         XSpace,
         Trace { legacy: bool },
@@ -168,20 +125,20 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
     let runs = group(found, root_run)
         .into_iter()
         .map(|(name, files)| {
-            let mut hosts: Vec<AnyHost> = Vec::new();
+            let mut hosts: Vec<Host> = Vec::new();
             // Hosts that have an XSpace or a (non-legacy) trace are one host per file.
             let has_xspace = |host: &str| files.iter().any(|(h, (k, _))| h == host && matches!(k, Kind::XSpace));
             for (host, (kind, file)) in &files {
                 match kind {
                     Kind::XSpace | Kind::Trace { legacy: false } => {
-                        hosts.push(AnyHost { name: host.clone(), files: HostFiles::Events(*file) })
+                        hosts.push(Host { name: host.clone(), files: HostFiles::Events(*file) })
                     }
                     Kind::Trace { legacy: true } if has_xspace(host) => {}
                     Kind::Trace { legacy: true } | Kind::Tool(_) => {
                         let at =
                             hosts.iter().position(|h| &h.name == host && matches!(h.files, HostFiles::Tools { .. }));
                         let index = at.unwrap_or_else(|| {
-                            hosts.push(AnyHost {
+                            hosts.push(Host {
                                 name: host.clone(),
                                 files: HostFiles::Tools { tools: Vec::new(), trace: None },
                             });
@@ -196,10 +153,10 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
                     }
                 }
             }
-            AnyRun { name, hosts: dedupe_any_host_names(hosts) }
+            Run { name, hosts: dedupe_host_names(hosts) }
         })
         .collect();
-    AnyLogdir { runs, skipped }
+    Logdir { runs, skipped }
 }
 
 /// Files grouped by run (sorted by name), each with its host name and
@@ -247,13 +204,6 @@ fn common_prefix_len(all: &[Vec<String>]) -> usize {
 /// Two files naming the same host in one run (say `vm.xplane.pb` and
 /// `vm.xplane.pb.gz`) stay apart as `vm` and `vm (2)`; hosts sorted by name.
 fn dedupe_host_names(mut hosts: Vec<Host>) -> Vec<Host> {
-    hosts.sort_by(|a, b| a.name.cmp(&b.name).then(a.file.cmp(&b.file)));
-    let names = unique_names(hosts.iter().map(|h| h.name.clone()).collect());
-    hosts.iter_mut().zip(names).for_each(|(h, n)| h.name = n);
-    hosts
-}
-
-fn dedupe_any_host_names(mut hosts: Vec<AnyHost>) -> Vec<AnyHost> {
     hosts.sort_by(|a, b| a.name.cmp(&b.name));
     let names = unique_names(hosts.iter().map(|h| h.name.clone()).collect());
     hosts.iter_mut().zip(names).for_each(|(h, n)| h.name = n);
@@ -286,7 +236,7 @@ fn reason_for(file_name: &str) -> &'static str {
 mod tests {
     #[test]
     fn one_unnamed_file_is_one_host() {
-        let found = super::discover_any(["dir/vm.bin"], "Selected files");
+        let found = super::discover(["dir/vm.bin"], "Selected files");
         assert_eq!(found.runs[0].hosts[0].name, "vm");
         assert_eq!(super::loose_host_name("random"), "random");
         assert_eq!(super::loose_host_name(".hidden"), ".hidden");
@@ -307,7 +257,7 @@ mod tests {
         );
         assert_eq!(names(&l), vec![("2026_11_22".to_string(), vec!["vm".to_string()])]);
         assert_eq!(l.skipped.len(), 1);
-        assert_eq!(l.runs[0].hosts[0].file, 0);
+        assert_eq!(l.runs[0].hosts[0].files, HostFiles::Events(0));
     }
 
     #[test]
@@ -338,7 +288,7 @@ mod tests {
 
     #[test]
     fn every_format_is_found_with_its_host() {
-        let l = discover_any(
+        let l = discover(
             [
                 "logs/plugins/profile/r1/localhost.overview_page.pb",
                 "logs/plugins/profile/r1/localhost.input_pipeline.pb",

@@ -1,6 +1,6 @@
 //! Where the opened files come from: files the user picked or dropped, a log
 //! directory served on the page's origin, or the demo. Each becomes the runs
-//! and hosts `proflens_format::logdir::discover_any` finds in its paths, every
+//! and hosts `proflens_format::logdir::discover` finds in its paths, every
 //! file of a host with a way to read it when the host's context asks.
 
 use proflens_analysis::context::{HostFile, ReadFile};
@@ -103,7 +103,7 @@ pub fn logdir_url(logdir: &str) -> Result<Found, String> {
 /// The runs and hosts of the files at `listed` (blank: left out), each
 /// file named by its path in `paths` and read with `reader(index)`.
 fn found(listed: &[String], paths: &[String], reader: impl Fn(usize) -> ReadFile) -> Found {
-    let discovered = logdir::discover_any(listed.iter().map(String::as_str), LOOSE_RUN);
+    let discovered = logdir::discover(listed.iter().map(String::as_str), LOOSE_RUN);
     let file = |i: usize, tool: Option<LegacyTool>| HostFile { path: paths[i].clone(), tool, read: reader(i) };
     let mut hosts = Vec::new();
     for run in &discovered.runs {
