@@ -160,10 +160,7 @@ mod tests {
     #[test]
     fn ids_are_unique_and_found() {
         for tool in TOOLS {
-            assert!(std::ptr::eq(
-                find(tool.id()).map_or(std::ptr::null(), |t| t as *const _ as *const ()),
-                *tool as *const _ as *const ()
-            ));
+            assert_eq!(find(tool.id()).map(|t| t.label()), Some(tool.label()));
             assert_eq!(TOOLS.iter().filter(|t| t.id() == tool.id()).count(), 1, "{}", tool.id());
         }
         assert_eq!(find("tensorflow_stats").map(|t| t.id()), Some("framework_op_stats"));
