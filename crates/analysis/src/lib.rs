@@ -9,7 +9,8 @@
 //! - [`passes`]: what several tools share for one host (grouping, steps,
 //!   op metrics, kernels, the input analysis, the trace index…).
 //! - [`context`]: [`context::HostContext`], which runs each pass at most
-//!   once per host, lazily, and the [`context::Tool`] trait.
+//!   once per host, lazily, and keeps tools' results; [`context::RunContext`],
+//!   a run's hosts together; and the [`context::Tool`] trait.
 //! - [`tools`]: one folder per tool; tools never import each other.
 //! - [`registry`]: the one list of tools, which the CLI and the app read.
 //!

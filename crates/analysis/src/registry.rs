@@ -5,7 +5,7 @@
 //! Adding a tool: a folder in `tools/` with a [`Tool`] implementation, and
 //! one line in [`TOOLS`] (ARCHITECTURE.md walks through an example).
 
-use crate::context::{HostContext, Output, Request, Tool, ToolError};
+use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
     framework_op_stats, hlo_stats, info, input_pipeline, kernel_stats, memory_profile, memory_viewer, op_profile,
     overview, pod_viewer, tf_data, trace_viewer,
@@ -100,6 +100,16 @@ pub fn run(tool: &dyn Tool, hosts: &[Rc<HostContext>], request: &Request) -> Res
             Ok(Rc::new(tool.combine(several, request)?))
         }
     }
+}
+
+/// `tool` over every host of `run` together; results are kept in the run.
+pub fn run_combined(tool: &dyn Tool, run: &RunContext, request: &Request) -> Result<Rc<Output>, ToolError> {
+    if let Some(found) = run.kept.get(tool.id(), request) {
+        return Ok(found);
+    }
+    let output = self::run(tool, &run.hosts, request)?;
+    run.kept.keep(tool.id(), request, output.clone());
+    Ok(output)
 }
 
 /// Whether `tool` has something to show for `host`, in words when not.

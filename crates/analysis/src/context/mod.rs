@@ -3,8 +3,10 @@
 //! host is unloaded. It is the only cache: the CLI, the app's worker and
 //! the trace viewer's queries all read passes through it.
 
+mod run;
 mod tool;
 
+pub use run::{Kept, RunContext};
 pub use tool::{AsSerialize, Format, GroupBy, Inputs, Output, Rendered, Request, Tool, ToolError};
 
 use crate::hlo::gpu::GpuHlo;
@@ -79,7 +81,7 @@ pub struct HostContext {
     kineto: Slot<KinetoIndex>,
     trace: Slot<TraceIndex>,
     /// Tools' results on this host, by tool and request.
-    outputs: RefCell<Vec<(&'static str, Request, Rc<Output>)>>,
+    outputs: Kept,
     runs: RefCell<[u32; PASSES.len()]>,
 }
 
@@ -107,7 +109,7 @@ impl HostContext {
             xla_ops: Slot::default(),
             kineto: Slot::default(),
             trace: Slot::default(),
-            outputs: RefCell::default(),
+            outputs: Kept::new(KEPT_OUTPUTS),
             runs: RefCell::new([0; PASSES.len()]),
         }
     }
@@ -295,14 +297,12 @@ impl HostContext {
 
     /// A tool's result on this host, if it was kept.
     pub fn output(&self, tool: &str, request: &Request) -> Option<Rc<Output>> {
-        self.outputs.borrow().iter().find(|(t, r, _)| *t == tool && r == request).map(|(_, _, o)| o.clone())
+        self.outputs.get(tool, request)
     }
 
     /// Keeps a tool's result (the last few) so that coming back to the tool is instant.
     pub fn keep_output(&self, tool: &'static str, request: &Request, output: Rc<Output>) {
-        let mut outputs = self.outputs.borrow_mut();
-        outputs.insert(0, (tool, request.clone(), output));
-        outputs.truncate(KEPT_OUTPUTS);
+        self.outputs.keep(tool, request, output);
     }
 
     /// How often each of [`PASSES`] ran on this host.

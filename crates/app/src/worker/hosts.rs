@@ -2,7 +2,8 @@
 //! the host when a tool first asks and keeps every pass over it. The contexts
 //! are the worker's cache; this module only decides how many hosts keep their
 //! events in memory ([`LOADED`]: the others are unloaded, their small results
-//! kept) and remembers what combining the hosts of a run gave.
+//! kept). A run's hosts together are a `RunContext`, which keeps what
+//! combining them gave.
 //!
 //! Nothing here knows a tool: they are looked up and run through
 //! [`proflens_analysis::registry`].
@@ -10,7 +11,7 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use proflens_analysis::context::{Hooks, HostContext, Output, Request, Tool, ToolError};
+use proflens_analysis::context::{Hooks, HostContext, Output, Request, RunContext, Tool, ToolError};
 use proflens_analysis::registry;
 
 use super::source::FoundHost;
@@ -18,8 +19,6 @@ use crate::protocol::ALL_HOSTS;
 
 /// Hosts whose events stay in memory, for quick switching between them.
 const LOADED: usize = 2;
-/// Results of tools over all the hosts of a run, kept for coming back to them.
-const KEPT_COMBINED: usize = 6;
 
 struct Host {
     run: String,
@@ -29,14 +28,12 @@ struct Host {
     tools: RefCell<Option<Vec<String>>>,
 }
 
-/// A result over every host of a run: (run, tool, request, output).
-type Combined = (String, &'static str, Request, Rc<Output>);
-
 pub struct Hosts {
     list: Vec<Host>,
     /// The hosts last used (indices into `list`), most recent first.
     recent: RefCell<Vec<usize>>,
-    combined: RefCell<Vec<Combined>>,
+    /// Every run with its hosts, for the tools that combine them.
+    runs: Vec<RunContext>,
     /// The tools that combine the hosts of a run, by run.
     combined_tools: RefCell<Vec<(String, Vec<String>)>>,
 }
@@ -66,7 +63,7 @@ impl Hosts {
     /// A context for each host found; `progress` tells the page of long work.
     pub fn new(found: Vec<FoundHost>, progress: fn(Option<f64>, &str)) -> Rc<Hosts> {
         Rc::new_cyclic(|me| {
-            let list = found
+            let list: Vec<Host> = found
                 .into_iter()
                 .enumerate()
                 .map(|(index, host)| {
@@ -79,7 +76,14 @@ impl Hosts {
                     }
                 })
                 .collect();
-            Hosts { list, recent: RefCell::default(), combined: RefCell::default(), combined_tools: RefCell::default() }
+            let mut runs: Vec<RunContext> = Vec::new();
+            for host in &list {
+                match runs.iter_mut().find(|r| r.name == host.run) {
+                    Some(run) => run.hosts.push(host.context.clone()),
+                    None => runs.push(RunContext::new(host.run.clone(), vec![host.context.clone()])),
+                }
+            }
+            Hosts { list, recent: RefCell::default(), runs, combined_tools: RefCell::default() }
         })
     }
 
@@ -118,22 +122,17 @@ impl Hosts {
         output
     }
 
-    /// `tool` over every host of `run` (kept for the next time).
+    /// `tool` over every host of `run` (kept in the run's context).
     fn combine(&self, run: &str, tool: &dyn Tool, request: &Request) -> Result<Rc<Output>, ToolError> {
-        let kept =
-            self.combined.borrow().iter().find(|(r, t, q, _)| r == run && *t == tool.id() && q == request).cloned();
-        if let Some((_, _, _, output)) = kept {
-            return Ok(output);
-        }
-        let output = registry::run(tool, &self.of_run(run), request)?;
-        let mut combined = self.combined.borrow_mut();
-        combined.insert(0, (run.to_string(), tool.id(), request.clone(), output.clone()));
-        combined.truncate(KEPT_COMBINED);
-        Ok(output)
+        let run = self.run_context(run)?;
+        registry::run_combined(tool, run, request)
     }
 
-    fn of_run(&self, run: &str) -> Vec<Rc<HostContext>> {
-        self.list.iter().filter(|h| h.run == run).map(|h| h.context.clone()).collect()
+    fn run_context(&self, run: &str) -> Result<&RunContext, ToolError> {
+        self.runs
+            .iter()
+            .find(|r| r.name == run)
+            .ok_or_else(|| ToolError::Failed(format!("There is no run “{run}” among the opened files.")))
     }
 
     /// The tools of one host, once they are known without reading more than
@@ -157,7 +156,8 @@ impl Hosts {
         let tools = match known {
             Some(tools) => tools,
             None => {
-                let tools = ids(registry::available_combined(&self.of_run(run)));
+                let hosts = self.run_context(run).map(|r| r.hosts.as_slice()).unwrap_or_default();
+                let tools = ids(registry::available_combined(hosts));
                 self.combined_tools.borrow_mut().push((run.to_string(), tools.clone()));
                 tools
             }
