@@ -130,8 +130,7 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
         phases,
         pass_runs,
     };
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    Ok(())
+    crate::output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
 }
 
 /// `n` events spread evenly over the trace's line tracks.

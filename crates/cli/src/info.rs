@@ -71,8 +71,7 @@ pub fn run(path: &Path) -> Result<(), Failure> {
                 }
             }
         }
-        println!("{}", serde_json::to_string_pretty(&LegacyFiles { legacy_tool_files })?);
-        return Ok(());
+        return crate::output::print(&(serde_json::to_string_pretty(&LegacyFiles { legacy_tool_files })? + "\n"));
     }
     let mut runs = Vec::new();
     for run in &opened.runs {
@@ -91,6 +90,5 @@ pub fn run(path: &Path) -> Result<(), Failure> {
         }
         runs.push(RunSummary { name: run.name.clone(), hosts });
     }
-    println!("{}", serde_json::to_string_pretty(&Summary { runs })?);
-    Ok(())
+    crate::output::print(&(serde_json::to_string_pretty(&Summary { runs })? + "\n"))
 }

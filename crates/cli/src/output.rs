@@ -28,16 +28,32 @@ impl From<Format> for proflens_analysis::context::Format {
 /// Writes `text` to `output`, or prints it. A file is written beside its
 /// final name and renamed into place, so a failure never leaves half a file.
 pub fn write(output: Option<&Path>, text: &str) -> Result<(), Failure> {
-    let Some(path) = output else {
-        print!("{text}");
-        return Ok(());
-    };
-    write_file(path, |out| out.write_all(text.as_bytes()))
+    match output {
+        Some(path) => write_file(path, |out| out.write_all(text.as_bytes())),
+        None => print(text),
+    }
 }
 
-/// Writes a file through `fill`, renamed into place only when all of it is written.
+/// Prints `text` on standard output. A reader that went away (`proflens …
+/// | head`) ends the output quietly; a full disk is a plain error.
+pub fn print(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure(format!("standard output: {e}"))),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Writes a file through `fill`, renamed into place only when all of it is
+/// written. Only files: a FIFO or a device would block or take half an answer.
 pub fn write_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Failure> {
     let error = |e: std::io::Error| Failure(format!("{}: {e}", path.display()));
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(Failure(format!("{}: not a regular file; -o writes files only", path.display())));
+        }
+    }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let partial = path.with_file_name(format!(".{name}.partial"));
     let written = (|| {

@@ -34,14 +34,13 @@ pub fn run(json: bool) -> Result<(), Failure> {
         })
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
-        return Ok(());
+        return crate::output::print(&(serde_json::to_string_pretty(&entries)? + "\n"));
     }
     let width = entries.iter().map(|e| e.id.len()).max().unwrap_or(0);
     let label_width = entries.iter().map(|e| e.label.len()).max().unwrap_or(0);
-    println!("{:width$}  {:label_width$}  reads", "tool", "label");
+    let mut table = format!("{:width$}  {:label_width$}  reads\n", "tool", "label");
     for e in &entries {
-        println!("{:width$}  {:label_width$}  {}", e.id, e.label, e.inputs.join(", "));
+        table += &format!("{:width$}  {:label_width$}  {}\n", e.id, e.label, e.inputs.join(", "));
     }
-    Ok(())
+    crate::output::print(&table)
 }

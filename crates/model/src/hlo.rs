@@ -64,8 +64,10 @@ impl HloModule {
         let one_based = |id: i32| usize::try_from(id).ok().and_then(|i| i.checked_sub(1));
         let mut out = Vec::new();
         let mut id = frame_id;
-        // Parent ids point outward; bound the walk in case of a cycle.
-        while out.len() < 1000 {
+        // Parent ids point outward. A file may make them loop, through frames
+        // with or without a location: the walk is bounded in steps, not in
+        // frames found.
+        for _ in 0..MAX_STACK_DEPTH {
             let Some(frame) = one_based(id).and_then(|i| index.frames.get(i)) else { break };
             if let Some(loc) = one_based(frame.file_location_id).and_then(|l| index.file_locations.get(l)) {
                 let file = one_based(loc.file_name_id).and_then(|f| index.file_names.get(f)).map_or("", String::as_str);
@@ -87,6 +89,9 @@ impl HloModule {
         (&instr.metadata.source_file, instr.metadata.source_line)
     }
 }
+
+/// Most frames of one stack: deeper than any real Python stack.
+const MAX_STACK_DEPTH: usize = 1000;
 
 /// A computation: the entry, a fused computation, a loop body, …
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -297,4 +302,28 @@ pub struct HeapEvent {
     pub computation_name: String,
     pub instruction_name: String,
     pub share_with_canonical_id: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(location: i32, parent: i32) -> StackFrame {
+        StackFrame { file_location_id: location, parent_frame_id: parent }
+    }
+
+    #[test]
+    fn stack_frames_that_loop_end() {
+        // 1 → 2 → 1, without locations: the walk used to spin for ever.
+        let mut module = HloModule::default();
+        module.stack_frames.frames = vec![frame(0, 2), frame(0, 1)];
+        assert!(module.stack_frames_of(1).is_empty());
+        // With a location on one of them: a bounded list, not an endless one.
+        module.stack_frames.file_names = vec!["a.py".into()];
+        module.stack_frames.file_locations = vec![FileLocation { file_name_id: 1, line: 3, ..FileLocation::default() }];
+        module.stack_frames.frames = vec![frame(1, 2), frame(0, 1)];
+        let frames = module.stack_frames_of(1);
+        assert_eq!(frames.first(), Some(&("a.py", 3, 0)));
+        assert_eq!(frames.len(), MAX_STACK_DEPTH / 2);
+    }
 }

@@ -76,30 +76,54 @@ pub fn gpu_cost(index: &ModuleIndex<'_>, instr: &HloInstruction) -> Cost {
                 Cost::default()
             }
         }
-        "fusion" => Cost::traffic(fused_flops(index, instr, 0), operand_bytes.saturating_add(byte_size(&instr.shape))),
+        "fusion" => Cost::traffic(fused_flops(index, instr), operand_bytes.saturating_add(byte_size(&instr.shape))),
         op if NO_TRAFFIC_OPS.contains(&op) => Cost::default(),
         _ => Cost::traffic(instruction_flops(index, instr), operand_bytes.saturating_add(byte_size(&instr.shape))),
     }
 }
 
 /// FLOPs of the instructions of a fusion's computation (nested fusions too).
-fn fused_flops(index: &ModuleIndex<'_>, fusion: &HloInstruction, depth: usize) -> u64 {
-    if depth > 16 {
-        return 0;
-    }
-    let mut flops = 0u64;
-    for &id in &fusion.called_computation_ids {
-        let Some(computation) = index.module.computation(id) else { continue };
+fn fused_flops(index: &ModuleIndex<'_>, fusion: &HloInstruction) -> u64 {
+    let mut walk = Walk::default();
+    fusion.called_computation_ids.iter().fold(0u64, |sum, &id| sum.saturating_add(walk.flops(index, id)))
+}
+
+/// A walk over called computations, safe on what a file may hold: a fusion
+/// that calls itself (directly or through others) counts nothing the second
+/// time round, nesting deeper than real HLO counts nothing, and each
+/// computation is summed once however often it is called.
+#[derive(Default)]
+struct Walk {
+    on_path: Vec<i64>,
+    done: rustc_hash::FxHashMap<i64, u64>,
+}
+
+impl Walk {
+    /// Most nested fusions followed.
+    const MAX_DEPTH: usize = 16;
+
+    fn flops(&mut self, index: &ModuleIndex<'_>, id: i64) -> u64 {
+        if let Some(&known) = self.done.get(&id) {
+            return known;
+        }
+        if self.on_path.contains(&id) || self.on_path.len() > Self::MAX_DEPTH {
+            return 0;
+        }
+        let Some(computation) = index.module.computation(id) else { return 0 };
+        self.on_path.push(id);
+        let mut flops = 0u64;
         for instr in &computation.instructions {
             let f = if instr.opcode == "fusion" {
-                fused_flops(index, instr, depth + 1)
+                instr.called_computation_ids.iter().fold(0u64, |sum, &c| sum.saturating_add(self.flops(index, c)))
             } else {
                 instruction_flops(index, instr)
             };
             flops = flops.saturating_add(f);
         }
+        self.on_path.pop();
+        self.done.insert(id, flops);
+        flops
     }
-    flops
 }
 
 fn instruction_flops(index: &ModuleIndex<'_>, instr: &HloInstruction) -> u64 {
@@ -160,4 +184,56 @@ fn convolution_flops(index: &ModuleIndex<'_>, instr: &HloInstruction) -> u64 {
         taps = taps.saturating_mul(valid);
     }
     2u64.saturating_mul(batch).saturating_mul(out_features).saturating_mul(in_features).saturating_mul(taps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proflens_model::hlo::{HloComputation, HloModule, Shape};
+
+    fn instr(id: i64, opcode: &str, calls: &[i64]) -> HloInstruction {
+        HloInstruction {
+            id,
+            name: format!("{opcode}.{id}"),
+            opcode: opcode.into(),
+            called_computation_ids: calls.to_vec(),
+            shape: Shape { element_type: 11, dimensions: vec![4], ..Shape::default() },
+            ..HloInstruction::default()
+        }
+    }
+
+    fn computation(id: i64, instructions: Vec<HloInstruction>) -> HloComputation {
+        HloComputation { id, name: format!("c{id}"), instructions, ..HloComputation::default() }
+    }
+
+    #[test]
+    fn a_fusion_that_calls_itself_counts_once() {
+        // c1 adds, and fuses c1 again (a file may say so): the walk ends.
+        let module = HloModule {
+            computations: vec![computation(1, vec![instr(1, "add", &[]), instr(2, "fusion", &[1])])],
+            ..HloModule::default()
+        };
+        let index = ModuleIndex::new(&module);
+        assert_eq!(gpu_cost(&index, &module.computations[0].instructions[1]).flops, 4);
+    }
+
+    #[test]
+    fn shared_computations_are_summed_once_each() {
+        // 40 levels, each fusing the next ten times: 10^40 paths, 40 sums.
+        let levels: Vec<HloComputation> = (1..=40)
+            .map(|c| {
+                let mut body = vec![instr(c * 100, "add", &[])];
+                if c < 40 {
+                    body.extend((1..=10).map(|k| instr(c * 100 + k, "fusion", &[c + 1])));
+                }
+                computation(c, body)
+            })
+            .collect();
+        let module = HloModule { computations: levels, ..HloModule::default() };
+        let index = ModuleIndex::new(&module);
+        let top = instr(1, "fusion", &[1]);
+        // Nesting past the depth bound counts nothing: 4 × (1 + 10 + … + 10^16).
+        let expected = (0..=16u32).map(|d| 4 * 10u64.pow(d)).sum::<u64>();
+        assert_eq!(gpu_cost(&index, &top).flops, expected);
+    }
 }
