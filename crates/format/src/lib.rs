@@ -109,9 +109,9 @@ fn load(
     if bytes.len() as u64 > limits.max_input_bytes {
         return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
     }
-    let decode = |raw: &[u8], progress: &mut dyn FnMut(Progress)| match sniff::sniff(raw) {
+    let decode = |raw: &[u8], progress: &mut dyn FnMut(Progress)| match sniff::sniff(without_bom(raw)) {
         FileKind::XSpace => xspace::decode(raw, progress),
-        FileKind::Json if traces => chrome_trace::decode(raw, progress),
+        FileKind::Json if traces => chrome_trace::decode(without_bom(raw), progress),
         FileKind::Empty => Err(Error::Empty),
         other => Err(Error::NotAProfile { found: other.describe() }),
     };
@@ -121,5 +121,25 @@ fn load(
             decode(&raw, progress)
         }
         _ => decode(bytes, progress),
+    }
+}
+
+/// Text editors on Windows start UTF-8 with a byte-order mark; JSON readers
+/// expect none.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trace_with_a_byte_order_mark_is_read() {
+        let trace = br#"{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}"#;
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), trace.as_slice()].concat();
+        let profile = load_profile(&with_bom, &Limits::default(), &mut |_| {}).unwrap();
+        assert_eq!(profile.event_count(), 1);
+        assert!(sniff::check_json_head(&with_bom).is_ok());
     }
 }

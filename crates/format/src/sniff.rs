@@ -47,13 +47,14 @@ pub fn check_json_head(head: &[u8]) -> Result<(), &'static str> {
     } else {
         head[..head.len().min(JSON_HEAD_BYTES)].to_vec()
     };
+    let text = crate::without_bom(&text);
     if !matches!(text.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{') | Some(b'[')) {
         return Err("named like JSON, but the content is not JSON");
     }
     let has = |needle: &str| text.windows(needle.len()).any(|w| w == needle.as_bytes());
     let trace =
         has("\"traceEvents\"") || (text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') && has("\"ph\""));
-    if trace || crate::legacy::is_tool_json_head(&text) {
+    if trace || crate::legacy::is_tool_json_head(text) {
         Ok(())
     } else {
         Err("JSON that is neither a trace (no traceEvents) nor a TensorBoard tool file")

@@ -12,6 +12,7 @@ mod tool;
 
 pub use tool::{stats_of, FrameworkOpStatsTool, OperatorStats};
 
+use crate::common::csv::csv_field;
 pub use crate::passes::device_env::{DeviceEnv, Hardware};
 use crate::passes::grouping::Grouping;
 use crate::passes::op_metrics::{device_op_metrics, host_op_metrics, MemoryBreakdown, OpMetrics, OpMetricsDb};
@@ -325,16 +326,6 @@ pub fn to_xprof_json(view: &FrameworkOpStats) -> Value {
     Value::Array(vec![data_table(&view.with_idle, view.gpu), data_table(&view.without_idle, view.gpu)])
 }
 
-fn csv_field(out: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&field.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(field);
-    }
-}
-
 /// The table as CSV (RFC 4180): a header of the column labels, then one line per row.
 pub fn to_csv(view: &FrameworkOpStats, include_idle: bool) -> String {
     let mut out = String::new();
@@ -343,7 +334,7 @@ pub fn to_csv(view: &FrameworkOpStats, include_idle: bool) -> String {
         if i > 0 {
             out.push(',');
         }
-        csv_field(&mut out, label);
+        out.push_str(&csv_field(label));
     }
     out.push_str("\r\n");
     for row in &view.table(include_idle).rows {
@@ -353,7 +344,7 @@ pub fn to_csv(view: &FrameworkOpStats, include_idle: bool) -> String {
             }
             match cell {
                 Cell::Number(v) => out.push_str(&v.to_string()),
-                Cell::Text(s) => csv_field(&mut out, s),
+                Cell::Text(s) => out.push_str(&csv_field(s)),
             }
         }
         out.push_str("\r\n");
