@@ -1,6 +1,6 @@
 //! CUPTI's activity records ([`records`]) and their conversion into an
 //! XSpace ([`xspace::to_xspace`]), a pure function so it is tested on
-//! recorded records without a GPU.
+//! hand-built records without a GPU (it has never run on one).
 
 pub mod activity;
 pub mod records;
