@@ -198,11 +198,6 @@ impl HostContext {
         Ok(profile)
     }
 
-    /// Where the events came from (`None` without events or before decoding).
-    pub fn origin(&self) -> Option<Origin> {
-        self.profile.borrow().as_ref().map(|p| p.origin)
-    }
-
     /// What loading the events cost, once they are loaded.
     pub fn load_stats(&self) -> Option<LoadStats> {
         self.load.get()
