@@ -93,3 +93,47 @@ fn mutated_fixtures_never_panic() {
     }
     assert!(failed > 100, "most damage is detected ({ok} decoded, {failed} failed)");
 }
+
+/// Names over the model's cap are cut (and counted in a warning), a
+/// diagnostic is cut shorter still, and an unknown field is skipped: a crafted
+/// gigabyte string costs the profile a megabyte, not its size again.
+#[test]
+fn giant_strings_are_cut_and_unknown_fields_skipped() {
+    use proflens_format::proto::{x_event, XEvent, XEventMetadata, XLine, XPlane, XSpace};
+    use prost::Message;
+    let giant = "n".repeat(3 << 20);
+    let plane = XPlane {
+        name: "/host:CPU".into(),
+        event_metadata: [(1, XEventMetadata { id: 1, name: giant.clone(), ..Default::default() })].into(),
+        lines: vec![XLine {
+            name: giant.clone(),
+            events: vec![XEvent { metadata_id: 1, data: Some(x_event::Data::OffsetPs(0)), ..Default::default() }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    // Field 9 of a plane is not in the schema: 4 MiB of it must not matter.
+    let mut plane = plane.encode_to_vec();
+    plane.extend([0x4a, 0x80, 0x80, 0x80, 0x02]);
+    plane.extend(vec![0u8; 4 << 20]);
+    let mut bytes = XSpace { warnings: vec![giant.clone()], ..Default::default() }.encode_to_vec();
+    bytes.push(0x0a);
+    let mut len = plane.len();
+    while len >= 0x80 {
+        bytes.push(len as u8 | 0x80);
+        len >>= 7;
+    }
+    bytes.push(len as u8);
+    bytes.extend(plane);
+    let profile = load_xspace(&bytes, &Limits::default(), &mut |_| {}).unwrap();
+    let plane = &profile.planes[0];
+    for name in [profile.strings.get(plane.event_metadata[0].name), profile.strings.get(plane.lines[0].name)] {
+        assert!(name.len() <= proflens_model::MAX_STRING_BYTES && name.ends_with('…'), "{}", name.len());
+    }
+    assert!(profile.warnings[0].len() <= 16 << 10, "{}", profile.warnings[0].len());
+    assert!(profile.warnings.last().unwrap().contains("2 names or values"), "{:?}", profile.warnings.last());
+
+    let trace = format!(r#"{{"traceEvents":[{{"ph":"X","name":"{giant}","pid":1,"tid":1,"ts":0,"dur":1}}]}}"#);
+    let profile = proflens_format::load_profile(trace.as_bytes(), &Limits::default(), &mut |_| {}).unwrap();
+    assert_eq!(profile.strings.cut_strings(), 1);
+}

@@ -59,7 +59,8 @@ impl fmt::Display for Error {
             ),
             Error::GzipBomb { ratio } => write!(
                 f,
-                "The gzip data expands more than {ratio}-fold, which real profiles never do, so it was refused as a gzip bomb."
+                "The gzip data expands {ratio}-fold; real profiles expand at most about 35-fold, so past {}-fold it is refused as a gzip bomb.",
+                crate::inflate::MAX_RATIO
             ),
             Error::Corrupt { detail } => write!(f, "The profile is damaged: {detail}."),
             Error::InconsistentIds { detail } => {

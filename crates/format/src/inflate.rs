@@ -6,10 +6,11 @@ use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
 
 const CHUNK: usize = 1 << 20;
 
-/// Real profiles compress 2–10 fold; deflate's ceiling is about 1000 fold.
-/// Output this many times larger than the input read so far, past
-/// [`BOMB_CHECK_AFTER`] bytes, is a gzip bomb: refused before it fills memory.
-const MAX_RATIO: u64 = 200;
+/// Real profiles compress 3–35 fold (XSpace about 10, trace JSON up to 35
+/// in the fixtures); deflate's ceiling is about 1000 fold. Output this many
+/// times larger than the input read so far, past [`BOMB_CHECK_AFTER`]
+/// bytes, is a gzip bomb: refused before it fills memory.
+pub const MAX_RATIO: u64 = 64;
 const BOMB_CHECK_AFTER: u64 = 64 << 20;
 
 /// Decompresses every gzip member of `bytes`, refusing output over `limit` bytes.
@@ -167,6 +168,24 @@ mod tests {
         let gz = gzip(&vec![0u8; 80 << 20]);
         let err = gunzip(&gz, u64::MAX, &mut |_| {}).map(|v| v.len()).unwrap_err();
         assert!(matches!(err, Error::GzipBomb { ratio } if ratio > MAX_RATIO), "{err:?}");
+    }
+
+    /// Runs of a few bytes compress about 100-fold: under the old 200-fold
+    /// check, over the 64-fold one.
+    #[test]
+    fn refuses_output_past_real_profile_ratios() {
+        let mut data = Vec::new();
+        let mut seed = 7u32;
+        while data.len() < 80 << 20 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            data.extend(std::iter::repeat_n(b'a' + (seed >> 16) as u8 % 4, 60 + (seed >> 8) as usize % 120));
+        }
+        let gz = gzip(&data);
+        let ratio = data.len() / gz.len();
+        assert!((70..200).contains(&ratio), "{ratio}");
+        let err = gunzip(&gz, u64::MAX, &mut |_| {}).map(|v| v.len()).unwrap_err();
+        assert!(matches!(err, Error::GzipBomb { ratio } if ratio > MAX_RATIO), "{err:?}");
+        assert!(err.to_string().contains("-fold"), "{err}");
     }
 
     #[test]

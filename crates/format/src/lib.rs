@@ -115,13 +115,21 @@ fn load(
         FileKind::Empty => Err(Error::Empty),
         other => Err(Error::NotAProfile { found: other.describe() }),
     };
-    match sniff::sniff(bytes) {
+    let mut profile = match sniff::sniff(bytes) {
         FileKind::Gzip => {
             let raw = inflate::gunzip(bytes, limits.max_decompressed_bytes, progress)?;
             decode(&raw, progress)
         }
         _ => decode(bytes, progress),
+    }?;
+    let cut = profile.strings.cut_strings();
+    if cut > 0 {
+        profile.warnings.push(format!(
+            "{cut} names or values were longer than {} MiB, which real profiles never are, and were cut",
+            proflens_model::MAX_STRING_BYTES >> 20
+        ));
     }
+    Ok(profile)
 }
 
 /// Text editors on Windows start UTF-8 with a byte-order mark; JSON readers

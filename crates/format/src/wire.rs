@@ -89,33 +89,158 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
-/// Splits a message into the payloads of one repeated message field and the
-/// encoding of all other fields (small, to be decoded with prost).
-pub(crate) fn split<'a>(bytes: &'a [u8], repeated: u64, what: &'static str) -> Result<(Vec<u8>, Vec<&'a [u8]>), Error> {
-    let mut rest = Vec::new();
-    let mut items = Vec::new();
+/// What a field of a known message holds, for [`prune`].
+pub(crate) enum Kind {
+    /// Kept as it is (numbers, bytes, packed lists).
+    Keep,
+    /// A string, cut to this many bytes.
+    Text(usize),
+    /// A nested message with these fields.
+    Message(Schema),
+}
+
+/// The fields of a message that decoding keeps; others are dropped.
+pub(crate) type Schema = &'static [(u64, Kind)];
+
+/// Messages no longer than this are copied as they are: none of their
+/// strings can be over a cap.
+const PRUNE_ABOVE: usize = 1 << 20;
+
+/// Decodes the fields of `bytes` that `schema` lists, except field `skip`
+/// (a big repeated field, walked with [`payloads`] and decoded one item at a
+/// time). Unknown fields are never copied, and strings over their cap are
+/// cut (see [`prune`]), so a crafted gigabyte field costs no memory.
+pub(crate) fn decode_except<M: prost::Message + Default>(
+    bytes: &[u8],
+    skip: u64,
+    schema: Schema,
+    what: &'static str,
+) -> Result<M, Error> {
+    let mut message = M::default();
+    let mut pruned = Vec::new();
     for field in fields(bytes, what) {
         let field = field?;
-        match (field.number, field.value) {
-            (n, Value::Bytes(payload)) if n == repeated => items.push(payload),
-            _ => rest.extend_from_slice(field.raw),
+        if field.number == skip || !schema.iter().any(|(n, _)| *n == field.number) {
+            continue;
+        }
+        if field.raw.len() > PRUNE_ABOVE {
+            pruned.clear();
+            prune_field(&field, schema, &mut pruned)?;
+            message.merge(pruned.as_slice()).map_err(corrupt)?;
+        } else {
+            message.merge(field.raw).map_err(corrupt)?;
         }
     }
-    Ok((rest, items))
+    Ok(message)
+}
+
+/// The payloads of the length-delimited field `number`, in order.
+pub(crate) fn payloads<'a>(
+    bytes: &'a [u8],
+    number: u64,
+    what: &'static str,
+) -> impl Iterator<Item = Result<&'a [u8], Error>> {
+    fields(bytes, what).filter_map(move |field| match field {
+        Ok(Field { number: n, value: Value::Bytes(payload), .. }) if n == number => Some(Ok(payload)),
+        Ok(_) => None,
+        Err(e) => Some(Err(e)),
+    })
+}
+
+/// Decodes one message, pruned first when it is big enough to hold a string
+/// over its cap.
+pub(crate) fn decode_pruned<M: prost::Message + Default>(bytes: &[u8], schema: Schema) -> Result<M, Error> {
+    if bytes.len() <= PRUNE_ABOVE {
+        return M::decode(bytes).map_err(corrupt);
+    }
+    let mut pruned = Vec::new();
+    prune(bytes, schema, &mut pruned)?;
+    M::decode(pruned.as_slice()).map_err(corrupt)
+}
+
+pub(crate) fn corrupt(e: prost::DecodeError) -> Error {
+    Error::Corrupt { detail: format!("the protobuf does not decode ({e})") }
+}
+
+/// Appends to `out` the fields of `bytes` that `schema` lists, each string
+/// cut to its cap on a character boundary.
+fn prune(bytes: &[u8], schema: Schema, out: &mut Vec<u8>) -> Result<(), Error> {
+    for field in fields(bytes, "message") {
+        prune_field(&field?, schema, out)?;
+    }
+    Ok(())
+}
+
+fn prune_field(field: &Field, schema: Schema, out: &mut Vec<u8>) -> Result<(), Error> {
+    let Some((_, kind)) = schema.iter().find(|(n, _)| *n == field.number) else {
+        return Ok(());
+    };
+    match (kind, &field.value) {
+        (Kind::Text(cap), Value::Bytes(text)) if text.len() > *cap => {
+            let cut = text.len().min(*cap);
+            // Back to the start of a character, so the cut text is still UTF-8.
+            let end = (0..=cut).rev().find(|&i| i == text.len() || text[i] & 0xC0 != 0x80).unwrap_or(0);
+            put_bytes(out, field.number, &text[..end]);
+        }
+        (Kind::Message(inner), Value::Bytes(payload)) if payload.len() > PRUNE_ABOVE => {
+            let mut nested = Vec::new();
+            prune(payload, inner, &mut nested)?;
+            put_bytes(out, field.number, &nested);
+        }
+        _ => out.extend_from_slice(field.raw),
+    }
+    Ok(())
+}
+
+fn put_bytes(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
+    put_varint(out, number << 3 | 2);
+    put_varint(out, payload.len() as u64);
+    out.extend_from_slice(payload);
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use crate::proto::{XLine, XSpace};
+
+    const LINE: Schema = &[(1, Kind::Keep), (2, Kind::Text(4))];
+
     #[test]
     fn splits_repeated_fields_from_the_rest() {
-        // field 1 varint 5, field 3 bytes "ab", field 3 bytes "c", field 2 bytes "x"
-        let msg = [0x08, 5, 0x1a, 2, b'a', b'b', 0x1a, 1, b'c', 0x12, 1, b'x'];
-        let (rest, items) = split(&msg, 3, "test").unwrap();
-        assert_eq!(items, vec![&b"ab"[..], &b"c"[..]]);
-        assert_eq!(rest, vec![0x08, 5, 0x12, 1, b'x']);
-        assert!(matches!(split(&msg[..7], 3, "test"), Err(Error::Truncated { .. })));
-        assert!(matches!(split(&[0x0f], 3, "test"), Err(Error::Corrupt { .. })));
+        // field 1 varint 5, field 3 bytes "ab", field 3 bytes "c", field 2 bytes "x", field 7 unknown
+        let msg = [0x08, 5, 0x1a, 2, b'a', b'b', 0x1a, 1, b'c', 0x12, 1, b'x', 0x3a, 1, b'?'];
+        let line: XLine = decode_except(&msg, 3, LINE, "test").unwrap();
+        let items: Result<Vec<_>, _> = payloads(&msg, 3, "test").collect();
+        assert_eq!(items.unwrap(), vec![&b"ab"[..], &b"c"[..]]);
+        assert_eq!((line.id, line.name.as_str()), (5, "x"));
+        assert!(matches!(decode_except::<XLine>(&msg[..7], 3, LINE, "test"), Err(Error::Truncated { .. })));
+        assert!(matches!(decode_except::<XLine>(&[0x0f], 3, LINE, "test"), Err(Error::Corrupt { .. })));
+    }
+
+    #[test]
+    fn giant_strings_and_unknown_fields_are_not_copied() {
+        let name = "é".repeat(PRUNE_ABOVE);
+        let mut msg = Vec::new();
+        put_bytes(&mut msg, 2, name.as_bytes());
+        put_bytes(&mut msg, 9, &vec![0; PRUNE_ABOVE * 2]);
+        let line: XLine = decode_pruned(&msg, LINE).unwrap();
+        assert_eq!(line.name, "éé");
+        let line: XLine = decode_except(&msg, 4, LINE, "test").unwrap();
+        assert_eq!(line.name, "éé");
+        // Nested: the space's plane holds the name and the unknown field.
+        const SPACE: Schema = &[(1, Kind::Message(LINE))];
+        let mut space = Vec::new();
+        put_bytes(&mut space, 1, &msg);
+        let decoded: XSpace = decode_pruned(&space, SPACE).unwrap();
+        assert_eq!(decoded.planes[0].name, "éé");
     }
 }

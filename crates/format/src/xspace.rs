@@ -7,7 +7,6 @@ use crate::{Error, Progress};
 use proflens_model::{
     nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList, Stats, StrId,
 };
-use prost::Message;
 use rustc_hash::FxHashMap;
 
 /// Plane whose stats record the wall-clock start and stop of the capture.
@@ -27,12 +26,13 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         });
     }
     progress(Progress::Parsing);
-    let (rest, plane_bytes) = wire::split(bytes, PLANES, "profile")?;
-    let head = XSpace::decode(rest.as_slice()).map_err(corrupt)?;
-    let mut planes = Vec::with_capacity(plane_bytes.len());
-    for payload in plane_bytes {
-        let (rest, lines) = wire::split(payload, LINES, "plane")?;
-        planes.push((XPlane::decode(rest.as_slice()).map_err(corrupt)?, lines));
+    let head: XSpace = wire::decode_except(bytes, PLANES, SPACE, "profile")?;
+    let mut planes = Vec::new();
+    for payload in wire::payloads(bytes, PLANES, "profile") {
+        let payload = payload?;
+        let header: XPlane = wire::decode_except(payload, LINES, PLANE, "plane")?;
+        let lines: Vec<&[u8]> = wire::payloads(payload, LINES, "plane").collect::<Result<_, _>>()?;
+        planes.push((header, lines));
     }
     let headers: Vec<&XPlane> = planes.iter().map(|(h, _)| h).collect();
     let mut line_starts = Vec::new();
@@ -49,8 +49,8 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
         let mut built = Vec::with_capacity(lines.len());
         for line in lines {
-            let (line_header, events) = split_line(line)?;
-            let events = events.map(|e| e.and_then(|payload| XEvent::decode(payload).map_err(corrupt)));
+            let line_header: XLine = wire::decode_except(line, EVENTS, LINE, "line")?;
+            let events = wire::payloads(line, EVENTS, "line").map(|e| e.and_then(|p| wire::decode_pruned(p, EVENT)));
             built.push(builder.line(line_header, events, origin, &mut profile.strings)?);
             lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
@@ -65,9 +65,34 @@ const LINES: u64 = 3;
 const LINE_TIMESTAMP: u64 = 3;
 const EVENTS: u64 = 4;
 
-fn corrupt(e: prost::DecodeError) -> Error {
-    Error::Corrupt { detail: format!("the protobuf does not decode ({e})") }
+/// The fields decoding keeps (others are dropped unread), and caps on text:
+/// names as the interner keeps them, diagnostics as outputs quote them.
+mod schema {
+    use crate::wire::{Kind::*, Schema};
+
+    /// A little over the interner's cap, so that it still sees the name is
+    /// too long: it marks the cut and counts it for the profile's warnings.
+    const NAME: usize = proflens_model::MAX_STRING_BYTES + 4;
+
+    const NOTE: usize = 16 << 10;
+    const STAT: Schema = &[(1, Keep), (2, Keep), (3, Keep), (4, Keep), (5, Text(NAME)), (6, Keep), (7, Keep)];
+    pub const EVENT: Schema = &[(1, Keep), (2, Keep), (3, Keep), (4, Message(STAT)), (5, Keep)];
+    pub const LINE: Schema =
+        &[(1, Keep), (10, Keep), (2, Text(NAME)), (11, Text(NAME)), (3, Keep), (9, Keep), (4, Message(EVENT))];
+    const EVENT_METADATA: Schema =
+        &[(1, Keep), (2, Text(NAME)), (4, Text(NAME)), (3, Keep), (5, Message(STAT)), (6, Keep)];
+    const STAT_METADATA: Schema = &[(1, Keep), (2, Text(NAME)), (3, Text(NAME))];
+    pub const PLANE: Schema = &[
+        (1, Keep),
+        (2, Text(NAME)),
+        (3, Message(LINE)),
+        (4, Message(&[(1, Keep), (2, Message(EVENT_METADATA))])),
+        (5, Message(&[(1, Keep), (2, Message(STAT_METADATA))])),
+        (6, Message(STAT)),
+    ];
+    pub const SPACE: Schema = &[(1, Message(PLANE)), (2, Text(NOTE)), (3, Text(NOTE)), (4, Text(NAME))];
 }
+use schema::{EVENT, LINE, PLANE, SPACE};
 
 /// A line's `timestamp_ns`, read without decoding its events.
 fn line_timestamp(line: &[u8]) -> Result<i64, Error> {
@@ -79,24 +104,6 @@ fn line_timestamp(line: &[u8]) -> Result<i64, Error> {
         }
     }
     Ok(ts)
-}
-
-/// A line's header (every field but the events) and its event payloads.
-fn split_line(line: &[u8]) -> Result<(XLine, impl Iterator<Item = Result<&[u8], Error>>), Error> {
-    let mut rest = Vec::new();
-    for field in wire::fields(line, "line") {
-        let field = field?;
-        if field.number != EVENTS {
-            rest.extend_from_slice(field.raw);
-        }
-    }
-    let header = XLine::decode(rest.as_slice()).map_err(corrupt)?;
-    let events = wire::fields(line, "line").filter_map(|field| match field {
-        Ok(wire::Field { number: EVENTS, value: wire::Value::Bytes(payload), .. }) => Some(Ok(payload)),
-        Ok(_) => None,
-        Err(e) => Some(Err(e)),
-    });
-    Ok((header, events))
 }
 
 /// The profile before its planes: diagnostics, host names, time origin.
@@ -113,13 +120,25 @@ fn new_profile(head: XSpace, planes: &[&XPlane], line_starts: &[i64]) -> Result<
     let origin = start.map(|s| i64::try_from(s).unwrap_or(i64::MAX)).or(earliest_epoch);
     Ok(Profile {
         strings: Interner::new(),
-        errors: head.errors,
-        warnings: head.warnings,
+        errors: at_most(head.errors, "errors"),
+        warnings: at_most(head.warnings, "warnings"),
         hostnames: head.hostnames,
         origin_ns: origin.and_then(|o| u64::try_from(o).ok()),
         stop_ns: stop,
         ..Profile::default()
     })
+}
+
+/// The first [`MAX_NOTES`] diagnostics, and how many more there were: a
+/// crafted file can hold millions, which every output would echo.
+fn at_most(mut notes: Vec<String>, what: &str) -> Vec<String> {
+    const MAX_NOTES: usize = 100;
+    if notes.len() > MAX_NOTES {
+        let more = notes.len() - MAX_NOTES;
+        notes.truncate(MAX_NOTES);
+        notes.push(format!("… and {more} more {what}"));
+    }
+    notes
 }
 
 /// Builds the model from an already decoded XSpace (tests, tools that write
@@ -235,10 +254,10 @@ impl PlaneBuilder {
         let index: FxHashMap<i64, MetaIdx> =
             metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect();
         let mut event_metadata = Vec::with_capacity(metadata.len());
-        for (id, m) in metadata {
+        for (id, mut m) in metadata {
             let owner = || format!("event metadata {id} ('{}')", m.name);
             let mut stats = Stats::default();
-            for stat in m.stats.iter().cloned() {
+            for stat in std::mem::take(&mut m.stats) {
                 ctx.push_stat(&mut stats, stat, strings, &owner)?;
             }
             stats.end_owner();
@@ -346,6 +365,7 @@ pub(crate) fn sort_events(events: &mut Events) {
 mod tests {
     use super::*;
     use crate::proto::{XEvent, XEventMetadata, XLine, XStatMetadata};
+    use prost::Message;
 
     fn sample_space() -> XSpace {
         let mut plane = XPlane { id: 0, name: "/host:CPU".into(), ..Default::default() };

@@ -1,6 +1,12 @@
 //! String interning: each distinct string of a profile is stored once.
 
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// Longest string kept whole. Real names, stat values and diagnostics are
+/// far shorter (under 1 KB in every fixture); a crafted file can hold a
+/// gigabyte name, which would otherwise be copied into every view of it.
+pub const MAX_STRING_BYTES: usize = 1 << 20;
 
 /// Id of an interned string; only meaningful with the interner that made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -8,8 +14,10 @@ pub struct StrId(pub u32);
 
 #[derive(Debug, Default)]
 pub struct Interner {
-    strings: Vec<Box<str>>,
-    ids: FxHashMap<Box<str>, StrId>,
+    // One allocation per string, shared by the list and the map.
+    strings: Vec<Arc<str>>,
+    ids: FxHashMap<Arc<str>, StrId>,
+    cut: u64,
 }
 
 impl Interner {
@@ -20,14 +28,28 @@ impl Interner {
         interner
     }
 
+    /// The id of `s`, cut to [`MAX_STRING_BYTES`] (ending in "…") if longer.
     pub fn intern(&mut self, s: &str) -> StrId {
-        if let Some(&id) = self.ids.get(s) {
+        let s = if s.len() > MAX_STRING_BYTES {
+            self.cut += 1;
+            std::borrow::Cow::Owned(format!("{}…", char_prefix(s, MAX_STRING_BYTES - '…'.len_utf8())))
+        } else {
+            std::borrow::Cow::Borrowed(s)
+        };
+        if let Some(&id) = self.ids.get(&*s) {
             return id;
         }
-        let id = StrId(u32::try_from(self.strings.len()).expect("fewer than 2^32 strings"));
-        self.strings.push(s.into());
-        self.ids.insert(s.into(), id);
+        // Inputs are capped at 2 GiB, so fewer than 2^32 distinct strings.
+        let id = StrId(self.strings.len() as u32);
+        let shared: Arc<str> = s.into();
+        self.strings.push(shared.clone());
+        self.ids.insert(shared, id);
         id
+    }
+
+    /// How many strings [`Interner::intern`] cut to [`MAX_STRING_BYTES`].
+    pub fn cut_strings(&self) -> u64 {
+        self.cut
     }
 
     /// The string for `id`; the empty string for an id this interner never made.
@@ -48,6 +70,19 @@ impl Interner {
     }
 }
 
+/// The longest prefix of `s` at most `max` bytes long that ends on a
+/// character boundary.
+pub fn char_prefix(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +98,17 @@ mod tests {
         assert_eq!(i.get(c), "hlo_op");
         assert_eq!(i.get(StrId::default()), "");
         assert_eq!(i.lookup("missing"), None);
+    }
+
+    #[test]
+    fn giant_strings_are_cut_on_a_character_boundary() {
+        let mut i = Interner::new();
+        let giant = "é".repeat(MAX_STRING_BYTES);
+        let id = i.intern(&giant);
+        let kept = i.get(id);
+        assert!(kept.len() <= MAX_STRING_BYTES && kept.ends_with('…'), "{}", kept.len());
+        assert_eq!(i.cut_strings(), 1);
+        assert_eq!(i.intern(&giant), id);
+        assert_eq!(char_prefix("aé", 2), "a");
     }
 }

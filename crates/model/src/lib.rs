@@ -12,7 +12,7 @@ pub mod hlo;
 mod interner;
 mod stats;
 
-pub use interner::{Interner, StrId};
+pub use interner::{char_prefix, Interner, StrId, MAX_STRING_BYTES};
 pub use stats::{StatKind, StatList, StatRef, StatValue, Stats};
 
 /// One host's profile (one XSpace).
