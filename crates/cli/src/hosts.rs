@@ -8,6 +8,7 @@ use proflens_analysis::context::{Hooks, HostContext, HostFile};
 use proflens_format::logdir::{self, HostFiles};
 use proflens_format::Limits;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::rc::{Rc, Weak};
 use std::time::Instant;
@@ -33,12 +34,21 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
     let (root, files, root_run) = if meta.is_file() {
         let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (parent.clone(), vec![path.to_path_buf()], dir_name(&parent))
-    } else {
-        let mut files = Vec::new();
-        walk(path, 0, &mut files).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    } else if meta.is_dir() {
+        let mut walk = Walk::default();
+        walk.dir(path, 0).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+        walk.report();
+        let mut files = walk.files;
         files.sort();
         let files = only_traces_unless_profiles(path, files).into_iter().filter(|f| !unreadable_json(f)).collect();
         (path.to_path_buf(), files, dir_name(path))
+    } else {
+        // A pipe can be read once; tools read a host's files again when asked.
+        return Err(Failure(format!(
+            "{}: this is {}, not a file or a folder; save the profile to a file first and give its path",
+            path.display(),
+            special_kind(&meta)
+        )));
     };
     // Named as a folder pick in the browser names them: relative to the folder.
     let relative: Vec<String> =
@@ -122,8 +132,9 @@ pub fn choose<'a>(
     let run = match run {
         Some(name) => runs.iter().find(|r| r.name == name).ok_or_else(|| {
             Failure(format!(
-                "{}: no run '{name}'; the runs are: {}",
+                "{}: no run {}; the runs are: {}",
                 path.display(),
+                proflens_format::quoted(name),
                 names(runs.iter().map(|r| r.name.as_str()))
             ))
         })?,
@@ -140,8 +151,9 @@ pub fn choose<'a>(
     let hosts = match host {
         Some(name) => vec![run.hosts.iter().find(|h| h.name() == name).cloned().ok_or_else(|| {
             Failure(format!(
-                "run '{}' has no host '{name}'; its hosts are: {}",
-                run.name,
+                "run {} has no host {}; its hosts are: {}",
+                proflens_format::quoted(&run.name),
+                proflens_format::quoted(name),
                 names(run.hosts.iter().map(|h| h.name()))
             ))
         })?],
@@ -150,8 +162,15 @@ pub fn choose<'a>(
     Ok((run, hosts))
 }
 
-pub fn names<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    items.collect::<Vec<_>>().join(", ")
+/// The first names of a list, for a message (a pod can have thousands of hosts).
+pub fn names<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> String {
+    const SHOWN: usize = 20;
+    let total = items.len();
+    let mut shown: Vec<String> = items.take(SHOWN).map(proflens_format::quoted).collect();
+    if total > SHOWN {
+        shown.push(format!("and {} more", total - SHOWN));
+    }
+    shown.join(", ")
 }
 
 fn dir_name(path: &Path) -> String {
@@ -159,21 +178,75 @@ fn dir_name(path: &Path) -> String {
     absolute.file_name().map_or_else(|| ".".into(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Every file below `dir`, at most [`MAX_DEPTH`] folders down.
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if depth > MAX_DEPTH {
-        return Ok(());
+/// The files below a folder, links followed; what was left out, to say so.
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
+    skipped: Vec<String>,
+    /// Folders read, by their real path: a link back to one is a loop.
+    seen: HashSet<PathBuf>,
+}
+
+impl Walk {
+    /// Every file below `dir`, at most [`MAX_DEPTH`] folders down. Only the
+    /// top folder must be readable; below it, what cannot be read is skipped
+    /// and reported.
+    fn dir(&mut self, dir: &Path, depth: usize) -> std::io::Result<()> {
+        if depth > MAX_DEPTH {
+            self.skipped.push(format!("{}: more than {MAX_DEPTH} folders deep", dir.display()));
+            return Ok(());
+        }
+        if !self.seen.insert(std::fs::canonicalize(dir)?) {
+            self.skipped.push(format!("{}: a link back to a folder already read", dir.display()));
+            return Ok(());
+        }
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            // `metadata` follows links: a linked profile or run folder counts.
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_dir() => {
+                    if let Err(e) = self.dir(&path, depth + 1) {
+                        self.skipped.push(format!("{}: {e}", path.display()));
+                    }
+                }
+                Ok(meta) if meta.is_file() => self.files.push(path),
+                Ok(meta) => self.skipped.push(format!("{}: {}", path.display(), special_kind(&meta))),
+                Err(e) => self.skipped.push(format!("{}: {e}", path.display())),
+            }
+        }
+        Ok(())
     }
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            walk(&entry.path(), depth + 1, out)?;
-        } else if kind.is_file() {
-            out.push(entry.path());
+
+    /// Says on stderr what was left out (the first few of it).
+    fn report(&self) {
+        const SHOWN: usize = 5;
+        for note in self.skipped.iter().take(SHOWN) {
+            eprintln!("proflens: skipped {}", proflens_format::escape_controls(note));
+        }
+        if self.skipped.len() > SHOWN {
+            eprintln!("proflens: skipped {} more", self.skipped.len() - SHOWN);
         }
     }
-    Ok(())
+}
+
+/// Words for what is neither a file nor a folder.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_fifo() {
+            return "a pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = meta;
+    "neither a file nor a folder"
 }
 
 /// A file's bytes, refused past the size limit; errors name the file.

@@ -115,7 +115,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) => {
-            eprintln!("proflens: {message}");
+            // Paths and names in a message come from files: one line, no terminal escapes.
+            eprintln!("proflens: {}", proflens_format::escape_controls(&message));
             ExitCode::FAILURE
         }
     }

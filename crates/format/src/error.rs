@@ -23,6 +23,30 @@ pub enum Error {
     BadJson { detail: String },
     /// Well-formed JSON that is not a Chrome or PyTorch trace (no `traceEvents`).
     NotATrace { detail: String },
+    /// A trace whose events are all unusable (no phase, no time, unmatched).
+    NoEvents { detail: String },
+}
+
+/// A name from a file as a message quotes it: in quotes, at most 80
+/// characters, control characters escaped so that a newline or a terminal
+/// escape in a crafted name cannot break or forge the message.
+pub fn quoted(name: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    let mut out = String::from("'");
+    out.push_str(&escape_controls(&name.chars().take(MAX_CHARS).collect::<String>()));
+    if name.chars().nth(MAX_CHARS).is_some() {
+        out.push('…');
+    }
+    out.push('\'');
+    out
+}
+
+/// `text` with control characters written as escapes (`\n`, `\u{1b}`).
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
 }
 
 fn human_bytes(n: u64) -> String {
@@ -67,6 +91,7 @@ impl fmt::Display for Error {
                 write!(f, "The profile is inconsistent: {detail}.")
             }
             Error::BadJson { detail } => write!(f, "The trace JSON is damaged: {detail}."),
+            Error::NoEvents { detail } => write!(f, "The trace has no event to show: {detail}."),
             Error::NotATrace { detail } => {
                 write!(f, "This JSON is not a Chrome or PyTorch (Kineto) trace: {detail}.")
             }
@@ -89,5 +114,13 @@ mod tests {
         );
         assert!(Error::Empty.to_string().ends_with('.'));
         assert_eq!(human_bytes(512), "512 bytes");
+    }
+
+    #[test]
+    fn quoted_names_are_short_and_on_one_line() {
+        assert_eq!(quoted("a\nb\u{1b}[2J"), "'a\\nb\\u{1b}[2J'");
+        let long = quoted(&"x".repeat(1000));
+        assert_eq!(long.chars().count(), 83);
+        assert_eq!(escape_controls("plain"), "plain");
     }
 }

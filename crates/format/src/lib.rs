@@ -31,7 +31,7 @@ mod xla_proto {
     include!(concat!(env!("OUT_DIR"), "/xla.rs"));
 }
 
-pub use error::Error;
+pub use error::{escape_controls, quoted, Error};
 pub use sniff::FileKind;
 
 /// Size limits applied while decoding untrusted input.
@@ -109,11 +109,14 @@ fn load(
     if bytes.len() as u64 > limits.max_input_bytes {
         return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
     }
-    let decode = |raw: &[u8], progress: &mut dyn FnMut(Progress)| match sniff::sniff(without_bom(raw)) {
-        FileKind::XSpace => xspace::decode(raw, progress),
-        FileKind::Json if traces => chrome_trace::decode(without_bom(raw), progress),
-        FileKind::Empty => Err(Error::Empty),
-        other => Err(Error::NotAProfile { found: other.describe() }),
+    let decode = |raw: &[u8], progress: &mut dyn FnMut(Progress)| {
+        let raw = json_text(raw);
+        match sniff::sniff(&raw) {
+            FileKind::XSpace => xspace::decode(&raw, progress),
+            FileKind::Json if traces => chrome_trace::decode(&raw, progress),
+            FileKind::Empty => Err(Error::Empty),
+            other => Err(Error::NotAProfile { found: other.describe() }),
+        }
     };
     let mut profile = match sniff::sniff(bytes) {
         FileKind::Gzip => {
@@ -132,10 +135,38 @@ fn load(
     Ok(profile)
 }
 
-/// Text editors on Windows start UTF-8 with a byte-order mark; JSON readers
-/// expect none.
-pub fn without_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+/// JSON as UTF-8 without a byte-order mark, which is what JSON readers take.
+/// Windows tools write UTF-8 with a mark, and PowerShell's `>` writes UTF-16;
+/// UTF-16 without a mark is told by the NUL beside the first `{`, `[` or
+/// space. Anything else (XSpace protobuf among it) is returned as it is.
+pub fn json_text(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        return Cow::Borrowed(rest);
+    }
+    // Spaces, then `{` or `[`, each beside a NUL: `low` is the ASCII byte's place.
+    let opens_json = |low: usize| {
+        let mut pairs = bytes.chunks_exact(2).map(|p| (p[low], p[1 - low]));
+        let first = pairs.find(|&(ascii, nul)| nul != 0 || !ascii.is_ascii_whitespace());
+        matches!(first, Some((b'{' | b'[', 0)))
+    };
+    let (body, little_endian) = match bytes {
+        [0xFF, 0xFE, rest @ ..] => (rest, true),
+        [0xFE, 0xFF, rest @ ..] => (rest, false),
+        [_, 0, ..] if opens_json(0) => (bytes, true),
+        [0, _, ..] if opens_json(1) => (bytes, false),
+        _ => return Cow::Borrowed(bytes),
+    };
+    let units = body.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little_endian {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    let text: String = char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect();
+    Cow::Owned(text.into_bytes())
 }
 
 #[cfg(test)]
@@ -143,11 +174,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_trace_with_a_byte_order_mark_is_read() {
-        let trace = br#"{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]}"#;
-        let with_bom = [b"\xEF\xBB\xBF".as_slice(), trace.as_slice()].concat();
-        let profile = load_profile(&with_bom, &Limits::default(), &mut |_| {}).unwrap();
-        assert_eq!(profile.event_count(), 1);
-        assert!(sniff::check_json_head(&with_bom).is_ok());
+    fn a_trace_with_a_byte_order_mark_or_in_utf16_is_read() {
+        let trace = r#"{"traceEvents":[{"ph":"X","name":"é","pid":1,"tid":1,"ts":0,"dur":1}]}"#;
+        let utf16 = |le: bool, bom: bool| -> Vec<u8> {
+            let units = bom.then_some(0xFEFF).into_iter().chain(trace.encode_utf16());
+            units.flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() }).collect()
+        };
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), trace.as_bytes()].concat();
+        for bytes in [with_bom, utf16(true, true), utf16(false, true), utf16(true, false), utf16(false, false)] {
+            let profile = load_profile(&bytes, &Limits::default(), &mut |_| {}).unwrap();
+            assert_eq!(profile.event_count(), 1);
+            assert!(sniff::check_json_head(&bytes).is_ok());
+            assert_eq!(json_text(&bytes).as_ref(), trace.as_bytes());
+        }
+        for xspace in [&[0x0a, 0x00][..], &[0x0a, 0x00, 0x0a, 0x02]] {
+            assert!(matches!(json_text(xspace), std::borrow::Cow::Borrowed(_)));
+        }
+        let spaced: Vec<u8> = " \n[]".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(json_text(&spaced).as_ref(), b" \n[]");
     }
 }

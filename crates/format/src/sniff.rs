@@ -47,7 +47,8 @@ pub fn check_json_head(head: &[u8]) -> Result<(), &'static str> {
     } else {
         head[..head.len().min(JSON_HEAD_BYTES)].to_vec()
     };
-    let text = crate::without_bom(&text);
+    let text = crate::json_text(&text);
+    let text: &[u8] = &text;
     if !matches!(text.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{') | Some(b'[')) {
         return Err("named like JSON, but the content is not JSON");
     }

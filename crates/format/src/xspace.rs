@@ -191,9 +191,9 @@ impl PlaneContext {
     fn stat_key(&self, id: i64, owner: &dyn Fn() -> String) -> Result<StrId, Error> {
         self.stat_keys.get(&id).copied().ok_or_else(|| Error::InconsistentIds {
             detail: format!(
-                "{} on plane '{}' refers to stat metadata {id}, which the plane does not define",
+                "{} on plane {} refers to stat metadata {id}, which the plane does not define",
                 owner(),
-                self.name
+                crate::quoted(&self.name)
             ),
         })
     }
@@ -255,7 +255,7 @@ impl PlaneBuilder {
             metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect();
         let mut event_metadata = Vec::with_capacity(metadata.len());
         for (id, mut m) in metadata {
-            let owner = || format!("event metadata {id} ('{}')", m.name);
+            let owner = || format!("event metadata {id} ({})", crate::quoted(&m.name));
             let mut stats = Stats::default();
             for stat in std::mem::take(&mut m.stats) {
                 ctx.push_stat(&mut stats, stat, strings, &owner)?;
@@ -286,12 +286,12 @@ impl PlaneBuilder {
         let mut events = Events::default();
         for (i, event) in events_in.enumerate() {
             let event = event?;
-            let owner = || format!("event {i} of line '{}'", line.name);
+            let owner = || format!("event {i} of line {}", crate::quoted(&line.name));
             let meta = *self.index.get(&event.metadata_id).ok_or_else(|| Error::InconsistentIds {
                 detail: format!(
-                    "{} on plane '{}' refers to event metadata {}, which the plane does not define",
+                    "{} on plane {} refers to event metadata {}, which the plane does not define",
                     owner(),
-                    self.ctx.name,
+                    crate::quoted(&self.ctx.name),
                     event.metadata_id
                 ),
             })?;

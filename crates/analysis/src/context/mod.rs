@@ -218,13 +218,18 @@ impl HostContext {
     }
 
     /// The HLO, or why an XLA tool has nothing to show: the profile records
-    /// no XLA program.
+    /// no XLA program, or none of its programs could be read.
     pub fn xla_programs(&self) -> Result<Rc<Hlo>, String> {
         let hlo = self.hlo()?;
-        if hlo.modules.is_empty() {
-            return Err(format!("{}: the profile records no XLA program (no HLO in /host:metadata)", self.name));
+        match hlo.errors.first() {
+            _ if !hlo.modules.is_empty() => Ok(hlo),
+            None => Err(format!("{}: the profile records no XLA program (no HLO in /host:metadata)", self.name)),
+            Some(first) => Err(format!(
+                "{}: the profile's XLA programs could not be read ({} damaged; the first: {first})",
+                self.name,
+                hlo.errors.len()
+            )),
         }
-        Ok(hlo)
     }
 
     /// The events grouped into steps, iterations and launches.

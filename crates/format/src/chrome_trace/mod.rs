@@ -209,9 +209,27 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         ));
     }
     if profile.event_count() == 0 && profile.planes.iter().all(|p| p.stats.is_empty()) {
-        return Err(Error::Empty);
+        return Err(if parsed.is_empty() { Error::Empty } else { Error::NoEvents { detail: nothing_drawn(&parsed) } });
     }
     Ok(profile)
+}
+
+/// Why none of `events` became an event of the profile, counted by reason.
+fn nothing_drawn(events: &[RawEvent]) -> String {
+    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    for e in events {
+        let reason = match e.ph() {
+            "" => "without a \"ph\" phase".to_string(),
+            _ if e.ts_ps().is_none() => "without a \"ts\" time".to_string(),
+            "B" => "\"B\" begins without a matching \"E\" end".to_string(),
+            "E" => "\"E\" ends without a matching \"B\" begin".to_string(),
+            "X" | "i" | "I" => "on no process".to_string(),
+            other => format!("of phase {}, which Proflens does not draw", crate::quoted(other)),
+        };
+        *reasons.entry(reason).or_default() += 1;
+    }
+    let counts: Vec<String> = reasons.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
+    format!("of its {} events, {}", events.len(), counts.join(", "))
 }
 
 /// Whether the bytes break JSON's syntax (rather than a field's type).
@@ -326,6 +344,14 @@ mod tests {
         assert!(matches!(decode_str(r#"{"displayTimeUnit":"ns"}"#), Err(Error::NotATrace { .. })));
         assert!(matches!(decode_str(r#"{"traceEvents":[1,2,"x"]}"#), Err(Error::BadJson { .. })));
         assert!(matches!(decode_str(r#"{"traceEvents":[]}"#), Err(Error::Empty)));
+        let unusable =
+            r#"[{"name":"a","ts":1},{"ph":"X","name":"b"},{"ph":"B","ts":2,"pid":1},{"ph":"B","ts":3,"pid":1}]"#;
+        let message = decode_str(unusable).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "The trace has no event to show: of its 4 events, 2 \"B\" begins without a matching \"E\" end, \
+             1 without a \"ph\" phase, 1 without a \"ts\" time."
+        );
         assert!(matches!(decode_str("   "), Err(Error::Empty)));
         assert!(matches!(decode_str("\"text\""), Err(Error::NotATrace { .. })));
         let msg = decode_str(r#"{"traceEvents":[{"ph":"X","ts":1"#).unwrap_err().to_string();

@@ -195,15 +195,20 @@ fn unpack(tool: Option<LegacyTool>, bytes: &[u8], limits: &Limits) -> Result<Vec
     if bytes.is_empty() {
         return Err(LegacyError::Empty { tool });
     }
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Ok(bytes.to_vec());
-    }
-    let raw = crate::inflate::gunzip(bytes, limits.max_decompressed_bytes, &mut |_| {})
-        .map_err(|source| LegacyError::Container { tool, source })?;
+    let raw = if bytes.starts_with(&[0x1f, 0x8b]) {
+        crate::inflate::gunzip(bytes, limits.max_decompressed_bytes, &mut |_| {})
+            .map_err(|source| LegacyError::Container { tool, source })?
+    } else {
+        bytes.to_vec()
+    };
     if raw.is_empty() {
         return Err(LegacyError::Empty { tool });
     }
-    Ok(raw)
+    Ok(match crate::json_text(&raw) {
+        std::borrow::Cow::Owned(text) => text,
+        std::borrow::Cow::Borrowed(text) if text.len() < raw.len() => text.to_vec(),
+        std::borrow::Cow::Borrowed(_) => raw,
+    })
 }
 
 fn looks_like_json(raw: &[u8]) -> bool {

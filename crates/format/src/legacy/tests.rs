@@ -128,3 +128,13 @@ fn large_json_without_tool_keys_is_not_parsed() {
     assert!(!json::has_marker(trace.as_bytes()));
     assert!(json::has_marker(br#"{"memoryIds":[],"memoryProfilePerAllocator":{}}"#));
 }
+
+#[test]
+fn json_in_utf16_reaches_the_same_error_as_utf8() {
+    let text = r#"{"podStatsSequence":{}}"#;
+    let utf16: Vec<u8> = [0xFEFF].into_iter().chain(text.encode_utf16()).flat_map(u16::to_le_bytes).collect();
+    let a = decode("h.memory_profile.json", text.as_bytes(), &limits()).unwrap_err();
+    let b = decode("h.memory_profile.json", &utf16, &limits()).unwrap_err();
+    assert_eq!(a, b);
+    assert!(matches!(a, LegacyError::Shape { .. }), "{a:?}");
+}

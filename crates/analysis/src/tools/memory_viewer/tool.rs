@@ -50,7 +50,11 @@ impl Tool for MemoryViewerTool {
         let modules: Vec<String> = hlo.modules.iter().map(|m| m.display_name()).collect();
         let Some(chosen) = select_module(&hlo.modules, request.module.as_deref()) else {
             if let Some(name) = &request.module {
-                return Err(ToolError::Failed(format!("no module '{name}'; the modules are: {}", modules.join(", "))));
+                return Err(ToolError::Failed(format!(
+                    "no module {}; the modules are: {}",
+                    proflens_format::quoted(name),
+                    modules.join(", ")
+                )));
             }
             let failed = match hlo.errors.first() {
                 Some(e) => format!("The profile's XLA programs could not be read: {e}"),
