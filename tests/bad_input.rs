@@ -137,3 +137,33 @@ fn giant_strings_are_cut_and_unknown_fields_skipped() {
     let profile = proflens_format::load_profile(trace.as_bytes(), &Limits::default(), &mut |_| {}).unwrap();
     assert_eq!(profile.strings.cut_strings(), 1);
 }
+
+/// Eighty thousand ops nested in one another: each op's search for its
+/// eager parent, and tf.data's for its nearest iterator, used to walk the
+/// whole chain (quadratic: minutes); now one stops after a bounded number of
+/// ancestors and the other keeps the answer on its stack. The watchdog turns a hang
+/// into a failure.
+#[test]
+fn deep_nesting_is_grouped_in_bounded_work() {
+    const N: usize = 80_000;
+    let mut trace =
+        String::from(r#"{"traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/host:CPU"}}"#);
+    for i in 0..N {
+        trace.push_str(&format!(
+            r#",{{"ph":"X","pid":1,"tid":1,"ts":{i},"dur":{},"name":"op{i}:MatMul"}}"#,
+            2 * (N - i)
+        ));
+    }
+    trace.push_str("]}");
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let profile = proflens_format::load_profile(trace.as_bytes(), &Limits::default(), &mut |_| {}).unwrap();
+        let grouping = proflens_analysis::passes::grouping::group_events(&profile);
+        // tf.data's walk looks for the nearest iterator among the open events.
+        let tf_data = proflens_analysis::tools::tf_data::analyze(&profile, "host");
+        assert!(tf_data.pipelines.is_empty());
+        done.send(grouping.planes.len()).unwrap();
+    });
+    let planes = finished.recv_timeout(std::time::Duration::from_secs(60)).expect("grouping finished");
+    assert!(planes >= 1);
+}

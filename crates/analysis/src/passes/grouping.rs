@@ -147,6 +147,11 @@ struct Forest {
 
 /// Nodes seen by the current walk: a mark per node, so that walks need no
 /// allocation (one walk per root or op, over millions of nodes).
+/// How many ancestors a search looks at. Real nesting and launch chains are
+/// tens of events deep; a crafted file nesting a million events would
+/// otherwise make each event's search walk the whole chain (quadratic work).
+const MAX_ANCESTOR_SEARCH: usize = 1024;
+
 struct Visited {
     marks: Vec<u32>,
     stamp: u32,
@@ -393,7 +398,8 @@ impl Forest {
         event_stat(profile, plane, &plane.lines[l], i, key)
     }
 
-    /// Breadth-first over `node` (if `include_self`) and its ancestors.
+    /// Breadth-first over `node` (if `include_self`) and its nearest
+    /// [`MAX_ANCESTOR_SEARCH`] ancestors.
     fn find_ancestor(
         &self,
         visited: &mut Visited,
@@ -413,9 +419,14 @@ impl Forest {
                 }
             }
         }
+        let mut searched = 0;
         while let Some(n) = queue.pop_front() {
             if pred(n) {
                 return Some(n);
+            }
+            searched += 1;
+            if searched == MAX_ANCESTOR_SEARCH {
+                return None;
             }
             for &p in self.parents.of(n) {
                 if visited.insert(p) {

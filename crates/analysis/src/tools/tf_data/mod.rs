@@ -131,25 +131,28 @@ fn host_pipelines(profile: &Profile, host: &str) -> Vec<Pipeline> {
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); events.len()];
     let mut parent_iterator: Vec<Option<usize>> = vec![None; events.len()];
     let mut first_child_iterator: Vec<Option<usize>> = vec![None; events.len()];
-    let mut stack: Vec<usize> = Vec::new();
+    // The open events, each with the nearest iterator at or below it, so
+    // that finding it costs nothing however deep the nesting.
+    let mut stack: Vec<(usize, Option<usize>)> = Vec::new();
     for i in 0..events.len() {
         let e = &events[i];
         while stack
             .last()
-            .is_some_and(|&p| events[p].line != e.line || events[p].end < e.end || events[p].depth >= e.depth)
+            .is_some_and(|&(p, _)| events[p].line != e.line || events[p].end < e.end || events[p].depth >= e.depth)
         {
             stack.pop();
         }
-        if let Some(&p) = stack.last() {
+        let nearest_iterator = stack.last().and_then(|&(_, nearest)| nearest);
+        if let Some(&(p, _)) = stack.last() {
             if is_iterator(&e.name) {
                 first_child_iterator[p].get_or_insert(i);
-                if let Some(a) = nearest_iterator(&stack, &events) {
+                if let Some(a) = nearest_iterator {
                     children[a].push(i);
                 }
             }
-            parent_iterator[i] = nearest_iterator(&stack, &events);
+            parent_iterator[i] = nearest_iterator;
         }
-        stack.push(i);
+        stack.push((i, if is_iterator(&e.name) { Some(i) } else { nearest_iterator }));
     }
     let mut producers: FxHashMap<(u64, u64), Vec<usize>> = FxHashMap::default();
     for (i, e) in events.iter().enumerate() {
@@ -193,8 +196,9 @@ fn host_pipelines(profile: &Profile, host: &str) -> Vec<Pipeline> {
             .take(RANKED_CALLS)
             .enumerate()
             .map(|(rank, &call)| {
-                let mut graph: Vec<IteratorNode> = Vec::new();
-                walk(&events, &children, call, true, 0, &mut graph);
+                let mut walk = Walk::default();
+                walk.visit(&events, &children, call, true, 0);
+                let graph = walk.nodes;
                 let bottleneck = graph.iter().filter(|n| n.blocking).max_by_key(|n| n.self_ps).map(|n| n.id);
                 let e = &events[call];
                 RankedCall { rank: rank + 1, start_ps: e.start, duration_ps: e.end - e.start, graph, bottleneck }
@@ -278,66 +282,74 @@ fn is_iterator(name: &str) -> bool {
     name.starts_with("Iterator::")
 }
 
-fn nearest_iterator(stack: &[usize], events: &[Event]) -> Option<usize> {
-    stack.iter().rev().copied().find(|&p| is_iterator(&events[p].name))
+/// One ranked call's iterator graph. Each event is visited once: producer
+/// links can join branches, and a crafted file can make them a lattice that
+/// a plain depth-first walk would follow exponentially often.
+#[derive(Default)]
+struct Walk {
+    nodes: Vec<IteratorNode>,
+    by_id: FxHashMap<u64, usize>,
+    seen: rustc_hash::FxHashSet<usize>,
 }
 
-/// Adds `at` and (depth first) the iterators it waited for or that fed it.
-fn walk(
-    events: &[Event],
-    children: &[Vec<usize>],
-    at: usize,
-    blocking: bool,
-    depth: usize,
-    out: &mut Vec<IteratorNode>,
-) {
-    const MAX_DEPTH: usize = 100;
-    let e = &events[at];
-    let duration = e.end - e.start;
-    // Self time: the call's time not covered by its iterator children.
-    let mut spans: Vec<(i64, i64)> = children[at]
-        .iter()
-        .map(|&c| (events[c].start.max(e.start), events[c].end.min(e.end)))
-        .filter(|s| s.1 > s.0)
-        .collect();
-    spans.sort_unstable();
-    let mut covered = 0;
-    let mut reach = i64::MIN;
-    for (s, t) in spans {
-        let s = s.max(reach);
-        if t > s {
-            covered += t - s;
+impl Walk {
+    /// Adds `at` and (depth first) the iterators it waited for or that fed it.
+    fn visit(&mut self, events: &[Event], children: &[Vec<usize>], at: usize, blocking: bool, depth: usize) {
+        const MAX_DEPTH: usize = 100;
+        if !self.seen.insert(at) {
+            return;
         }
-        reach = reach.max(t);
-    }
-    let name = e.name.rsplit("::").next().unwrap_or(&e.name).to_string();
-    let id = e.id.unwrap_or(u64::MAX);
-    match out.iter_mut().find(|n| n.id == id) {
-        Some(n) => {
-            n.duration_ps += duration;
-            n.self_ps += duration - covered;
-            n.calls += 1;
-            n.blocking |= blocking;
+        let e = &events[at];
+        let duration = e.end - e.start;
+        // Self time: the call's time not covered by its iterator children.
+        let mut spans: Vec<(i64, i64)> = children[at]
+            .iter()
+            .map(|&c| (events[c].start.max(e.start), events[c].end.min(e.end)))
+            .filter(|s| s.1 > s.0)
+            .collect();
+        spans.sort_unstable();
+        let mut covered = 0;
+        let mut reach = i64::MIN;
+        for (s, t) in spans {
+            let s = s.max(reach);
+            if t > s {
+                covered += t - s;
+            }
+            reach = reach.max(t);
         }
-        None => out.push(IteratorNode {
-            id,
-            parent_id: e.parent_id,
-            is_async: ASYNC_ITERATORS.iter().any(|a| name.starts_with(a)),
-            name,
-            long_name: e.name.clone(),
-            start_ps: e.start,
-            duration_ps: duration,
-            self_ps: duration - covered,
-            calls: 1,
-            blocking,
-        }),
-    }
-    if depth >= MAX_DEPTH {
-        return;
-    }
-    for &c in &children[at] {
-        let overlaps = events[c].start < e.end && events[c].end > e.start;
-        walk(events, children, c, blocking && overlaps, depth + 1, out);
+        let name = e.name.rsplit("::").next().unwrap_or(&e.name).to_string();
+        let id = e.id.unwrap_or(u64::MAX);
+        match self.by_id.get(&id) {
+            Some(&n) => {
+                let n = &mut self.nodes[n];
+                n.duration_ps += duration;
+                n.self_ps += duration - covered;
+                n.calls += 1;
+                n.blocking |= blocking;
+            }
+            None => {
+                self.by_id.insert(id, self.nodes.len());
+                self.nodes.push(IteratorNode {
+                    id,
+                    parent_id: e.parent_id,
+                    is_async: ASYNC_ITERATORS.iter().any(|a| name.starts_with(a)),
+                    name,
+                    long_name: e.name.clone(),
+                    start_ps: e.start,
+                    duration_ps: duration,
+                    self_ps: duration - covered,
+                    calls: 1,
+                    blocking,
+                })
+            }
+        }
+        if depth >= MAX_DEPTH {
+            return;
+        }
+        for &c in &children[at] {
+            let overlaps = events[c].start < e.end && events[c].end > e.start;
+            self.visit(events, children, c, blocking && overlaps, depth + 1);
+        }
     }
 }
 
