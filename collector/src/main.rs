@@ -5,6 +5,8 @@ use proflens_collector::capture::{self, CaptureOptions};
 use proflens_collector::monitor::{self, MonitorOptions};
 use proflens_collector::run::{self as traced, RunOptions};
 use proflens_collector::{index, target};
+use std::ffi::OsString;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -74,9 +76,9 @@ enum Command {
         /// Stop tracing after this long (default: when the program exits).
         #[arg(long)]
         duration_ms: Option<u64>,
-        /// The program and its arguments, after `--`.
+        /// The program and its arguments, after `--` (passed on byte for byte).
         #[arg(last = true, required = true)]
-        command: Vec<String>,
+        command: Vec<OsString>,
     },
 }
 
@@ -148,20 +150,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run { logdir, duration_ms, command } => {
+            // Everything `run` says goes to stderr, so the program's stdout is its own.
             let opts = RunOptions { logdir, duration_ms, library: None };
-            let report = traced::run(&opts, &command, &|line| eprintln!("proflens-collect: {line}"))?;
-            for path in &report.written {
-                println!("{}", path.display());
-            }
-            if report.written.is_empty() {
-                eprintln!(
-                    "proflens-collect: no profile was written to {}: the program never initialised CUDA, or \
-                     tracing failed (see the messages above)",
-                    report.run_dir.display()
-                );
-                return Ok(ExitCode::FAILURE);
-            }
-            Ok(ExitCode::from(u8::try_from(report.exit_code).unwrap_or(1)))
+            Ok(ExitCode::from(traced::run(&opts, &command, &say)))
         }
         Command::Index { logdir } => {
             let (path, index) = index::write(&logdir)?;
@@ -170,6 +161,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// One line on stderr, in one write; a closed or broken stderr is not worth
+/// a panic (and for `run`, not worth replacing the program's exit code with ours).
+fn say(line: &str) {
+    let _ = std::io::stderr().write_all(format!("proflens-collect: {line}\n").as_bytes());
 }
 
 /// One thread is plenty: the work is waiting on the network.

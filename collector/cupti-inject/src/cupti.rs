@@ -28,12 +28,13 @@ pub struct Cupti {
     _library: Library,
 }
 
-/// Where CUPTI usually is, tried in order after `PROFLENS_CUPTI_PATH`.
+/// Where CUPTI usually is. `PROFLENS_CUPTI_PATH`, when set, is the only
+/// place tried: a wrong one is said, not quietly replaced by another CUPTI.
 fn candidates() -> Vec<String> {
-    let mut paths = Vec::new();
-    if let Ok(p) = std::env::var("PROFLENS_CUPTI_PATH") {
-        paths.push(p);
+    if let Some(p) = std::env::var_os("PROFLENS_CUPTI_PATH") {
+        return vec![p.to_string_lossy().into_owned()];
     }
+    let mut paths = Vec::new();
     paths.extend(["libcupti.so".to_string(), "libcupti.so.12".to_string(), "libcupti.so.11.8".to_string()]);
     for home in ["CUDA_HOME", "CUDA_PATH"].iter().filter_map(|v| std::env::var(v).ok()) {
         paths.push(format!("{home}/extras/CUPTI/lib64/libcupti.so"));

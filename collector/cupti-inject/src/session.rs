@@ -1,19 +1,24 @@
 //! One tracing session per process: CUPTI hands us activity buffers, we
 //! parse them on CUPTI's thread as they complete (so the traced program never
-//! waits on us), and at exit (or after the duration) write one XSpace.
+//! waits on us), and at exit (or after the duration) write one XSpace
+//! ([`crate::profile`]).
+//!
+//! Every function CUPTI or the C library calls back (`buffer_requested`,
+//! `buffer_completed`, the exit handler) catches panics or cannot panic, and
+//! the exit handler never waits without a bound: the program's exit must not
+//! turn into an abort or a hang because of us.
 
 use crate::cupti::{BufferCompleted, BufferRequested, Cupti, CUPTI_SUCCESS};
-use crate::device;
+use crate::{profile, say};
 use proflens_collector::cupti::activity::{self, Activity, MarkerPairs};
-use proflens_collector::cupti::{to_xspace, ApiDomain, Capture, Record};
-use proflens_collector::logdir;
-use prost::Message;
+use proflens_collector::cupti::Record;
 use std::alloc::Layout;
 use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Activity buffers CUPTI fills: big enough that completions are rare.
 const BUFFER_SIZE: usize = 8 << 20;
@@ -33,6 +38,10 @@ const KINDS: [(u32, &str); 9] = [
 ];
 /// `CUPTI_ACTIVITY_FLAG_FLUSH_FORCED`: also hand over buffers still filling.
 const FLUSH_FORCED: u32 = 1;
+/// The longest the exit handler waits, for the session or for a write the
+/// duration timer began: a stuck writer delays the program's exit by this
+/// much at worst, never forever.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
 
 /// Where the profile goes, from the environment `proflens-collect run` sets.
 #[derive(Debug, Clone)]
@@ -57,18 +66,24 @@ impl Config {
     }
 }
 
-struct Session {
-    config: Config,
-    start_walltime_ns: u64,
-    start_gpu_ns: u64,
-    records: Vec<Record>,
+/// What has been traced so far.
+pub struct Session {
+    pub config: Config,
+    pub start_walltime_ns: u64,
+    pub start_gpu_ns: u64,
+    pub records: Vec<Record>,
     markers: MarkerPairs,
-    errors: Vec<String>,
+    pub errors: Vec<String>,
 }
 
 static CUPTI: OnceLock<Cupti> = OnceLock::new();
 static SESSION: Mutex<Option<Session>> = Mutex::new(None);
-static FINISHED: AtomicBool = AtomicBool::new(false);
+
+/// Where the one write of the profile is: not begun, under way, over.
+static FINISH: AtomicU8 = AtomicU8::new(NOT_BEGUN);
+const NOT_BEGUN: u8 = 0;
+const WRITING: u8 = 1;
+const DONE: u8 = 2;
 
 /// Starts tracing: loads CUPTI, registers the buffers, enables the kinds,
 /// and arranges for the profile to be written.
@@ -94,7 +109,7 @@ pub fn start() -> Result<(), String> {
             if kind == activity::kind::CONCURRENT_KERNEL {
                 return Err(message); // without kernels there is nothing worth writing
             }
-            eprintln!("proflens-collect: {message}");
+            say(&message);
             errors.push(message);
         }
     }
@@ -107,16 +122,19 @@ pub fn start() -> Result<(), String> {
         markers: MarkerPairs::default(),
         errors,
     });
-    extern "C" fn at_exit() {
-        finish();
+    // SAFETY: registering a plain extern "C" function that catches its panics.
+    if unsafe { atexit(at_exit) } != 0 {
+        say("cannot register the exit handler: the GPU profile is written only with PROFLENS_DURATION_MS");
     }
-    // SAFETY: registering a plain extern "C" function.
-    unsafe { atexit(at_exit) };
     if let Some(duration) = duration {
-        std::thread::spawn(move || {
+        // Builder, not thread::spawn, which panics when no thread can be made.
+        let timer = std::thread::Builder::new().name("proflens-duration".into()).spawn(move || {
             std::thread::sleep(duration);
             finish();
         });
+        if let Err(e) = timer {
+            say(&format!("cannot start the duration timer ({e}); the GPU profile is written at exit"));
+        }
     }
     Ok(())
 }
@@ -125,19 +143,90 @@ extern "C" {
     fn atexit(callback: extern "C" fn()) -> i32;
 }
 
-fn lock() -> std::sync::MutexGuard<'static, Option<Session>> {
+/// Run by `exit()`. If the duration timer is already writing, waits (a
+/// bounded time) for it: returning would end the process mid-write.
+extern "C" fn at_exit() {
+    if FINISH.compare_exchange(NOT_BEGUN, WRITING, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+        finish_now();
+        return;
+    }
+    let deadline = Instant::now() + EXIT_WAIT;
+    while FINISH.load(Ordering::SeqCst) != DONE {
+        if Instant::now() > deadline {
+            say("the GPU profile was still being written when the program exited; it is missing");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Stops tracing and writes the profile, once (the duration timer's call).
+pub fn finish() {
+    if FINISH.compare_exchange(NOT_BEGUN, WRITING, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+        finish_now();
+    }
+}
+
+fn finish_now() {
+    match catch_unwind(flush_and_write) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => say(&format!("no GPU profile written: {e}")),
+        Err(_) => say("no GPU profile written: the injection library failed unexpectedly"),
+    }
+    FINISH.store(DONE, Ordering::SeqCst);
+}
+
+fn flush_and_write() -> Result<(), String> {
+    let Some(cupti) = CUPTI.get() else { return Ok(()) };
+    let mut end_gpu_ns = 0;
+    let mut dropped = 0usize;
+    // SAFETY: plain calls with out-pointers to locals; the flush calls buffer_completed.
+    unsafe {
+        (cupti.timestamp)(&mut end_gpu_ns);
+        for (kind, _) in KINDS {
+            (cupti.disable)(kind);
+        }
+        (cupti.flush_all)(FLUSH_FORCED);
+        (cupti.dropped_records)(std::ptr::null_mut(), 0, &mut dropped);
+    }
+    let session = lock_within(EXIT_WAIT)
+        .ok_or_else(|| format!("the trace was still being read after {} s", EXIT_WAIT.as_secs()))?
+        .take();
+    let Some(session) = session else { return Ok(()) };
+    profile::write(cupti, session, end_gpu_ns, dropped as u64).map(|_| ())
+}
+
+fn lock() -> MutexGuard<'static, Option<Session>> {
     // A panic elsewhere must not stop the profile from being written.
     SESSION.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The session, unless another thread holds it for longer than `limit`.
+fn lock_within(limit: Duration) -> Option<MutexGuard<'static, Option<Session>>> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match SESSION.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    }
 }
 
 fn buffer_layout() -> Layout {
     Layout::from_size_align(BUFFER_SIZE, BUFFER_ALIGN).unwrap_or(Layout::new::<u64>())
 }
 
+/// CUPTI asks for a buffer. Nothing here can panic: no unwrap, and a failed
+/// allocation is a null buffer of size 0, which CUPTI takes as "none".
 extern "C" fn buffer_requested(buffer: *mut *mut u8, size: *mut usize, max_records: *mut usize) {
+    if buffer.is_null() || size.is_null() || max_records.is_null() {
+        return;
+    }
     // SAFETY: non-zero size; freed in buffer_completed with the same layout.
     let ptr = unsafe { std::alloc::alloc(buffer_layout()) };
-    // SAFETY: CUPTI passes valid out-pointers.
+    // SAFETY: checked non-null above; CUPTI passes out-pointers.
     unsafe {
         *buffer = ptr;
         *size = if ptr.is_null() { 0 } else { buffer_layout().size() };
@@ -150,7 +239,9 @@ extern "C" fn buffer_completed(_ctx: *mut c_void, _stream: u32, buffer: *mut u8,
         return;
     }
     if let Some(cupti) = CUPTI.get() {
-        let _ = std::panic::catch_unwind(|| take_records(cupti, buffer, valid));
+        if catch_unwind(AssertUnwindSafe(|| take_records(cupti, buffer, valid))).is_err() {
+            say("a CUPTI activity buffer could not be read; its records are missing from the profile");
+        }
     }
     // SAFETY: allocated by buffer_requested with this layout.
     unsafe { std::alloc::dealloc(buffer, buffer_layout()) };
@@ -200,83 +291,6 @@ fn c_string(ptr: u64) -> Option<String> {
     (ptr != 0).then(|| unsafe { CStr::from_ptr(ptr as usize as *const c_char) }.to_string_lossy().into_owned())
 }
 
-/// Stops tracing and writes the profile, once.
-pub fn finish() {
-    if FINISHED.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let Some(cupti) = CUPTI.get() else { return };
-    let mut end_gpu_ns = 0;
-    let mut dropped = 0usize;
-    // SAFETY: plain calls with out-pointers to locals; the flush calls buffer_completed.
-    unsafe {
-        (cupti.timestamp)(&mut end_gpu_ns);
-        for (kind, _) in KINDS {
-            (cupti.disable)(kind);
-        }
-        (cupti.flush_all)(FLUSH_FORCED);
-        (cupti.dropped_records)(std::ptr::null_mut(), 0, &mut dropped);
-    }
-    let Some(session) = lock().take() else { return };
-    match write(cupti, session, end_gpu_ns, dropped as u64) {
-        Ok(path) => eprintln!("proflens-collect: wrote {}", path.display()),
-        Err(e) => eprintln!("proflens-collect: no GPU profile written: {e}"),
-    }
-}
-
-fn write(cupti: &Cupti, session: Session, end_gpu_ns: u64, dropped: u64) -> Result<PathBuf, String> {
-    let mut records = session.records;
-    for r in &mut records {
-        if let Record::Api(a) = r {
-            let domain = if a.domain == ApiDomain::Driver { 1 } else { 2 };
-            a.name = cupti.callback_name(domain, a.cbid).unwrap_or_else(|| format!("CUDA API {}", a.cbid));
-        }
-    }
-    activity::resolve_sync_devices(&mut records);
-    let mut errors = session.errors;
-    let devices = device::query().unwrap_or_else(|e| {
-        errors.push(format!("GPU capabilities unknown: {e}"));
-        Vec::new()
-    });
-    let host = host_name();
-    let capture = Capture {
-        records,
-        start_walltime_ns: session.start_walltime_ns,
-        start_gpu_ns: session.start_gpu_ns,
-        end_gpu_ns,
-        dropped_records: dropped,
-        errors,
-    };
-    let bytes = to_xspace(&capture, &devices, &host).encode_to_vec();
-    let config = session.config;
-    let run_dir = match &config.run {
-        Some(run) => {
-            let dir = config.logdir.join(logdir::PROFILE_DIR).join(run);
-            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            dir
-        }
-        None => logdir::create_run_dir(&config.logdir, &logdir::run_name(SystemTime::now()))?.1,
-    };
-    // Several processes of one run (one per GPU) share the run: the later ones add their pid.
-    let file_host = if run_dir.join(format!("{host}{}", logdir::XSPACE_SUFFIX)).exists() {
-        format!("{host}_{}", std::process::id())
-    } else {
-        host
-    };
-    logdir::write_host_file(&run_dir, &file_host, &bytes)
-}
-
-fn host_name() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    let name: String =
-        name.trim().chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')).collect();
-    if name.is_empty() {
-        "localhost".to_string()
-    } else {
-        name
-    }
-}
-
 /// `OnceLock::get_or_try_init` is not stable yet.
 trait GetOrInitFallible<T> {
     fn get_or_init_fallible(&self, f: impl FnOnce() -> Result<T, String>) -> Result<&T, String>;
@@ -297,12 +311,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn host_names_are_safe_file_names() {
-        let h = host_name();
-        assert!(!h.is_empty() && h.chars().all(|c| c.is_ascii_alphanumeric() || ".-_".contains(c)), "{h}");
-    }
-
-    #[test]
     fn buffers_are_aligned_as_cupti_requires() {
         let (mut buf, mut size, mut max) = (std::ptr::null_mut(), 0usize, 7usize);
         buffer_requested(&mut buf, &mut size, &mut max);
@@ -310,5 +318,17 @@ mod tests {
         assert_eq!((buf as usize % 8, size, max), (0, BUFFER_SIZE, 0));
         // Without CUPTI loaded the completion only frees the buffer.
         buffer_completed(std::ptr::null_mut(), 0, buf, size, 0);
+        // Null out-pointers are refused, not written through.
+        buffer_requested(std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    }
+
+    #[test]
+    fn a_busy_session_is_given_up_on_after_the_limit() {
+        let held = lock();
+        let started = Instant::now();
+        assert!(lock_within(Duration::from_millis(30)).is_none());
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        drop(held);
+        assert!(lock_within(Duration::from_millis(30)).is_some());
     }
 }

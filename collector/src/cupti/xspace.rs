@@ -212,6 +212,9 @@ impl Window {
             return None;
         }
         let ps = |ns: u64| i64::try_from(ns).ok()?.checked_mul(1000);
+        // The end's offset too: events' ends (offset + duration) are summed later,
+        // and an overflow there would panic inside the traced program.
+        ps(end - self.start)?;
         Some((ps(start - self.start)?, ps(end - start)?))
     }
 }
@@ -286,5 +289,9 @@ mod tests {
         assert_eq!(w.place(999, 1500), None);
         assert_eq!(w.place(1500, 2001), None);
         assert_eq!(w.place(1600, 1500), None);
+        // Each part fits in i64 picoseconds, their sum would not.
+        let huge = Window { start: 0, end: u64::MAX };
+        let half = i64::MAX as u64 / 1000 - 1;
+        assert_eq!(huge.place(half, 2 * half), None);
     }
 }
