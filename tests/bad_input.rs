@@ -167,3 +167,14 @@ fn deep_nesting_is_grouped_in_bounded_work() {
     let planes = finished.recv_timeout(std::time::Duration::from_secs(60)).expect("grouping finished");
     assert!(planes >= 1);
 }
+
+#[test]
+fn trace_corpus_cases_read_or_say_why() {
+    let load = |name: &str| {
+        let bytes = std::fs::read(data_dir().join("bad").join(name)).unwrap();
+        proflens_format::load_profile(&bytes, &Limits::default(), &mut |_| {})
+    };
+    assert_eq!(load("utf16.json").unwrap().event_count(), 1);
+    let err = load("no_events.json").unwrap_err();
+    assert!(matches!(&err, Error::NoEvents { detail } if detail.starts_with("of its 3 events")), "{err:?}");
+}

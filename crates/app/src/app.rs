@@ -386,6 +386,18 @@ fn StatusArea() -> impl IntoView {
                                     {text}
                                 </label>
                                 {bar}
+                                {move || {
+                                    state
+                                        .stalled_s
+                                        .get()
+                                        .map(|s| {
+                                            view! {
+                                                <span id="stalled" class="stalled">
+                                                    {format!("No progress for {s} s.")}
+                                                </span>
+                                            }
+                                        })
+                                }}
                                 <button
                                     id="cancel"
                                     type="button"

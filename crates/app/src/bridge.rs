@@ -55,7 +55,18 @@ struct Session {
     /// Selection from the URL, applied when files are opened.
     pending_url: Option<UrlState>,
     trace_sink: Option<TraceSink>,
+    /// When the worker last answered or was asked something (ms since the epoch).
+    last_heard_ms: f64,
+    /// Whether the watchdog's timer runs (one per page).
+    watching: bool,
 }
+
+/// A busy worker silent this long is shown as stalled, with its Cancel.
+const SAY_STALLED_AFTER_MS: f64 = 10_000.0;
+/// A busy worker silent this long is stopped: every phase reports progress
+/// far more often, so it is spinning on something (`?watchdog=SECONDS`
+/// changes it).
+const STOP_AFTER_MS: f64 = 300_000.0;
 
 thread_local! {
     static SESSION: RefCell<Session> = RefCell::new(Session::default());
@@ -181,6 +192,7 @@ fn fail(state: AppState, message: String) {
 /// Terminates the current worker (if any) and starts a fresh one, optionally
 /// giving it the last opened files again (without loading a host).
 fn respawn(state: AppState, resend_last: bool) {
+    state.stalled_s.set(None);
     let resend = SESSION.with_borrow_mut(|s| {
         if let Some(bridge) = s.bridge.take() {
             bridge.worker.terminate();
@@ -210,6 +222,7 @@ fn post(state: AppState, message: JsValue, expect_logdir: Option<bool>) {
         return;
     }
     let result = SESSION.with_borrow_mut(|s| {
+        s.last_heard_ms = js_sys::Date::now();
         if let Some(autoload) = expect_logdir {
             s.expect_logdir.push_back(autoload);
         }
@@ -231,6 +244,9 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
     if SESSION.with_borrow(|s| s.bridge.is_some()) {
         return Ok(());
     }
+    if !SESSION.with_borrow(|s| s.watching) {
+        start_watchdog(state);
+    }
     let worker = spawn_worker_js().map_err(|e| {
         format!("Proflens could not start its analysis worker ({}). Try reloading the page.", describe(&e))
     })?;
@@ -242,6 +258,8 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
         if SESSION.with_borrow(|s| s.generation) != generation {
             return;
         }
+        SESSION.with_borrow_mut(|s| s.last_heard_ms = js_sys::Date::now());
+        state.stalled_s.set(None);
         let data = event.data();
         match protocol::from_js::<Response>(data.clone()) {
             Ok(Response::Trace { run, host, seq, answer }) => {
@@ -277,6 +295,50 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
     on_error.forget();
     SESSION.with_borrow_mut(|s| s.bridge = Some(Bridge { worker, ready: false, queue: Vec::new() }));
     Ok(())
+}
+
+/// Checks four times a second whether a busy worker has gone silent: says so
+/// after [`SAY_STALLED_AFTER_MS`], and stops it after [`STOP_AFTER_MS`] (or
+/// the page's `?watchdog=SECONDS`), so a file that makes the analysis spin
+/// never leaves the page waiting for ever.
+fn start_watchdog(state: AppState) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let stop_after_ms = window
+        .location()
+        .search()
+        .ok()
+        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+        .and_then(|p| p.get("watchdog"))
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .map_or(STOP_AFTER_MS, |s| s * 1000.0);
+    let tick = Closure::<dyn FnMut()>::new(move || {
+        let busy = state.is_loading() && SESSION.with_borrow(|s| s.bridge.is_some());
+        let silent_ms = js_sys::Date::now() - SESSION.with_borrow(|s| s.last_heard_ms);
+        if !busy {
+            return;
+        }
+        if silent_ms >= stop_after_ms {
+            respawn(state, true);
+            state.shown.set(None);
+            fail(
+                state,
+                format!(
+                    "The analysis made no progress for {:.0} s, so Proflens stopped it; the files are still open. \
+                     The file may be damaged or built to stall analysers: try another host or file.",
+                    silent_ms / 1000.0
+                ),
+            );
+        } else if silent_ms >= SAY_STALLED_AFTER_MS.min(stop_after_ms / 2.0) {
+            state.stalled_s.set(Some((silent_ms / 1000.0) as u32));
+        }
+    });
+    let started = window.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 250);
+    // One timer for the page's life.
+    tick.forget();
+    SESSION.with_borrow_mut(|s| s.watching = started.is_ok());
 }
 
 /// A reply of the worker; `data` is the whole message (a tool's model is beside the response).

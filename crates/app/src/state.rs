@@ -78,6 +78,9 @@ pub struct AppState {
     pub error: RwSignal<Option<String>>,
     /// A short note such as "Cancelled.".
     pub notice: RwSignal<Option<String>>,
+    /// Seconds the busy worker has said nothing, once that is unusually long
+    /// (the watchdog in `bridge`).
+    pub stalled_s: RwSignal<Option<u32>>,
 }
 
 impl AppState {
@@ -93,6 +96,7 @@ impl AppState {
             shown: RwSignal::new_local(None),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
+            stalled_s: RwSignal::new(None),
         }
     }
 

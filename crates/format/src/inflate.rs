@@ -16,7 +16,15 @@ const BOMB_CHECK_AFTER: u64 = 64 << 20;
 /// Decompresses every gzip member of `bytes`, refusing output over `limit` bytes.
 pub fn gunzip(bytes: &[u8], limit: u64, progress: &mut dyn FnMut(Progress)) -> Result<Vec<u8>, Error> {
     let total = bytes.len() as u64;
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(limit as usize).min(256 << 20));
+    // The last member's trailer states its size: a hint (untrusted, so
+    // capped) that spares the doubling growth and its copies.
+    let stated = bytes
+        .len()
+        .checked_sub(4)
+        .map_or(0, |at| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as u64);
+    let hint =
+        stated.max(total.saturating_mul(4)).min(limit).min(MAX_RATIO.saturating_mul(total)).min(isize::MAX as u64);
+    let mut out = Vec::with_capacity(hint as usize);
     let mut pos = 0;
     progress(Progress::Inflating { done: 0, total });
     while pos < bytes.len() {
@@ -26,7 +34,9 @@ pub fn gunzip(bytes: &[u8], limit: u64, progress: &mut dyn FnMut(Progress)) -> R
         let mut last_report = pos;
         loop {
             let old_len = out.len();
-            out.resize(old_len + CHUNK, 0);
+            // Fill the room there is before growing the buffer.
+            let room = out.capacity() - old_len;
+            out.resize(old_len + if room >= 4096 { room.min(CHUNK) } else { CHUNK }, 0);
             let result = inflate(&mut state, &bytes[pos..], &mut out[old_len..], MZFlush::None);
             pos += result.bytes_consumed;
             out.truncate(old_len + result.bytes_written);

@@ -136,7 +136,7 @@ const MARKERS: [&str; 12] = [
 ];
 
 /// How far into a JSON text the markers are looked for.
-const MARKER_WINDOW: usize = 1 << 20;
+pub(super) const MARKER_WINDOW: usize = 1 << 20;
 
 /// A cheap test before parsing a whole JSON text (a large trace, say): does
 /// its first MiB mention a key of an XProf tool JSON?

@@ -152,10 +152,18 @@ pub fn recognise(file_name: &str, bytes: &[u8], limits: &Limits) -> Option<Legac
     if let Some((_, tool)) = tool_file(file_name) {
         return Some(tool);
     }
-    let raw = unpack(None, bytes, limits).ok()?;
-    if !looks_like_json(&raw) || !json::has_marker(&raw) {
+    // The markers sit near the start: a trace is told apart without
+    // decompressing it all (the page does this before decoding the trace).
+    let head = if bytes.starts_with(&[0x1f, 0x8b]) {
+        crate::inflate::gunzip_prefix(bytes, json::MARKER_WINDOW)
+    } else {
+        bytes[..bytes.len().min(json::MARKER_WINDOW)].to_vec()
+    };
+    let head = crate::json_text(&head);
+    if !looks_like_json(&head) || !json::has_marker(&head) {
         return None;
     }
+    let raw = unpack(None, bytes, limits).ok()?;
     let value: serde_json::Value = serde_json::from_slice(&raw).ok()?;
     sniff_json(&value)
 }
