@@ -24,7 +24,9 @@ pub fn gunzip(bytes: &[u8], limit: u64, progress: &mut dyn FnMut(Progress)) -> R
         .map_or(0, |at| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as u64);
     let hint =
         stated.max(total.saturating_mul(4)).min(limit).min(MAX_RATIO.saturating_mul(total)).min(isize::MAX as u64);
-    let mut out = Vec::with_capacity(hint as usize);
+    // Slack: the last call must find room to report the end of the stream,
+    // or the buffer would double just to learn it is complete.
+    let mut out = Vec::with_capacity(hint as usize + (64 << 10));
     let mut pos = 0;
     progress(Progress::Inflating { done: 0, total });
     while pos < bytes.len() {
