@@ -30,21 +30,42 @@ mod tools_xspace_built;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// A fuzz target's body: any bytes, any outcome but a panic.
-type Body = fn(&[u8]);
-
-/// Every fuzz target by name, with its body.
-const TARGETS: &[(&str, Body)] = &[
-    ("decode_xspace", decode_xspace::run),
-    ("decode_trace", decode_trace::run),
-    ("decode_legacy", decode_legacy::run),
-    ("decode_hlo", decode_hlo::run),
-    ("tools_xspace", tools_xspace::run),
-    ("tools_trace", tools_trace::run),
-    ("tools_legacy", tools_legacy::run),
-    ("tools_hlo", tools_hlo::run),
-    ("tools_xspace_built", tools_xspace_built::run),
+/// Every fuzz target, replayed by a test of its name (the tests run in
+/// parallel, one target each).
+const TARGETS: &[&str] = &[
+    "decode_xspace",
+    "decode_trace",
+    "decode_legacy",
+    "decode_hlo",
+    "tools_xspace",
+    "tools_trace",
+    "tools_legacy",
+    "tools_hlo",
+    "tools_xspace_built",
 ];
+
+macro_rules! replay_tests {
+    ($($target:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $target() {
+                replay(stringify!($target), $target::run);
+            }
+        )*
+    };
+}
+
+replay_tests!(
+    decode_xspace,
+    decode_trace,
+    decode_legacy,
+    decode_hlo,
+    tools_xspace,
+    tools_trace,
+    tools_legacy,
+    tools_hlo,
+    tools_xspace_built,
+);
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
@@ -59,49 +80,39 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs every file of `fuzz/<folder>/<target>/` through its target's body;
-/// the files that panicked, and how many ran.
-fn replay(folder: &str) -> (Vec<String>, usize) {
+/// Runs every file of `fuzz/corpus/<target>/` and `fuzz/crashes-found/<target>/`
+/// through the target's body; fails naming the files that panicked.
+fn replay(target: &str, body: fn(&[u8])) {
+    let started = Instant::now();
+    let corpus = files(&fuzz_dir().join("corpus").join(target));
+    assert!(!corpus.is_empty(), "fuzz/corpus/{target} is empty");
+    let inputs: Vec<PathBuf> =
+        corpus.into_iter().chain(files(&fuzz_dir().join("crashes-found").join(target))).collect();
     let mut failed = Vec::new();
-    let mut ran = 0;
-    for (target, body) in TARGETS {
-        let started = Instant::now();
-        let inputs = files(&fuzz_dir().join(folder).join(target));
-        for path in &inputs {
-            let data = std::fs::read(path).expect("readable corpus file");
-            if std::panic::catch_unwind(|| body(&data)).is_err() {
-                failed.push(format!("{target}: {}", path.display()));
-            }
+    for path in &inputs {
+        let data = std::fs::read(path).expect("readable corpus file");
+        if std::panic::catch_unwind(|| body(&data)).is_err() {
+            failed.push(path.display().to_string());
         }
-        ran += inputs.len();
-        eprintln!("{folder}/{target}: {} inputs in {:.1} s", inputs.len(), started.elapsed().as_secs_f64());
     }
-    (failed, ran)
+    eprintln!("{target}: {} inputs in {:.1} s", inputs.len(), started.elapsed().as_secs_f64());
+    assert!(
+        failed.is_empty(),
+        "{} of {} inputs panicked in {target}:\n{}",
+        failed.len(),
+        inputs.len(),
+        failed.join("\n")
+    );
 }
 
 #[test]
-fn every_target_has_its_body_and_corpus() {
+fn every_fuzz_target_is_replayed() {
     let targets: Vec<String> = files(&fuzz_dir().join("fuzz_targets"))
         .iter()
         .filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned()))
         .collect();
-    let known: Vec<&str> = TARGETS.iter().map(|(t, _)| *t).collect();
-    assert_eq!(targets.len(), known.len(), "fuzz targets {targets:?}, replayed {known:?}");
+    assert_eq!(targets.len(), TARGETS.len(), "fuzz targets {targets:?}, replayed {TARGETS:?}");
     for t in &targets {
-        assert!(known.contains(&t.as_str()), "fuzz target {t} is not replayed here");
-        assert!(!files(&fuzz_dir().join("corpus").join(t)).is_empty(), "fuzz/corpus/{t} is empty");
+        assert!(TARGETS.contains(&t.as_str()), "fuzz target {t} is not replayed here");
     }
-}
-
-#[test]
-fn the_corpus_replays_without_a_panic() {
-    let (failed, ran) = replay("corpus");
-    assert!(ran > 0, "no corpus under {}", fuzz_dir().display());
-    assert!(failed.is_empty(), "{} of {ran} inputs panicked:\n{}", failed.len(), failed.join("\n"));
-}
-
-#[test]
-fn the_crashes_found_replay_without_a_panic() {
-    let (failed, ran) = replay("crashes-found");
-    assert!(failed.is_empty(), "{} of {ran} inputs panicked:\n{}", failed.len(), failed.join("\n"));
 }

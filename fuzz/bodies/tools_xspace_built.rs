@@ -7,7 +7,9 @@ use crate::build;
 use crate::common::{self, Reader};
 
 pub fn run(data: &[u8]) {
-    let bytes = build::xspace(&mut Reader::new(data), None);
+    // The first half builds the events, the second the XLA programs.
+    let (events, programs) = data.split_at(data.len() / 2);
+    let bytes = build::xspace(&mut Reader::new(events), &mut Reader::new(programs));
     let host = common::host("vm.xplane.pb", None, &bytes);
     common::run_everything(&host);
 }
