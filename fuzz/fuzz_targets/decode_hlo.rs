@@ -1,11 +1,8 @@
-//! Any bytes as a module's `xla.HloProto`, then the XLA tools that read the
-//! HLO alone: an error or a view, never a panic.
+//! See `fuzz/bodies/decode_hlo.rs`: the body is shared with the corpus replay
+//! test (`tests/fuzz_replay.rs`).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
+#[path = "../bodies/decode_hlo.rs"]
+mod body;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(module) = proflens_format::hlo::decode_hlo_proto(data, 1) {
-        let _ = proflens_analysis::tools::memory_viewer::memory_viewer(&module, 0);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| body::run(data));

@@ -1,14 +1,8 @@
-//! Any bytes, raw or gzip, must decode or fail with an error — never panic,
-//! hang or allocate without bound.
+//! See `fuzz/bodies/decode_xspace.rs`: the body is shared with the corpus replay
+//! test (`tests/fuzz_replay.rs`).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use proflens_format::{load_xspace, Limits};
+#[path = "../bodies/decode_xspace.rs"]
+mod body;
 
-fuzz_target!(|data: &[u8]| {
-    // Small limits keep each run fast; the logic under test is the same.
-    let limits = Limits { max_input_bytes: 8 << 20, max_decompressed_bytes: 64 << 20 };
-    if let Ok(profile) = load_xspace(data, &limits, &mut |_| {}) {
-        let _ = profile.event_count();
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| body::run(data));

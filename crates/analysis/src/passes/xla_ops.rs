@@ -308,7 +308,8 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
                 }
             }
         }
-        total_time_ps = total_time_ps.saturating_add(span.map_or(0, |(a, b)| u64::try_from(b - a).unwrap_or(0)));
+        total_time_ps =
+            total_time_ps.saturating_add(span.map_or(0, |(a, b)| u64::try_from(b.saturating_sub(a)).unwrap_or(0)));
     }
     // XProf counts every kernel of an instruction as one occurrence and
     // charges the instruction's cost per occurrence.

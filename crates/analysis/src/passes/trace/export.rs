@@ -36,15 +36,21 @@ pub fn write_chrome_trace(
         sep(out)?;
         write!(out, r#"{{"ph":"M","pid":{pid},"name":"process_sort_index","args":{{"sort_index":{pid}}}}}"#)?;
         let mut tids: FxHashSet<i64> = FxHashSet::default();
+        let taken: FxHashSet<i64> = section.tracks.iter().map(|t| t.tid).collect();
         let mut next_free = section.tracks.iter().map(|t| t.tid).max().unwrap_or(0).saturating_add(1);
         for (index, track) in section.tracks.iter().enumerate() {
-            // Tracks keep their ids; a clash (derived tracks of several streams) gets a fresh one.
+            // Tracks keep their ids; a clash (derived tracks of several streams) gets a fresh one:
+            // past the largest id, wrapping past i64::MAX (a display id the file chose), never
+            // one that another track has.
             let tid = if tids.insert(track.tid) {
                 track.tid
             } else {
-                next_free += 1;
-                tids.insert(next_free);
-                next_free
+                loop {
+                    next_free = next_free.wrapping_add(1);
+                    if !taken.contains(&next_free) && tids.insert(next_free) {
+                        break next_free;
+                    }
+                }
             };
             sep(out)?;
             write!(
@@ -143,5 +149,30 @@ mod tests {
         assert_eq!(micros(2_000_000), "2");
         assert_eq!(micros(-1), "-0.000001");
         assert_eq!(micros(-2_500_000), "-2.5");
+    }
+
+    /// Found by the `tools_xspace_built` fuzz target: a line whose display id
+    /// is `i64::MAX`, and another track with the same id, overflowed the
+    /// fresh id (`fuzz/crashes-found/tools_xspace_built/`).
+    #[test]
+    fn clashing_ids_at_the_top_get_fresh_distinct_ids() {
+        use super::super::{Section, Track};
+        let track = |tid| Track { name: "t".into(), tid, source: TrackSource::Derived(Box::default()) };
+        let tracks = vec![track(i64::MAX), track(i64::MAX), track(i64::MIN), track(i64::MAX)];
+        let trace = Trace { sections: vec![Section { name: "s".into(), pid: 1, plane: 0, tracks }] };
+        let mut out = Vec::new();
+        write_chrome_trace(&Profile::default(), &Grouping::default(), &trace, None, &mut out).expect("written");
+        let json: serde_json::Value = serde_json::from_slice(&out).expect("valid JSON");
+        let mut tids: Vec<i64> = json["traceEvents"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|e| e["name"] == "thread_name")
+            .map(|e| e["tid"].as_i64().expect("tid"))
+            .collect();
+        assert_eq!(tids.len(), 4);
+        tids.sort_unstable();
+        tids.dedup();
+        assert_eq!(tids.len(), 4, "{tids:?}");
     }
 }

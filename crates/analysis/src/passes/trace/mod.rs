@@ -178,13 +178,13 @@ pub fn event_details(profile: &Profile, grouping: &Grouping, track: &Track, i: u
         .take_while(|&j| events.start_ps[j] < events.end_ps(i))
         .filter(|&j| events.depth[j] == events.depth[i].saturating_add(1))
         .map(|j| events.duration_ps[j])
-        .sum();
+        .fold(0i64, i64::saturating_add);
     Some(EventDetails {
         name,
         long_name,
         start_ps: events.start_ps[i],
         duration_ps: events.duration_ps[i],
-        self_ps: (events.duration_ps[i] - children).max(0),
+        self_ps: events.duration_ps[i].saturating_sub(children).max(0),
         step,
         stats,
     })

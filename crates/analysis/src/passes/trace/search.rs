@@ -111,7 +111,7 @@ pub fn summarize(
             }
             let entry = by_name.entry(event_name(profile, grouping, track, i)).or_default();
             entry.0 += 1;
-            entry.1 += events.duration_ps[i];
+            entry.1 = entry.1.saturating_add(events.duration_ps[i]);
         }
     }
     let mut out: Vec<NameSummary> = by_name

@@ -49,13 +49,13 @@ pub fn visible(events: &Events, max_duration: i64, start_ps: i64, end_ps: i64, p
         if last_at_depth.len() <= d {
             last_at_depth.resize(d + 1, None);
         }
-        let small = ((e - s) as f64) < pixel;
+        let small = (e.saturating_sub(s) as f64) < pixel;
         if small {
             if let Some(k) = last_at_depth[d] {
                 let prev = &mut out[k];
                 // Merge into the previous box when it is small too and this one starts within a pixel of its end.
-                let prev_small = prev.merged > 1 || ((prev.end_ps - prev.start_ps) as f64) < pixel;
-                if prev_small && ((s - prev.end_ps) as f64) < pixel {
+                let prev_small = prev.merged > 1 || (prev.end_ps.saturating_sub(prev.start_ps) as f64) < pixel;
+                if prev_small && (s.saturating_sub(prev.end_ps) as f64) < pixel {
                     prev.end_ps = prev.end_ps.max(e);
                     prev.merged += 1;
                     continue;

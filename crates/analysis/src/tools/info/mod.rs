@@ -63,7 +63,7 @@ pub fn host_info(profile: &Profile) -> HostInfo {
         errors: profile.errors.clone(),
         warnings: profile.warnings.clone(),
         start_time_ns: profile.origin_ns,
-        duration_ps: window.or(span.map(|(s, e)| e - s)),
+        duration_ps: window.or(span.map(|(s, e)| e.saturating_sub(s))),
         events: profile.event_count() as u64,
         planes: profile.planes.iter().map(|p| plane_info(profile, p)).collect(),
     }

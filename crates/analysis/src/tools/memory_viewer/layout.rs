@@ -108,7 +108,7 @@ pub fn memory_viewer(module: &HloModule, color: i64) -> Result<MemoryViewer, Mem
             },
         );
         if let Some(b) = best {
-            indefinite_bytes += allocation.size;
+            indefinite_bytes = indefinite_bytes.saturating_add(allocation.size);
             objects.add(module, b);
         }
     }
@@ -131,7 +131,9 @@ pub fn memory_viewer(module: &HloModule, color: i64) -> Result<MemoryViewer, Mem
         sim.seen.iter().filter_map(|id| buffers.get(id).and_then(|b| b.span.map(|(s, e)| (*id, s, e)))).collect();
     spans.sort_unstable();
 
-    let sum = |f: &dyn Fn(&BufferAllocation) -> bool| mib(allocations.iter().filter(|a| f(a)).map(|a| a.size).sum());
+    let sum = |f: &dyn Fn(&BufferAllocation) -> bool| {
+        mib(allocations.iter().filter(|a| f(a)).fold(0i64, |t, a| t.saturating_add(a.size)))
+    };
     let mut view = MemoryViewer {
         module_name: module.name.clone(),
         entry_computation_name: module.entry_computation_name.clone(),
@@ -289,7 +291,9 @@ pub fn select_module<'a>(modules: &'a [HloModule], name: Option<&str>) -> Option
     match name {
         Some(n) => modules.iter().find(|m| m.display_name() == n).or_else(|| modules.iter().find(|m| m.name == n)),
         None => modules.iter().max_by_key(|m| {
-            m.buffer_assignment.as_ref().map_or(0, |b| b.allocations.iter().map(|a| a.size).sum::<i64>())
+            m.buffer_assignment
+                .as_ref()
+                .map_or(0, |b| b.allocations.iter().fold(0i64, |total, a| total.saturating_add(a.size)))
         }),
     }
 }
