@@ -154,12 +154,7 @@ pub fn recognise(file_name: &str, bytes: &[u8], limits: &Limits) -> Option<Legac
     }
     // The markers sit near the start: a trace is told apart without
     // decompressing it all (the page does this before decoding the trace).
-    let head = if bytes.starts_with(&[0x1f, 0x8b]) {
-        crate::inflate::gunzip_prefix(bytes, json::MARKER_WINDOW)
-    } else {
-        bytes[..bytes.len().min(json::MARKER_WINDOW)].to_vec()
-    };
-    let head = crate::json_text(&head);
+    let head = crate::sniff::text_head(bytes, json::MARKER_WINDOW);
     if !looks_like_json(&head) || !json::has_marker(&head) {
         return None;
     }
