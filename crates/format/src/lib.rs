@@ -135,6 +135,17 @@ fn load(
     Ok(profile)
 }
 
+/// The first `max` bytes of a file (raw or gzip) as UTF-8 JSON text
+/// ([`json_text`]), without decompressing the rest.
+pub(crate) fn text_head(bytes: &[u8], max: usize) -> Vec<u8> {
+    let head = if bytes.starts_with(&[0x1f, 0x8b]) {
+        crate::inflate::gunzip_prefix(bytes, max)
+    } else {
+        bytes[..bytes.len().min(max)].to_vec()
+    };
+    crate::json_text(&head).into_owned()
+}
+
 /// JSON as UTF-8 without a byte-order mark, which is what JSON readers take.
 /// Windows tools write UTF-8 with a mark, and PowerShell's `>` writes UTF-16;
 /// UTF-16 without a mark is told by the NUL beside the first `{`, `[` or

@@ -42,7 +42,7 @@ pub const JSON_HEAD_BYTES: usize = 64 << 10;
 /// is trace events (Chrome, PyTorch/Kineto) or an XProf tool JSON; else why
 /// Proflens does not read it.
 pub fn check_json_head(head: &[u8]) -> Result<(), &'static str> {
-    let text = text_head(head, JSON_HEAD_BYTES);
+    let text = crate::text_head(head, JSON_HEAD_BYTES);
     let text: &[u8] = &text;
     if !matches!(text.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{') | Some(b'[')) {
         return Err("named like JSON, but the content is not JSON");
@@ -55,17 +55,6 @@ pub fn check_json_head(head: &[u8]) -> Result<(), &'static str> {
     } else {
         Err("JSON that is neither a trace (no traceEvents) nor a TensorBoard tool file")
     }
-}
-
-/// The first `max` bytes of a file (raw or gzip) as UTF-8 JSON text
-/// ([`crate::json_text`]), without decompressing the rest.
-pub(crate) fn text_head(bytes: &[u8], max: usize) -> Vec<u8> {
-    let head = if bytes.starts_with(&[0x1f, 0x8b]) {
-        crate::inflate::gunzip_prefix(bytes, max)
-    } else {
-        bytes[..bytes.len().min(max)].to_vec()
-    };
-    crate::json_text(&head).into_owned()
 }
 
 pub fn sniff(bytes: &[u8]) -> FileKind {

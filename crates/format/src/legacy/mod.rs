@@ -154,7 +154,7 @@ pub fn recognise(file_name: &str, bytes: &[u8], limits: &Limits) -> Option<Legac
     }
     // The markers sit near the start: a trace is told apart without
     // decompressing it all (the page does this before decoding the trace).
-    let head = crate::sniff::text_head(bytes, json::MARKER_WINDOW);
+    let head = crate::text_head(bytes, json::MARKER_WINDOW);
     if !looks_like_json(&head) || !json::has_marker(&head) {
         return None;
     }
