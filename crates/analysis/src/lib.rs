@@ -1,7 +1,7 @@
 //! Pure analysis over the profile model: no I/O, no web types; it runs
 //! natively (CLI) and in wasm (the app's worker).
 //!
-//! Layers: common < hlo < passes < context < tools < registry
+//! Layers: common < hlo < passes < context < tools < registry < compare
 //! Independent: tools
 //!
 //! - [`common`]: XProf's stat names, op-name rules, tables and CSV.
@@ -13,10 +13,12 @@
 //!   a run's hosts together; and the [`context::Tool`] trait.
 //! - [`tools`]: one folder per tool; tools never import each other.
 //! - [`registry`]: the one list of tools, which the CLI and the app read.
+//! - [`compare`]: two profiles side by side, tool by tool, from the tools' own numbers.
 //!
 //! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
 pub mod common;
+pub mod compare;
 pub mod context;
 pub mod hlo;
 pub mod passes;

@@ -90,6 +90,11 @@ impl Output {
         Output { view, model: Box::new(model) }
     }
 
+    /// The view model as its own type, when it is a `T`.
+    pub fn model_as<T: 'static>(&self) -> Option<&T> {
+        self.model.as_ref().as_any().downcast_ref()
+    }
+
     /// The output in `format`, as the CLI writes it.
     pub fn text(&self, format: Format) -> Result<String, ToolError> {
         let pretty =
@@ -123,10 +128,17 @@ pub trait Rendered: AsSerialize {
 /// worker's JS objects).
 pub trait AsSerialize {
     fn as_serialize(&self) -> &dyn erased_serde::Serialize;
+    /// The model as itself, for code that reads a tool's numbers (comparing
+    /// two profiles) rather than rendering them.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
-impl<T: serde::Serialize> AsSerialize for T {
+impl<T: serde::Serialize + 'static> AsSerialize for T {
     fn as_serialize(&self) -> &dyn erased_serde::Serialize {
+        self
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
         self
     }
 }

@@ -1,0 +1,71 @@
+//! Memory peaks side by side: per allocator for the memory profile, and
+//! the chosen XLA module's heap for the memory viewer.
+
+use super::model::{Delta, Metric};
+use crate::context::{Output, ToolError};
+use crate::tools::memory_profile::MemoryProfile;
+use crate::tools::memory_viewer::{MemoryViewer, MemoryViewerPage};
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+pub fn compare(base: &Output, candidate: &Output, notes: &mut Vec<String>) -> Result<Vec<Metric>, ToolError> {
+    if let (Some(b), Some(c)) = (base.model_as::<MemoryProfile>(), candidate.model_as::<MemoryProfile>()) {
+        return Ok(profiles(b, c, notes));
+    }
+    if let (Some(b), Some(c)) = (base.model_as::<MemoryViewerPage>(), candidate.model_as::<MemoryViewerPage>()) {
+        return viewers(b, c, notes);
+    }
+    Err(ToolError::Failed(format!("the {} view has no memory figures to compare", base.view)))
+}
+
+fn metric(name: String, unit: &str, base: f64, candidate: f64) -> Metric {
+    Metric { name, unit: unit.into(), value: Delta::new(base, candidate) }
+}
+
+/// Every allocator of either side: its peak, and the heap, stack and
+/// fragmentation at the peak.
+fn profiles(b: &MemoryProfile, c: &MemoryProfile, notes: &mut Vec<String>) -> Vec<Metric> {
+    let mut out = Vec::new();
+    let ids: std::collections::BTreeSet<&String> = b.allocators.keys().chain(c.allocators.keys()).collect();
+    for id in ids {
+        let (ba, ca) = (b.allocators.get(id), c.allocators.get(id));
+        match (ba, ca) {
+            (None, Some(_)) => notes.push(format!("Allocator {id} is only in the candidate.")),
+            (Some(_), None) => notes.push(format!("Allocator {id} is only in the baseline.")),
+            _ => {}
+        }
+        let figure =
+            |f: fn(&crate::tools::memory_profile::AllocatorProfile) -> f64| (ba.map_or(0.0, f), ca.map_or(0.0, f));
+        let rows: [(&str, &str, (f64, f64)); 5] = [
+            ("peak memory use", "MiB", figure(|a| a.peak_bytes_usage_lifetime as f64 / MIB)),
+            ("heap at the peak", "MiB", figure(|a| a.peak.heap_allocated_bytes as f64 / MIB)),
+            ("stack at the peak", "MiB", figure(|a| a.peak.stack_reserved_bytes as f64 / MIB)),
+            ("fragmentation at the peak", "%", figure(|a| 100.0 * a.peak.fragmentation)),
+            ("allocations", "", figure(|a| a.allocations as f64)),
+        ];
+        out.extend(rows.into_iter().map(|(name, unit, (bv, cv))| metric(format!("{id}: {name}"), unit, bv, cv)));
+    }
+    out
+}
+
+fn viewers(b: &MemoryViewerPage, c: &MemoryViewerPage, notes: &mut Vec<String>) -> Result<Vec<Metric>, ToolError> {
+    fn viewer<'a>(page: &'a MemoryViewerPage, role: &str) -> Result<&'a MemoryViewer, ToolError> {
+        page.viewer.as_deref().ok_or_else(|| {
+            ToolError::Failed(format!(
+                "the {role} has no memory viewer for {}: {}",
+                page.module,
+                page.failed.clone().unwrap_or_default()
+            ))
+        })
+    }
+    let (bv, cv) = (viewer(b, "baseline")?, viewer(c, "candidate")?);
+    if b.module != c.module {
+        notes.push(format!("The modules differ: baseline {}, candidate {}.", b.module, c.module));
+    }
+    Ok(vec![
+        metric("Peak heap".into(), "MiB", bv.peak_heap_mib, cv.peak_heap_mib),
+        metric("Peak heap without padding".into(), "MiB", bv.peak_unpadded_heap_mib, cv.peak_unpadded_heap_mib),
+        metric("Buffers at the peak".into(), "", bv.max_heap.len() as f64, cv.max_heap.len() as f64),
+        metric("Total allocation".into(), "MiB", bv.total_buffer_allocation_mib, cv.total_buffer_allocation_mib),
+    ])
+}
