@@ -6,7 +6,7 @@
 //! where browsers refuse module scripts and fetches: the wasm travels inside
 //! it gzip+base64 and the scripts are inline, allowed by their CSP hashes.
 
-use crate::{root, run};
+use crate::{root, run, target_dir};
 use base64::Engine;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -26,7 +26,7 @@ pub fn build() -> Result<PathBuf, String> {
     if dist.exists() {
         std::fs::remove_dir_all(&dist).map_err(|e| format!("clearing {}: {e}", dist.display()))?;
     }
-    let wasm = root.join("target/wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
+    let wasm = target_dir().join("wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
     run(Command::new("wasm-bindgen")
         // The name section is 2/3 of the wasm; panics still print their messages.
         .args([

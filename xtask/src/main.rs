@@ -88,7 +88,7 @@ fn test_command() -> Result<(), String> {
         .args(["--test", "--test-concurrency=1"])
         .arg(root.join("tests/browser"))
         .env("PROFLENS_DIST", &dist)
-        .env("PROFLENS_COLLECT", root.join("target/debug/proflens-collect"))
+        .env("PROFLENS_COLLECT", target_dir().join("debug/proflens-collect"))
         .current_dir(root.join("tests/browser")))
 }
 
@@ -113,6 +113,15 @@ fn bench_web(profile: &Path) -> Result<(), String> {
 /// The workspace root (xtask lives one level below it).
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask is inside the workspace").to_path_buf()
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` when set (a shared build
+/// cache), else `target/` in the workspace.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root().join(dir),
+        _ => root().join("target"),
+    }
 }
 
 /// Runs a command with inherited output; a failure names the command.

@@ -9,11 +9,12 @@ use web_sys::{DragEvent, HtmlInputElement};
 
 use std::sync::Arc;
 
-use proflens_analysis::registry;
+use proflens_analysis::compare;
 
 use crate::bridge::{self, TraceSink};
 use crate::intake;
-use crate::state::{AppState, Status};
+use crate::selectors::Selectors;
+use crate::state::{AppState, Pick, Status};
 use crate::url_state::UrlState;
 use crate::views::{self, trace_viewer, Actions, ViewProps};
 use crate::widgets::fmt;
@@ -76,102 +77,6 @@ fn served_logdir() -> Option<Result<String, String>> {
 
 fn state() -> AppState {
     expect_context::<AppState>()
-}
-
-#[component]
-fn Selectors() -> impl IntoView {
-    let state = state();
-    let runs = move || {
-        state
-            .opened
-            .with(|o| o.as_ref().map(|o| o.runs.iter().map(|r| r.name.clone()).collect::<Vec<_>>()))
-            .unwrap_or_default()
-    };
-    let hosts = move || {
-        let run = state.run.get();
-        state.opened.with(|o| o.as_ref().map(|o| o.hosts_of(&run))).unwrap_or_default()
-    };
-    let no_files = move || state.opened.with(|o| o.as_ref().is_none_or(|o| o.runs.is_empty()));
-
-    let on_run = move |ev: web_sys::Event| {
-        let run = event_target_value(&ev);
-        let hosts = state.opened.with_untracked(|o| o.as_ref().map(|o| o.hosts_of(&run))).unwrap_or_default();
-        let current = state.host.get_untracked();
-        let host = if hosts.contains(&current) { current } else { hosts.first().cloned().unwrap_or_default() };
-        state.run.set(run);
-        state.host.set(host);
-        bridge::load_host(state);
-    };
-    let on_host = move |ev: web_sys::Event| {
-        state.host.set(event_target_value(&ev));
-        bridge::load_host(state);
-    };
-    let on_tool = move |ev: web_sys::Event| {
-        if let Some(tool) = registry::find(&event_target_value(&ev)) {
-            state.tool.set(tool.id());
-            bridge::show_tool(state);
-        }
-    };
-
-    view! {
-        <nav class="selectors" aria-label="What to show">
-            <div class="field">
-                <label for="run">"Run"</label>
-                <select id="run" on:change=on_run prop:disabled=no_files>
-                    <For each=runs key=|r| r.clone() let:run>
-                        <option
-                            value=run.clone()
-                            prop:selected={
-                                let run = run.clone();
-                                move || state.run.get() == run
-                            }
-                        >
-                            {run.clone()}
-                        </option>
-                    </For>
-                </select>
-            </div>
-            <div class="field">
-                <label for="host">"Host"</label>
-                <select id="host" on:change=on_host prop:disabled=no_files>
-                    <For each=hosts key=|h| h.clone() let:host>
-                        <option
-                            value=host.clone()
-                            prop:selected={
-                                let host = host.clone();
-                                move || state.host.get() == host
-                            }
-                        >
-                            {host.clone()}
-                        </option>
-                    </For>
-                </select>
-            </div>
-            <div class="field">
-                <label for="tool">"Tool"</label>
-                <select id="tool" on:change=on_tool>
-                    {registry::TOOLS
-                        .iter()
-                        .map(|tool| {
-                            let id = tool.id();
-                            view! {
-                                <option
-                                    value=id
-                                    prop:selected=move || state.tool.get() == id
-                                    prop:disabled=move || !state.offers(id)
-                                    title=move || {
-                                        (!state.offers(id)).then_some("Nothing to show for this host's files")
-                                    }
-                                >
-                                    {tool.label()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
-            </div>
-        </nav>
-    }
 }
 
 #[component]
@@ -414,11 +319,16 @@ fn StatusArea() -> impl IntoView {
     }
 }
 
-/// The view of the host on screen, with what it may ask of the worker.
+/// The view of the host on screen, with what it may ask of the worker; in
+/// compare mode, the comparison (or which tools compare).
 #[component]
 fn ToolArea() -> impl IntoView {
     let state = state();
     move || {
+        let tool = state.tool.get();
+        if state.base.with(|b| b.is_some()) && !compare::TOOLS.contains(&tool) {
+            return Some(views::compare::not_comparable(tool));
+        }
         state.shown.get().map(|shown| {
             let actions = actions(state, &shown.run, &shown.host);
             let props = ViewProps {
@@ -458,11 +368,14 @@ fn keep_hash_in_sync(state: AppState) {
         let Some(demo) = state.opened.with(|o| o.as_ref().map(|o| o.demo)) else {
             return;
         };
+        let base = state.base.get();
         let url = UrlState {
             demo,
             run: (!run.is_empty()).then_some(run),
             host: (!host.is_empty()).then_some(host),
             tool: Some(tool),
+            base_run: base.as_ref().map(|b| b.run.clone()),
+            base_host: base.map(|b| b.host),
         };
         let hash = url.to_hash();
         if hash != current_hash() {
@@ -491,6 +404,12 @@ fn watch_hash(state: AppState) {
             Some((run, host))
         });
         let files_open = state.opened.with_untracked(|o| o.is_some());
+        let base = url.base().map(|(run, host)| Pick { run, host });
+        let base = base.filter(|b| state.opened.with_untracked(|o| o.as_ref().is_some_and(|o| o.has(&b.run, &b.host))));
+        let base_changed = files_open && base != state.base.get_untracked();
+        if base_changed {
+            state.base.set(base);
+        }
         match wanted {
             Some((run, host)) if run != state.run.get_untracked() || host != state.host.get_untracked() => {
                 state.run.set(run);
@@ -501,6 +420,7 @@ fn watch_hash(state: AppState) {
                 bridge::set_pending_url(url);
                 bridge::open_demo(state);
             }
+            _ if base_changed => bridge::load_host(state),
             _ if tool_changed => bridge::show_tool(state),
             _ => {}
         }

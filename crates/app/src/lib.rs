@@ -7,7 +7,7 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: protocol < worker < widgets < views < state < url_state < intake < bridge < app
+//! Layers: protocol < worker < widgets < views < state < url_state < intake < bridge < selectors < app
 //! Independent: views
 //!
 //! - [`protocol`]: the messages (it imports no other module of the app);
@@ -19,6 +19,7 @@
 //! - [`state`], [`url_state`]: what the page shows, and the URL hash of it;
 //! - [`intake`]: files from pickers and drops;
 //! - [`bridge`]: requests to the worker and its replies into state;
+//! - [`selectors`]: run, host and tool, and the compare controls;
 //! - [`app`]: the shell, which wires views to the bridge.
 //!
 //! `cargo xtask check-arch` checks this order and that no modules form a circle.
@@ -27,6 +28,7 @@ mod app;
 mod bridge;
 mod intake;
 mod protocol;
+mod selectors;
 mod state;
 mod url_state;
 mod views;

@@ -25,7 +25,13 @@ use wasm_bindgen::{JsCast, JsValue};
 pub enum Request {
     /// Take these files (paths as the folder pick or drop gave them; the
     /// `File`s are in the envelope's `files`, same order) and list their runs.
-    Open { paths: Vec<String> },
+    /// With `append`, they join the open ones (to compare them): a run whose
+    /// name is taken gets a number, and the answer lists every run.
+    Open {
+        paths: Vec<String>,
+        #[serde(default)]
+        append: bool,
+    },
     /// Use the demo profile bundled in the wasm.
     OpenDemo,
     /// Read the runs of a log directory on the page's own origin from its
@@ -42,6 +48,11 @@ pub enum Request {
         #[serde(default)]
         module: Option<String>,
     },
+    /// Compare `tool` on a baseline (`base_run`, `base_host`) with a
+    /// candidate (`run`, `host`); either host may be [`ALL_HOSTS`]. `tool`
+    /// is one of `proflens_analysis::compare::TOOLS`. The answer is a
+    /// [`Response::Compare`] with the comparison as its [`MODEL`].
+    Compare { base_run: String, base_host: String, run: String, host: String, tool: String },
     /// A trace-viewer query on one host's timeline (built once, cached
     /// beside the decoded profile). `seq` comes back with the answer.
     Trace { run: String, host: String, seq: u32, query: TraceQuery },
@@ -70,6 +81,16 @@ pub enum Response {
         tool: String,
         view: String,
         /// The worker's wasm memory when it answered (it never shrinks: the peak so far).
+        wasm_memory_bytes: u64,
+    },
+    /// The answer to a [`Request::Compare`]: the comparison is the
+    /// message's [`MODEL`] field.
+    Compare {
+        base_run: String,
+        base_host: String,
+        run: String,
+        host: String,
+        tool: String,
         wasm_memory_bytes: u64,
     },
     /// The answer to a [`Request::Trace`]. An export's file travels beside

@@ -50,6 +50,13 @@ pub struct Shown {
     pub wasm_memory_bytes: u64,
 }
 
+/// One side of a comparison: a host of a run, or `ALL_HOSTS` of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pick {
+    pub run: String,
+    pub host: String,
+}
+
 /// The tools that have something to show for one host, as the worker found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostTools {
@@ -69,6 +76,12 @@ pub struct AppState {
     /// The tools the worker found for a host; the others are disabled in
     /// the selector while that host is chosen.
     pub host_tools: RwSignal<Option<HostTools>>,
+    /// The baseline a comparison compares the chosen run and host (the
+    /// candidate) with; `None` outside compare mode.
+    pub base: RwSignal<Option<Pick>>,
+    /// Whether both sides last compared are PyTorch traces (the trace diff
+    /// is offered then).
+    pub both_pytorch: RwSignal<bool>,
     /// The XLA module the memory viewer shows (`None`: the largest).
     pub module: RwSignal<Option<String>>,
     pub status: RwSignal<Status>,
@@ -91,6 +104,8 @@ impl AppState {
             host: RwSignal::new(String::new()),
             tool: RwSignal::new(registry::TOOLS[0].id()),
             host_tools: RwSignal::new(None),
+            base: RwSignal::new(None),
+            both_pytorch: RwSignal::new(false),
             module: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
             shown: RwSignal::new_local(None),
@@ -107,6 +122,11 @@ impl AppState {
             Some(k) if k.run == self.run.get() && k.host == self.host.get() => k.tools.iter().any(|t| t == tool),
             _ => true,
         })
+    }
+
+    /// The candidate: the run and host chosen in the selectors.
+    pub fn candidate_untracked(&self) -> Pick {
+        Pick { run: self.run.get_untracked(), host: self.host.get_untracked() }
     }
 
     pub fn is_loading(&self) -> bool {

@@ -1,15 +1,20 @@
 //! The URL hash keeps what is on screen: `#run=<enc>&host=<enc>&tool=overview_page`,
-//! with a leading `demo&` when the bundled demo is open.
+//! with a leading `demo&` when the bundled demo is open, and in compare mode
+//! the baseline after them: `&base_run=<enc>&base_host=<enc>` (the run and
+//! host are the candidate; `tool` may then be `trace_diff`).
 
-use proflens_analysis::registry;
+use proflens_analysis::{compare, registry};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlState {
     pub demo: bool,
     pub run: Option<String>,
     pub host: Option<String>,
-    /// A tool id of `proflens_analysis::registry`.
+    /// A tool id of `proflens_analysis::registry`, or the trace diff.
     pub tool: Option<&'static str>,
+    /// The baseline of a comparison.
+    pub base_run: Option<String>,
+    pub base_host: Option<String>,
 }
 
 impl UrlState {
@@ -23,7 +28,9 @@ impl UrlState {
                 "demo" => state.demo = true,
                 "run" => state.run = Some(value),
                 "host" => state.host = Some(value),
-                "tool" => state.tool = registry::find(&value).map(|t| t.id()),
+                "tool" => state.tool = tool_id(&value),
+                "base_run" => state.base_run = Some(value),
+                "base_host" => state.base_host = Some(value),
                 _ => {}
             }
         }
@@ -45,8 +52,28 @@ impl UrlState {
         if let Some(tool) = self.tool {
             parts.push(format!("tool={tool}"));
         }
+        if let Some(run) = &self.base_run {
+            parts.push(format!("base_run={}", encode(run)));
+        }
+        if let Some(host) = &self.base_host {
+            parts.push(format!("base_host={}", encode(host)));
+        }
         format!("#{}", parts.join("&"))
     }
+
+    /// The baseline, when the hash names both its run and host.
+    pub fn base(&self) -> Option<(String, String)> {
+        self.base_run.clone().zip(self.base_host.clone())
+    }
+}
+
+/// The id of a tool of the registry (or its old name), or of the trace
+/// diff, which exists only as a comparison.
+pub fn tool_id(name: &str) -> Option<&'static str> {
+    if name == compare::TRACE_DIFF {
+        return Some(compare::TRACE_DIFF);
+    }
+    registry::find(name).map(|t| t.id())
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -97,10 +124,35 @@ mod tests {
             run: Some("train/2026_11 22&x=y".into()),
             host: Some("höst".into()),
             tool: Some("info"),
+            base_run: None,
+            base_host: None,
         };
         let hash = state.to_hash();
         assert!(hash.starts_with("#demo&run=train%2F2026_11%2022%26x%3Dy&host=h%C3%B6st"));
         assert_eq!(UrlState::parse(&hash), state);
+    }
+
+    #[test]
+    fn comparison_round_trip() {
+        let state = UrlState {
+            demo: false,
+            run: Some("Selected files".into()),
+            host: Some("All hosts".into()),
+            tool: Some("trace_diff"),
+            base_run: Some("Selected files (2)".into()),
+            base_host: Some("a&b=c".into()),
+        };
+        let hash = state.to_hash();
+        assert_eq!(
+            hash,
+            "#run=Selected%20files&host=All%20hosts&tool=trace_diff&base_run=Selected%20files%20%282%29&base_host=a%26b%3Dc"
+        );
+        assert_eq!(UrlState::parse(&hash), state);
+        assert_eq!(state.base(), Some(("Selected files (2)".into(), "a&b=c".into())));
+        // The old keys alone still parse, with no baseline; old tool names map.
+        let old = UrlState::parse("#run=r&host=h&tool=tensorflow_stats");
+        assert_eq!((old.tool, old.base()), (Some("framework_op_stats"), None));
+        assert_eq!(UrlState::parse("#base_run=r").base(), None);
     }
 
     #[test]

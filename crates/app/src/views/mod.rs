@@ -4,6 +4,7 @@
 //! ask for (another XLA module, trace queries) comes as [`Actions`]. Views
 //! never import each other: what several share is in `crate::widgets`.
 
+pub mod compare;
 pub mod framework_op_stats;
 pub mod hlo_stats;
 pub mod info;
@@ -46,6 +47,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("hlo_stats", hlo_stats::view),
     ("memory_viewer", memory_viewer::view),
     ("info", info::view),
+    (compare::VIEW, compare::view),
 ];
 
 /// What every view gets: the host it shows, its model and what it may ask for.

@@ -1,5 +1,5 @@
 //! Drawing charts on `<canvas>` elements with plotters: stacked bars (one bar
-//! per step) and pies. Only pixels are drawn here; legends, hover cards and
+//! per step), paired bars (a baseline and a candidate per category) and pies. Only pixels are drawn here; legends, hover cards and
 //! numbers stay in the DOM as text. Canvases are sized to their CSS box times
 //! the device pixel ratio so that they stay sharp.
 
@@ -171,6 +171,71 @@ pub fn stacked_bars(
         bottom: ys.end as f64 / ratio,
         count: n,
     })
+}
+
+/// Baseline and candidate colours of paired bars: blue and orange, apart
+/// for every common colour vision.
+pub const PAIR: [RGBColor; 2] = [PALETTE[0], PALETTE[1]];
+
+/// Draws two horizontal bars per category (`pairs[i]`: baseline, candidate;
+/// in [`PAIR`]'s colours), categories top to bottom with their `labels` at
+/// the left, on a value axis labelled `unit`.
+pub fn paired_bars(canvas: &HtmlCanvasElement, labels: &[&str], pairs: &[(f64, f64)], unit: &str) -> Result<(), String> {
+    let (backend, ratio) = backend(canvas)?;
+    let px = |css: f64| (css * ratio).round() as u32;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = pairs.len();
+    let finite = |v: f64| if v.is_finite() { v.max(0.0) } else { 0.0 };
+    let x_max = nice_ceiling(pairs.iter().map(|(b, c)| finite(*b).max(finite(*c))).fold(0.0, f64::max));
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    // Category `i` sits at y = n - 1 - i, so the first is at the top.
+    let label_of = |v: &f64| {
+        let i = v.round();
+        let index = n as f64 - 1.0 - i;
+        if (v - i).abs() < 1e-6 && index >= 0.0 && (index as usize) < n {
+            labels.get(index as usize).map_or(String::new(), |l| l.to_string())
+        } else {
+            String::new()
+        }
+    };
+    let value_label = |v: &f64| trim_number(*v);
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(px(8.0))
+        .margin_right(px(16.0))
+        .x_label_area_size(px(34.0))
+        .y_label_area_size(px(150.0))
+        .build_cartesian_2d(0.0..x_max, -0.5..(n as f64 - 0.5).max(0.5))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n.max(1))
+        .x_labels(6)
+        .y_label_formatter(&label_of)
+        .x_label_formatter(&value_label)
+        .x_desc(unit)
+        .label_style(font.clone())
+        .axis_desc_style(font)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(GRID)
+        .axis_style(AXIS)
+        .set_all_tick_mark_size(px(4.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (i, (base, candidate)) in pairs.iter().enumerate() {
+        let y = (n - 1 - i) as f64;
+        for (offset, value, color) in [(0.0, *base, PAIR[0]), (-0.36, *candidate, PAIR[1])] {
+            let top = y + 0.36 + offset;
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, top - 0.34), (finite(value), top)],
+                    color.filled(),
+                )))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    root.present().map_err(|e| e.to_string())
 }
 
 /// Draws a pie of `slices` (value, colour), clockwise from twelve o'clock.

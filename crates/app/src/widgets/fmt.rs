@@ -78,6 +78,25 @@ pub fn share(part: f64, whole: f64) -> String {
     }
 }
 
+/// A change with its sign: `+1,234.5`, `-0.25`, `0.0` (no sign when it
+/// rounds to zero).
+pub fn signed(v: f64, places: usize) -> String {
+    let text = decimal(v, places);
+    if v > 0.0 && text.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        format!("+{text}")
+    } else {
+        text
+    }
+}
+
+/// A relative change: `+12.5%`; "new" when there was nothing to compare with.
+pub fn signed_percent(p: Option<f64>) -> String {
+    match p {
+        Some(p) => format!("{}%", signed(p, 1)),
+        None => "new".to_string(),
+    }
+}
+
 /// Nanoseconds since the Unix epoch as `2026-11-22 09:04:34.123 UTC`.
 pub fn utc_datetime(ns: u64) -> String {
     let secs = ns / 1_000_000_000;
@@ -138,6 +157,17 @@ mod tests {
         assert_eq!(share(1.0, 1e6), "<0.1%");
         assert_eq!(share(0.0, 1e6), "0.0%");
         assert_eq!(share(1.0, 0.0), "—");
+    }
+
+    #[test]
+    fn signed_changes() {
+        assert_eq!(signed(1234.46, 1), "+1,234.5");
+        assert_eq!(signed(-0.25, 2), "-0.25");
+        assert_eq!(signed(0.01, 1), "0.0");
+        assert_eq!(signed(0.0, 0), "0");
+        assert_eq!(signed_percent(Some(12.54)), "+12.5%");
+        assert_eq!(signed_percent(Some(-3.0)), "-3.0%");
+        assert_eq!(signed_percent(None), "new");
     }
 
     #[test]

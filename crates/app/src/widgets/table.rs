@@ -131,6 +131,9 @@ pub fn SortableTable<R>(
     /// A hover text (`title`, plain text) for a cell, given its row and column id.
     #[prop(optional)]
     cell_title: Option<fn(&R, &'static str) -> Option<String>>,
+    /// A class for a row (say, how it changed), for CSS to mark it.
+    #[prop(optional)]
+    row_class: Option<fn(&R) -> &'static str>,
 ) -> impl IntoView
 where
     R: Send + Sync + 'static,
@@ -257,6 +260,7 @@ where
     let row_view = {
         let columns = columns.clone();
         move |(_, i): (usize, usize)| {
+            let class = row_class.and_then(|f| rows.with_untracked(|rows| rows.get(i).map(f)));
             let cells = rows.with_untracked(|rows| {
                 rows.get(i)
                     .map(|row| {
@@ -284,7 +288,7 @@ where
                     }
                 })
                 .collect_view();
-            view! { <tr data-row=i.to_string()>{cells}</tr> }
+            view! { <tr data-row=i.to_string() class=class>{cells}</tr> }
         }
     };
     let column_count = columns.len().to_string();

@@ -2,7 +2,8 @@
 //! the host when a tool first asks and keeps every pass over it. The contexts
 //! are the worker's cache; this module only decides how many hosts keep their
 //! events in memory ([`LOADED`]: the others are unloaded, their small results
-//! kept). A run's hosts together are a `RunContext`, which keeps what
+//! kept). Files opened to compare join the open hosts ([`Hosts::add`]),
+//! which keep their contexts. A run's hosts together are a `RunContext`, which keeps what
 //! combining them gave.
 //!
 //! Nothing here knows a tool: they are looked up and run through
@@ -11,13 +12,15 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
+use proflens_analysis::compare::Side;
 use proflens_analysis::context::{Hooks, HostContext, Output, Request, RunContext, Tool, ToolError};
 use proflens_analysis::registry;
 
 use super::source::FoundHost;
 use crate::protocol::ALL_HOSTS;
 
-/// Hosts whose events stay in memory, for quick switching between them.
+/// Hosts whose events stay in memory, for quick switching between them
+/// (and so that both sides of a comparison of two hosts stay loaded).
 const LOADED: usize = 2;
 
 struct Host {
@@ -30,26 +33,36 @@ struct Host {
 
 pub struct Hosts {
     list: Vec<Host>,
-    /// The hosts last used (indices into `list`), most recent first.
-    recent: RefCell<Vec<usize>>,
+    /// Which hosts were used last; shared with the hosts' hooks, which see
+    /// a host start loading.
+    recent: Rc<Recent>,
     /// Every run with its hosts, for the tools that combine them.
     runs: Vec<RunContext>,
     /// The tools that combine the hosts of a run, by run.
     combined_tools: RefCell<Vec<(String, Vec<String>)>>,
+    progress: fn(Option<f64>, &str),
+}
+
+/// The hosts last used, most recent first, and every host's context (weak:
+/// the contexts own the hooks that hold this) to unload the others.
+#[derive(Default)]
+struct Recent {
+    order: RefCell<Vec<usize>>,
+    contexts: RefCell<Vec<Weak<HostContext>>>,
 }
 
 /// What a host's context tells the worker: progress goes to the page, and
 /// a host that starts loading counts as used.
 struct HostHooks {
-    hosts: Weak<Hosts>,
+    recent: Weak<Recent>,
     index: usize,
     progress: fn(Option<f64>, &str),
 }
 
 impl Hooks for HostHooks {
     fn progress(&self, fraction: Option<f64>, label: &str) {
-        if let Some(hosts) = self.hosts.upgrade() {
-            hosts.touch(self.index);
+        if let Some(recent) = self.recent.upgrade() {
+            recent.touch(self.index);
         }
         (self.progress)(fraction, label);
     }
@@ -61,30 +74,48 @@ impl Hooks for HostHooks {
 
 impl Hosts {
     /// A context for each host found; `progress` tells the page of long work.
-    pub fn new(found: Vec<FoundHost>, progress: fn(Option<f64>, &str)) -> Rc<Hosts> {
-        Rc::new_cyclic(|me| {
-            let list: Vec<Host> = found
-                .into_iter()
-                .enumerate()
-                .map(|(index, host)| {
-                    let hooks = Rc::new(HostHooks { hosts: me.clone(), index, progress });
-                    Host {
-                        context: Rc::new(HostContext::new(host.name.clone(), host.files, hooks)),
-                        run: host.run,
-                        name: host.name,
-                        tools: RefCell::new(None),
-                    }
-                })
-                .collect();
-            let mut runs: Vec<RunContext> = Vec::new();
-            for host in &list {
-                match runs.iter_mut().find(|r| r.name == host.run) {
-                    Some(run) => run.hosts.push(host.context.clone()),
-                    None => runs.push(RunContext::new(host.run.clone(), vec![host.context.clone()])),
-                }
+    pub fn new(found: Vec<FoundHost>, progress: fn(Option<f64>, &str)) -> Hosts {
+        let mut hosts = Hosts {
+            list: Vec::new(),
+            recent: Rc::default(),
+            runs: Vec::new(),
+            combined_tools: RefCell::default(),
+            progress,
+        };
+        hosts.add(found);
+        hosts
+    }
+
+    /// Adds hosts (of runs not open yet: the caller keeps run names apart);
+    /// the hosts already open keep what they computed.
+    pub fn add(&mut self, found: Vec<FoundHost>) {
+        for host in found {
+            let index = self.list.len();
+            let hooks = Rc::new(HostHooks { recent: Rc::downgrade(&self.recent), index, progress: self.progress });
+            let context = Rc::new(HostContext::new(host.name.clone(), host.files, hooks));
+            self.recent.contexts.borrow_mut().push(Rc::downgrade(&context));
+            match self.runs.iter_mut().find(|r| r.name == host.run) {
+                Some(run) => run.hosts.push(context.clone()),
+                None => self.runs.push(RunContext::new(host.run.clone(), vec![context.clone()])),
             }
-            Hosts { list, recent: RefCell::default(), runs, combined_tools: RefCell::default() }
-        })
+            self.list.push(Host { run: host.run, name: host.name, context, tools: RefCell::new(None) });
+        }
+    }
+
+    /// The names of the open runs.
+    pub fn run_names(&self) -> Vec<String> {
+        self.runs.iter().map(|r| r.name.clone()).collect()
+    }
+
+    /// One side of a comparison: a host, or every host of the run for
+    /// [`ALL_HOSTS`]; each counted as used.
+    pub fn side(&self, run: &str, host: &str) -> Result<Side, String> {
+        let label = format!("{run} / {host}");
+        if host != ALL_HOSTS {
+            return Ok(Side { label, hosts: vec![self.context(run, host)?] });
+        }
+        let hosts = self.run_context(run).map_err(|e| e.to_string())?.hosts.clone();
+        Ok(Side { label, hosts })
     }
 
     /// The context of one host, counted as used.
@@ -94,7 +125,7 @@ impl Hosts {
             .iter()
             .position(|h| h.run == run && h.name == host)
             .ok_or_else(|| format!("There is no host “{host}” in run “{run}” among the opened files."))?;
-        self.touch(index);
+        self.recent.touch(index);
         Ok(self.list[index].context.clone())
     }
 
@@ -120,6 +151,16 @@ impl Hosts {
             host_tools(tools);
         }
         output
+    }
+
+    /// The tools known to have something to show for a host (for
+    /// [`ALL_HOSTS`]: combined over its run), when known without decoding more.
+    pub fn known_tools(&self, run: &str, host: &str) -> Option<Vec<String>> {
+        if host == ALL_HOSTS {
+            self.combined_tools(run)
+        } else {
+            self.host_tools(run, host)
+        }
     }
 
     /// `tool` over every host of `run` (kept in the run's context).
@@ -164,19 +205,22 @@ impl Hosts {
         };
         (!tools.is_empty()).then_some(tools)
     }
+}
 
+impl Recent {
     /// Host `index` is in use: it goes first among the recent ones, and the
     /// hosts beyond the [`LOADED`] most recent let go of their events.
     fn touch(&self, index: usize) {
-        let Ok(mut recent) = self.recent.try_borrow_mut() else { return };
+        let Ok(mut recent) = self.order.try_borrow_mut() else { return };
         if recent.first() == Some(&index) {
             return;
         }
         recent.retain(|&i| i != index);
         recent.insert(0, index);
+        let contexts = self.contexts.borrow();
         for &old in recent.iter().skip(LOADED) {
-            if let Some(host) = self.list.get(old) {
-                host.context.unload();
+            if let Some(context) = contexts.get(old).and_then(Weak::upgrade) {
+                context.unload();
             }
         }
         recent.truncate(LOADED);

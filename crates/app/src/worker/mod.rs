@@ -6,11 +6,13 @@
 //!
 //! - [`source`]: picked files, a served log directory or the demo, as hosts;
 //! - [`hosts`]: the hosts' contexts (the only cache), tools run through the registry;
+//! - [`compare`]: two sides side by side, through `proflens_analysis::compare`;
 //! - [`trace`], [`trace_queries`]: the trace viewer's questions about a timeline.
 //!
 //! No tool is named here: tools are found with `registry::find` and their
 //! view models go to the page as they are.
 
+mod compare;
 mod hosts;
 mod source;
 mod trace;
@@ -25,13 +27,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
 
-use crate::protocol::{self, Request, Response, MODEL};
+use crate::protocol::{self, Request, Response, RunEntry, SkippedEntry, MODEL};
 use hosts::Hosts;
 use source::Found;
 
 thread_local! {
     /// The hosts of the open source.
     static HOSTS: RefCell<Option<Rc<Hosts>>> = const { RefCell::new(None) };
+    /// Their runs and the files left out, as the page lists them.
+    static OPENED: RefCell<(Vec<RunEntry>, Vec<SkippedEntry>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// Installs the message handler and says `ready`.
@@ -57,15 +61,19 @@ pub fn install() {
 /// output or an export, which travel with something beside the message).
 fn handle(request: Request, files: Vec<File>) -> Option<Response> {
     Some(match request {
-        Request::Open { paths } => open(source::files(paths.into_iter().zip(files).collect())),
-        Request::OpenDemo => open(source::demo()),
+        Request::Open { paths, append } => open(source::files(paths.into_iter().zip(files).collect()), append),
+        Request::OpenDemo => open(source::demo(), false),
         Request::OpenLogdirUrl { logdir } => match source::logdir_url(&logdir) {
-            Ok(found) => open(found),
+            Ok(found) => open(found, false),
             Err(message) => Response::Error { message },
         },
         Request::Tool { run, host, tool, module } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
             return run_tool(&hosts, run, host, &tool, module);
+        }
+        Request::Compare { base_run, base_host, run, host, tool } => {
+            let Some(hosts) = hosts() else { return Some(no_files()) };
+            return compare::answer(&hosts, base_run, base_host, run, host, tool);
         }
         Request::Trace { run, host, seq, query } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
@@ -74,12 +82,26 @@ fn handle(request: Request, files: Vec<File>) -> Option<Response> {
     })
 }
 
-/// Makes `found` the open source (the previous one's contexts go) and lists its runs.
-fn open(found: Found) -> Response {
-    HOSTS.with_borrow_mut(|hosts| *hosts = None);
-    let Found { runs, skipped, hosts } = found;
-    let hosts = Hosts::new(hosts, progress);
-    HOSTS.with_borrow_mut(|open| *open = Some(hosts));
+/// Makes `found` the open source (the previous one's contexts go), or with
+/// `append` adds it to the open one (its runs renamed apart from the open
+/// runs'); lists every open run.
+fn open(mut found: Found, append: bool) -> Response {
+    let open = HOSTS.with_borrow_mut(|hosts| hosts.take());
+    // No tool runs while a message is handled, so nothing else holds the hosts.
+    let kept = open.filter(|_| append).and_then(|open| Rc::try_unwrap(open).ok());
+    let (hosts, mut runs, mut skipped) = match kept {
+        Some(mut hosts) => {
+            let (runs, skipped) = OPENED.with_borrow_mut(std::mem::take);
+            found.rename_runs_apart(&hosts.run_names());
+            hosts.add(std::mem::take(&mut found.hosts));
+            (hosts, runs, skipped)
+        }
+        None => (Hosts::new(std::mem::take(&mut found.hosts), progress), Vec::new(), Vec::new()),
+    };
+    runs.extend(found.runs);
+    skipped.extend(found.skipped);
+    OPENED.with_borrow_mut(|opened| *opened = (runs.clone(), skipped.clone()));
+    HOSTS.with_borrow_mut(|open| *open = Some(Rc::new(hosts)));
     Response::Logdir { runs, skipped }
 }
 

@@ -34,6 +34,32 @@ pub struct FoundHost {
     pub files: Vec<HostFile>,
 }
 
+impl Found {
+    /// Renames the runs whose names are `taken` (`Selected files` →
+    /// `Selected files (2)`), so that files added to the open ones keep
+    /// every run and host name unique.
+    pub fn rename_runs_apart(&mut self, taken: &[String]) {
+        let mut used: Vec<String> = taken.to_vec();
+        let mut renamed: Vec<(String, String)> = Vec::new();
+        for run in &mut self.runs {
+            let old = run.name.clone();
+            let mut n = 1;
+            while used.contains(&run.name) {
+                n += 1;
+                run.name = format!("{old} ({n})");
+            }
+            used.push(run.name.clone());
+            renamed.push((old, run.name.clone()));
+        }
+        // From the old names (unique among these runs), each host once.
+        for host in &mut self.hosts {
+            if let Some((_, new)) = renamed.iter().find(|(old, _)| *old == host.run) {
+                host.run = new.clone();
+            }
+        }
+    }
+}
+
 /// The demo: one run of one host.
 pub fn demo() -> Found {
     let read: ReadFile = Box::new(|| Ok(DEMO_PROFILE.to_vec()));

@@ -1,6 +1,8 @@
 //! The page's side of the worker: spawns it (through the loader's
 //! `proflensSpawnWorker`), sends requests, turns replies into state, and
 //! cancels by terminating the worker and starting a fresh one.
+//!
+//! - [`opened`]: the runs of opened (or added) files into the selection.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -10,10 +12,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, File, MessageEvent, Worker};
 
+use proflens_analysis::{compare, registry};
+
 use crate::protocol::{self, Request, Response, TraceAnswer, TraceQuery, BLOB, MODEL};
-use crate::state::{AppState, HostTools, Opened, Shown, Status};
+use crate::state::{AppState, HostTools, Pick, Shown, Status};
 use crate::url_state::UrlState;
-use crate::widgets::fmt;
+use crate::views;
+
+mod opened;
 
 #[wasm_bindgen]
 extern "C" {
@@ -40,20 +46,37 @@ pub struct TraceSink {
     pub on_restart: fn(),
 }
 
+/// What the answer to an open request does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    /// Lists the runs, selects a host (the URL's, or the first) and loads it.
+    Load,
+    /// Files opened again in a fresh worker: lists them, loads nothing.
+    Resend,
+    /// Files added to the open ones, to compare: the first new host becomes the baseline.
+    Add,
+}
+
 #[derive(Default)]
 struct Session {
     bridge: Option<Bridge>,
     /// Bumped on every spawn; replies of an older worker are dropped.
     generation: u32,
-    /// The last open request (envelope) and whether it was the demo, re-sent
-    /// to a fresh worker after a cancel.
-    last_open: Option<(JsValue, bool)>,
-    /// For each `Open` in flight, whether its reply should select and load a host.
-    expect_logdir: VecDeque<bool>,
+    /// The open requests (envelopes) that made the open set: the last
+    /// opening, then the files added to it. A fresh worker gets them again
+    /// after a cancel.
+    opens: Vec<JsValue>,
+    /// Whether the open set started with the demo.
+    demo: bool,
+    /// For each `Open` in flight, what its reply should do.
+    expect_logdir: VecDeque<Opening>,
     /// Tool requests sent and not answered yet (the worker may be decoding).
     in_flight: usize,
     /// Selection from the URL, applied when files are opened.
     pending_url: Option<UrlState>,
+    /// The URL's baseline when the opened files lacked it: applied when
+    /// files added later have it.
+    pending_base: Option<Pick>,
     trace_sink: Option<TraceSink>,
     /// When the worker last answered or was asked something (ms since the epoch).
     last_heard_ms: f64,
@@ -86,15 +109,26 @@ pub fn set_pending_url(url: UrlState) {
     SESSION.with_borrow_mut(|s| s.pending_url = Some(url));
 }
 
-/// Opens files picked or dropped by the user.
+/// Opens files picked or dropped by the user (the open ones are closed).
 pub fn open_files(state: AppState, files: Vec<(String, File)>) {
+    send_files(state, files, Opening::Load);
+}
+
+/// Adds files to the open ones, to compare them: the first host they bring
+/// becomes the baseline.
+pub fn add_files(state: AppState, files: Vec<(String, File)>) {
+    send_files(state, files, Opening::Add);
+}
+
+fn send_files(state: AppState, files: Vec<(String, File)>, opening: Opening) {
     if files.is_empty() {
         return;
     }
     let (paths, list): (Vec<String>, Vec<File>) = files.into_iter().unzip();
     let array: js_sys::Array = list.into_iter().map(JsValue::from).collect();
-    match protocol::envelope(&Request::Open { paths }, Some(&array)) {
-        Ok(message) => start_open(state, message, false),
+    let append = opening == Opening::Add;
+    match protocol::envelope(&Request::Open { paths, append }, Some(&array)) {
+        Ok(message) => start_open(state, message, opening, false),
         Err(e) => fail(state, format!("Proflens could not pass the files on ({e}).")),
     }
 }
@@ -102,7 +136,7 @@ pub fn open_files(state: AppState, files: Vec<(String, File)>) {
 /// Opens a log directory served on this page's origin (`?logdir=URL`).
 pub fn open_logdir_url(state: AppState, logdir: String) {
     match protocol::envelope(&Request::OpenLogdirUrl { logdir }, None) {
-        Ok(message) => start_open(state, message, false),
+        Ok(message) => start_open(state, message, Opening::Load, false),
         Err(e) => fail(state, format!("Proflens could not open the log directory ({e}).")),
     }
 }
@@ -110,21 +144,31 @@ pub fn open_logdir_url(state: AppState, logdir: String) {
 /// Opens the demo profile bundled in the app.
 pub fn open_demo(state: AppState) {
     match protocol::envelope(&Request::OpenDemo, None) {
-        Ok(message) => start_open(state, message, true),
+        Ok(message) => start_open(state, message, Opening::Load, true),
         Err(e) => fail(state, format!("Proflens could not open the demo ({e}).")),
     }
 }
 
-fn start_open(state: AppState, message: JsValue, demo: bool) {
+fn start_open(state: AppState, message: JsValue, opening: Opening, demo: bool) {
+    let adding = opening == Opening::Add;
     if SESSION.with_borrow(|s| s.in_flight > 0) {
-        respawn(state, false);
+        // Added files join the open ones, which a fresh worker needs first.
+        respawn(state, adding);
     }
-    SESSION.with_borrow_mut(|s| s.last_open = Some((message.clone(), demo)));
+    SESSION.with_borrow_mut(|s| {
+        if !adding {
+            s.opens.clear();
+            s.demo = demo;
+        }
+        s.opens.push(message.clone());
+    });
     state.error.set(None);
     state.notice.set(None);
-    state.shown.set(None);
+    if !adding {
+        state.shown.set(None);
+    }
     state.status.set(Status::Loading { fraction: None, label: "Listing the files".into() });
-    post(state, message, Some(true));
+    post(state, message, Some(opening));
 }
 
 /// Decodes, analyses and shows the selected run and host with the selected
@@ -147,6 +191,11 @@ pub fn show_tool(state: AppState) {
 fn request_view(state: AppState) {
     let run = state.run.get_untracked();
     let host = state.host.get_untracked();
+    let base = state.base.get_untracked();
+    if base.is_none() && state.tool.get_untracked() == compare::TRACE_DIFF {
+        // The trace diff exists only as a comparison.
+        state.tool.set(registry::TOOLS[0].id());
+    }
     let tool = state.tool.get_untracked().to_string();
     let module = state.module.get_untracked();
     if run.is_empty() || host.is_empty() {
@@ -155,8 +204,19 @@ fn request_view(state: AppState) {
     state.error.set(None);
     state.notice.set(None);
     state.shown.set(None);
+    let request = match base {
+        None => Request::Tool { run, host, tool, module },
+        Some(base) if compare::TOOLS.contains(&tool.as_str()) => {
+            Request::Compare { base_run: base.run, base_host: base.host, run, host, tool }
+        }
+        // Nothing to ask: the page says which tools compare.
+        Some(_) => {
+            state.status.set(Status::Ready);
+            return;
+        }
+    };
     state.status.set(Status::Loading { fraction: None, label: "Starting".into() });
-    match protocol::envelope(&Request::Tool { run, host, tool, module }, None) {
+    match protocol::envelope(&request, None) {
         Ok(message) => {
             SESSION.with_borrow_mut(|s| s.in_flight += 1);
             post(state, message, None);
@@ -190,7 +250,7 @@ fn fail(state: AppState, message: String) {
 }
 
 /// Terminates the current worker (if any) and starts a fresh one, optionally
-/// giving it the last opened files again (without loading a host).
+/// giving it the open files again (without loading a host).
 fn respawn(state: AppState, resend_last: bool) {
     state.stalled_s.set(None);
     let resend = SESSION.with_borrow_mut(|s| {
@@ -201,30 +261,30 @@ fn respawn(state: AppState, resend_last: bool) {
         s.expect_logdir.clear();
         s.in_flight = 0;
         if resend_last {
-            s.last_open.as_ref().map(|(m, _)| m.clone())
+            s.opens.clone()
         } else {
-            None
+            Vec::new()
         }
     });
     // Queries the old worker had not answered never will be.
     if let Some(sink) = trace_sink() {
         (sink.on_restart)();
     }
-    if let Some(message) = resend {
-        post(state, message, Some(false));
+    for message in resend {
+        post(state, message, Some(Opening::Resend));
     }
 }
 
 /// Sends a message, starting the worker if needed; queued until it is ready.
-fn post(state: AppState, message: JsValue, expect_logdir: Option<bool>) {
+fn post(state: AppState, message: JsValue, expect_logdir: Option<Opening>) {
     if let Err(e) = ensure_worker(state) {
         fail(state, e);
         return;
     }
     let result = SESSION.with_borrow_mut(|s| {
         s.last_heard_ms = js_sys::Date::now();
-        if let Some(autoload) = expect_logdir {
-            s.expect_logdir.push_back(autoload);
+        if let Some(opening) = expect_logdir {
+            s.expect_logdir.push_back(opening);
         }
         match s.bridge.as_mut() {
             Some(bridge) if bridge.ready => bridge.worker.post_message(&message),
@@ -355,57 +415,21 @@ fn on_response(state: AppState, response: Response, data: &JsValue) {
                 fail(state, format!("Proflens could not pass the request to its analysis worker ({}).", describe(&e)));
             }
         }
-        Response::Logdir { runs, skipped } => {
-            let (autoload, demo, url) = SESSION.with_borrow_mut(|s| {
-                let autoload = s.expect_logdir.pop_front().unwrap_or(true);
-                let demo = s.last_open.as_ref().is_some_and(|(_, d)| *d);
-                let url = if autoload { s.pending_url.take() } else { None };
-                (autoload, demo, url)
-            });
-            let opened = Opened { demo, runs, skipped };
-            let first = opened.runs.first().and_then(|r| r.hosts.first().map(|h| (r.name.clone(), h.clone())));
-            let Some(first) = first else {
-                state.opened.set(Some(opened.clone()));
-                state.run.set(String::new());
-                state.host.set(String::new());
-                if autoload {
-                    let n = opened.skipped.len();
-                    fail(
-                        state,
-                        if n == 1 {
-                            "No profile was found: the opened file is not a profile (*.xplane.pb, trace JSON or a TensorBoard tool file).".to_string()
-                        } else {
-                            format!(
-                                "No profile was found: none of the {} opened files is a profile (*.xplane.pb, trace JSON or a TensorBoard tool file).",
-                                fmt::count(n as u64)
-                            )
-                        },
-                    );
-                }
-                return;
-            };
-            let current = (state.run.get_untracked(), state.host.get_untracked());
-            let selection = if autoload {
-                url.as_ref()
-                    .and_then(|u| match (&u.run, &u.host) {
-                        (Some(r), Some(h)) if opened.has(r, h) => Some((r.clone(), h.clone())),
-                        (Some(r), _) => opened.hosts_of(r).first().map(|h| (r.clone(), h.clone())),
-                        _ => None,
-                    })
-                    .unwrap_or(first)
-            } else if opened.has(&current.0, &current.1) {
-                current
-            } else {
-                first
-            };
-            if let Some(tool) = url.as_ref().and_then(|u| u.tool) {
-                state.tool.set(tool);
-            }
-            state.opened.set(Some(opened));
-            state.run.set(selection.0);
-            state.host.set(selection.1);
-            if autoload {
-                load_host(state);
+        Response::Logdir { runs, skipped } => opened::on_logdir(state, runs, skipped),
+        Response::Compare { base_run, base_host, run, host, tool, wasm_memory_bytes } => {
+            SESSION.with_borrow_mut(|s| s.in_flight = s.in_flight.saturating_sub(1));
+            // An answer for sides or a tool that have changed since is dropped.
+            let base = Some(Pick { run: base_run, host: base_host });
+            if base == state.base.get_untracked()
+                && run == state.run.get_untracked()
+                && host == state.host.get_untracked()
+                && tool == state.tool.get_untracked()
+            {
+                let model = protocol::attached(data, MODEL).unwrap_or(JsValue::UNDEFINED);
+                state.both_pytorch.set(both_pytorch(&model));
+                let view = views::compare::VIEW.to_string();
+                state.shown.set(Some(Shown { run, host, view, model, wasm_memory_bytes }));
+                state.status.set(Status::Ready);
             }
         }
         Response::Progress { fraction, phase_label } => {
@@ -449,6 +473,18 @@ fn on_response(state: AppState, response: Response, data: &JsValue) {
             fail(state, message);
         }
     }
+}
+
+/// Whether both sides of a comparison (as the worker sent it) are PyTorch traces.
+fn both_pytorch(model: &JsValue) -> bool {
+    let kind = |side: &str| {
+        js_sys::Reflect::get(model, &JsValue::from_str(side))
+            .and_then(|facts| js_sys::Reflect::get(&facts, &JsValue::from_str("kind")))
+            .ok()
+            .and_then(|kind| kind.as_string())
+    };
+    let pytorch = |side| kind(side).is_some_and(|k| k == views::compare::PYTORCH_KIND);
+    pytorch("base") && pytorch("candidate")
 }
 
 /// A JS exception as text.

@@ -1,0 +1,238 @@
+//! The header's selectors: run, host and tool (the candidate, in compare
+//! mode), and the compare controls: the baseline among every run and host
+//! of the open files, Swap, Leave, and a picker that adds files to compare.
+
+use leptos::prelude::*;
+use proflens_analysis::{compare, registry};
+use web_sys::HtmlInputElement;
+
+use crate::bridge;
+use crate::intake;
+use crate::protocol::ALL_HOSTS;
+use crate::state::{AppState, Pick};
+use crate::url_state::{self, decode, encode};
+
+fn state() -> AppState {
+    expect_context::<AppState>()
+}
+
+#[component]
+pub fn Selectors() -> impl IntoView {
+    let state = state();
+    let runs = move || {
+        state
+            .opened
+            .with(|o| o.as_ref().map(|o| o.runs.iter().map(|r| r.name.clone()).collect::<Vec<_>>()))
+            .unwrap_or_default()
+    };
+    let hosts = move || {
+        let run = state.run.get();
+        state.opened.with(|o| o.as_ref().map(|o| o.hosts_of(&run))).unwrap_or_default()
+    };
+    let no_files = move || state.opened.with(|o| o.as_ref().is_none_or(|o| o.runs.is_empty()));
+
+    let on_run = move |ev: web_sys::Event| {
+        let run = event_target_value(&ev);
+        let hosts = state.opened.with_untracked(|o| o.as_ref().map(|o| o.hosts_of(&run))).unwrap_or_default();
+        let current = state.host.get_untracked();
+        let host = if hosts.contains(&current) { current } else { hosts.first().cloned().unwrap_or_default() };
+        state.run.set(run);
+        state.host.set(host);
+        bridge::load_host(state);
+    };
+    let on_host = move |ev: web_sys::Event| {
+        state.host.set(event_target_value(&ev));
+        bridge::load_host(state);
+    };
+    let on_tool = move |ev: web_sys::Event| {
+        if let Some(tool) = url_state::tool_id(&event_target_value(&ev)) {
+            state.tool.set(tool);
+            bridge::show_tool(state);
+        }
+    };
+    // The trace diff is a comparison of two PyTorch traces only.
+    let trace_diff_offered =
+        move || state.base.with(|b| b.is_some()) && (state.both_pytorch.get() || state.tool.get() == compare::TRACE_DIFF);
+
+    view! {
+        <nav class="selectors" aria-label="What to show">
+            <div class="field">
+                <label for="run">"Run"</label>
+                <select id="run" on:change=on_run prop:disabled=no_files>
+                    <For each=runs key=|r| r.clone() let:run>
+                        <option
+                            value=run.clone()
+                            prop:selected={
+                                let run = run.clone();
+                                move || state.run.get() == run
+                            }
+                        >
+                            {run.clone()}
+                        </option>
+                    </For>
+                </select>
+            </div>
+            <div class="field">
+                <label for="host">"Host"</label>
+                <select id="host" on:change=on_host prop:disabled=no_files>
+                    <For each=hosts key=|h| h.clone() let:host>
+                        <option
+                            value=host.clone()
+                            prop:selected={
+                                let host = host.clone();
+                                move || state.host.get() == host
+                            }
+                        >
+                            {host.clone()}
+                        </option>
+                    </For>
+                </select>
+            </div>
+            <div class="field">
+                <label for="tool">"Tool"</label>
+                <select id="tool" on:change=on_tool>
+                    {registry::TOOLS
+                        .iter()
+                        .map(|tool| {
+                            let id = tool.id();
+                            view! {
+                                <option
+                                    value=id
+                                    prop:selected=move || state.tool.get() == id
+                                    prop:disabled=move || !state.offers(id)
+                                    title=move || {
+                                        (!state.offers(id)).then_some("Nothing to show for this host's files")
+                                    }
+                                >
+                                    {tool.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                    <Show when=trace_diff_offered>
+                        <option
+                            value=compare::TRACE_DIFF
+                            prop:selected=move || state.tool.get() == compare::TRACE_DIFF
+                        >
+                            "Trace diff (compare)"
+                        </option>
+                    </Show>
+                </select>
+            </div>
+            <CompareControls/>
+        </nav>
+    }
+}
+
+
+/// The value of a baseline option: the run and host, each encoded, so any
+/// name survives (`run&host`).
+pub fn pick_value(pick: &Pick) -> String {
+    format!("{}&{}", encode(&pick.run), encode(&pick.host))
+}
+
+/// Undoes [`pick_value`].
+pub fn parse_pick(value: &str) -> Option<Pick> {
+    let (run, host) = value.split_once('&')?;
+    Some(Pick { run: decode(run), host: decode(host) })
+}
+
+/// Chooses the baseline (`None`: leave compare mode) and shows the result.
+fn set_base(state: AppState, base: Option<Pick>) {
+    if base == state.base.get_untracked() {
+        return;
+    }
+    if state.tool.get_untracked() != compare::TRACE_DIFF {
+        state.both_pytorch.set(false);
+    }
+    if base.is_none() && state.tool.get_untracked() == compare::TRACE_DIFF {
+        state.tool.set(registry::TOOLS[0].id());
+    }
+    state.base.set(base);
+    bridge::load_host(state);
+}
+
+/// "Compare with…", Swap, Leave, and "Add a profile to compare…".
+#[component]
+fn CompareControls() -> impl IntoView {
+    let state = state();
+    let files_open = move || state.opened.with(|o| o.as_ref().is_some_and(|o| !o.runs.is_empty()));
+    let comparing = move || state.base.with(|b| b.is_some());
+    let groups = move || {
+        state.opened.with(|o| o.as_ref().map(|o| o.runs.clone())).unwrap_or_default()
+    };
+    let on_base = move |ev: web_sys::Event| set_base(state, parse_pick(&event_target_value(&ev)));
+    let swap = move |_| {
+        let Some(base) = state.base.get_untracked() else { return };
+        let candidate = state.candidate_untracked();
+        state.run.set(base.run);
+        state.host.set(base.host);
+        state.base.set(Some(candidate));
+        bridge::load_host(state);
+    };
+    let on_add = move |ev: web_sys::Event| {
+        let input = event_target::<HtmlInputElement>(&ev);
+        let files = intake::from_file_list(input.files());
+        input.set_value("");
+        bridge::add_files(state, files);
+    };
+    view! {
+        <Show when=files_open>
+            <div class="field compare-field">
+                <label for="compare-base">"Compare with"</label>
+                <select id="compare-base" on:change=on_base>
+                    <option value="" prop:selected=move || !comparing()>"— nothing —"</option>
+                    <For each=groups key=|r| (r.name.clone(), r.hosts.clone()) let:run>
+                        <optgroup label=run.name.clone()>
+                            {run
+                                .hosts
+                                .iter()
+                                .map(|host| {
+                                    let pick = Pick { run: run.name.clone(), host: host.clone() };
+                                    let value = pick_value(&pick);
+                                    let text = if host == ALL_HOSTS {
+                                        format!("{} (all hosts)", run.name)
+                                    } else {
+                                        format!("{} / {host}", run.name)
+                                    };
+                                    view! {
+                                        <option
+                                            value=value
+                                            prop:selected=move || state.base.with(|b| b.as_ref() == Some(&pick))
+                                        >
+                                            {text}
+                                        </option>
+                                    }
+                                })
+                                .collect_view()}
+                        </optgroup>
+                    </For>
+                </select>
+                <Show when=comparing>
+                    <button id="compare-swap" type="button" class="button small" on:click=swap
+                        title="Make the baseline the candidate and the candidate the baseline">
+                        "⇄ Swap"
+                    </button>
+                    <button id="compare-leave" type="button" class="button small"
+                        on:click=move |_| set_base(state, None)>
+                        "Leave compare"
+                    </button>
+                </Show>
+                <input type="file" id="add-files" class="visually-hidden" multiple on:change=on_add/>
+                <label for="add-files" class="button small">"Add a profile to compare…"</label>
+            </div>
+        </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_options_round_trip() {
+        let pick = Pick { run: "Selected files (2)".into(), host: "a&b / c".into() };
+        assert_eq!(parse_pick(&pick_value(&pick)), Some(pick));
+        assert_eq!(parse_pick(""), None);
+    }
+}

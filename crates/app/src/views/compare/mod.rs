@@ -1,0 +1,173 @@
+//! "Compare": one tool on a baseline and a candidate, side by side, from the
+//! worker's `proflens_analysis::compare::Comparison`. What differs between
+//! the sides (hardware, kind of profile, steps) and what is missing come
+//! first, above the numbers, so that nobody reads a change that is not one.
+//!
+//! - [`overview`]: step time, its breakdown as paired bars and a table
+//!   (also the memory figures' table);
+//! - [`table`]: ops, operators and kernels keyed alike on both sides;
+//! - [`tree`]: the op profile's tree with a delta per node;
+//! - [`trace_diff`]: HTA's trace diff of two PyTorch traces.
+
+mod overview;
+mod table;
+mod trace_diff;
+mod tree;
+
+use leptos::prelude::*;
+use proflens_analysis::compare::{self, Comparison, Delta, SideFacts};
+use proflens_analysis::registry;
+
+use super::ViewProps;
+use crate::widgets::fmt;
+
+/// The view name of a comparison (`views::VIEWS`).
+pub const VIEW: &str = "compare";
+/// `SideFacts::kind` of a PyTorch trace.
+pub const PYTORCH_KIND: &str = "PyTorch trace";
+
+/// The view of a model of type `Comparison`.
+pub fn view(props: ViewProps) -> AnyView {
+    super::with_model(props, |_, model: Comparison| view! { <CompareView comparison=model/> }.into_any())
+}
+
+/// The tool's name for people (the trace diff is no tool of the registry).
+pub fn tool_label(tool: &str) -> &'static str {
+    if tool == compare::TRACE_DIFF {
+        return "Trace diff";
+    }
+    registry::find(tool).map_or("this tool", |t| t.label())
+}
+
+/// What compare mode shows for a tool that has no comparison.
+pub fn not_comparable(tool: &str) -> AnyView {
+    let tools: Vec<&str> =
+        compare::TOOLS.iter().filter(|t| **t != compare::TRACE_DIFF).map(|t| tool_label(t)).collect();
+    let sentence = format!(
+        "The {} cannot be compared. The tools that compare two profiles are: {}, and the trace diff for two PyTorch traces. Choose one above, or leave compare mode.",
+        tool_label(tool),
+        tools.join(", ")
+    );
+    view! {
+        <section id="tool-compare" class="tool compare">
+            <p id="not-comparable" class="empty">{sentence}</p>
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn CompareView(comparison: Comparison) -> impl IntoView {
+    let title = format!("Compare: {}", tool_label(&comparison.tool));
+    let body = match comparison.tool.as_str() {
+        "overview_page" => view! { <overview::Breakdown comparison=comparison.clone()/> }.into_any(),
+        _ if comparison.trace_diff.is_some() => {
+            view! { <trace_diff::TraceDiffView comparison=comparison.clone()/> }.into_any()
+        }
+        _ if comparison.table.is_some() => view! { <table::TableView comparison=comparison.clone()/> }.into_any(),
+        _ if comparison.tree.is_some() => view! { <tree::TreeView comparison=comparison.clone()/> }.into_any(),
+        _ => view! { <overview::Figures comparison=comparison.clone() caption="Memory, baseline and candidate"/> }
+            .into_any(),
+    };
+    let verdict = (!comparison.verdict.is_empty()).then(|| {
+        view! {
+            <p id="compare-verdict" class="verdict">
+                {comparison.verdict.clone()}
+            </p>
+        }
+    });
+    view! {
+        <section id="tool-compare" class="tool compare" data-tool=comparison.tool.clone() aria-labelledby="tool-compare-title">
+            <h2 id="tool-compare-title">{title}</h2>
+            <Sides base=comparison.base.clone() candidate=comparison.candidate.clone()/>
+            <Sentences id="compare-differences" class="messages xspace-warnings" title="What differs between the sides" items=comparison.differences.clone()/>
+            <Sentences id="compare-notes" class="messages notes" title="What is missing" items=comparison.notes.clone()/>
+            <StepTime step=comparison.step_time_ms/>
+            {verdict}
+            {body}
+        </section>
+    }
+}
+
+/// Which run and host each side is, and what kind of profile.
+#[component]
+fn Sides(base: SideFacts, candidate: SideFacts) -> impl IntoView {
+    let side = |role: &'static str, id: &'static str, facts: SideFacts| {
+        let mut what = vec![facts.kind.clone()];
+        if !facts.device_type.is_empty() {
+            what.push(if facts.device_count > 0 {
+                format!("{} × {}", fmt::count(facts.device_count), facts.device_type)
+            } else {
+                facts.device_type.clone()
+            });
+        }
+        what.push(fmt::plural(facts.hosts, "host", "hosts"));
+        what.push(fmt::plural(facts.steps, "step", "steps"));
+        let what = what.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" · ");
+        view! {
+            <div id=id class="side">
+                <dt>{role}</dt>
+                <dd>
+                    <strong class="side-label">{facts.label}</strong>
+                    <span class="note">{what}</span>
+                </dd>
+            </div>
+        }
+    };
+    view! {
+        <dl class="summary sides">
+            {side("Baseline", "compare-base", base)}
+            {side("Candidate", "compare-candidate", candidate)}
+        </dl>
+    }
+}
+
+/// A titled list of sentences; nothing when there are none.
+#[component]
+fn Sentences(id: &'static str, class: &'static str, title: &'static str, items: Vec<String>) -> impl IntoView {
+    (!items.is_empty()).then(|| {
+        let items = items.into_iter().map(|s| view! { <li>{s}</li> }).collect_view();
+        view! {
+            <div id=id class=class>
+                <strong>{title}</strong>
+                <ul>{items}</ul>
+            </div>
+        }
+    })
+}
+
+/// Both sides' average step time and the change.
+#[component]
+fn StepTime(step: Option<Delta>) -> impl IntoView {
+    step.map(|d| {
+        view! {
+            <dl id="compare-step-time" class="summary stats">
+                <div>
+                    <dt>"Baseline step time"</dt>
+                    <dd id="step-base" data-value=d.base.to_string()>{fmt::ms(d.base)}</dd>
+                </div>
+                <div>
+                    <dt>"Candidate step time"</dt>
+                    <dd id="step-candidate" data-value=d.candidate.to_string()>{fmt::ms(d.candidate)}</dd>
+                </div>
+                <div>
+                    <dt>"Change"</dt>
+                    <dd id="step-delta" data-value=d.delta.to_string() class=change_class(d.delta)>
+                        {format!("{} ms ({})", fmt::signed(d.delta, 2), fmt::signed_percent(d.delta_pct))}
+                    </dd>
+                </div>
+            </dl>
+        }
+    })
+}
+
+/// `slower` / `faster` / `same` for a time's change (a class for its colour).
+pub fn change_class(delta: f64) -> &'static str {
+    if delta > 0.0 {
+        "change slower"
+    } else if delta < 0.0 {
+        "change faster"
+    } else {
+        "change same"
+    }
+}
