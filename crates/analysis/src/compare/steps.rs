@@ -45,8 +45,10 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
     };
     let (b, c) = (side(base, "baseline")?, side(candidate, "candidate")?);
     let step_time_ms = b.step_ms.zip(c.step_ms).map(|(b, c)| Delta::new(b, c));
-    let metrics = if tool == "overview_page" { metrics(&b, &c) } else { Vec::new() };
-    let verdict = step_time_ms.map(|step| verdict(&step, &metrics)).unwrap_or_default();
+    // Every verdict names the parts that moved; only the overview lists them.
+    let breakdown = metrics(&b, &c);
+    let verdict = step_time_ms.map(|step| verdict(&step, &breakdown)).unwrap_or_default();
+    let metrics = if tool == "overview_page" { breakdown } else { Vec::new() };
     Ok(Comparison {
         tool: tool.to_string(),
         differences: differences(&b.facts, &c.facts),
@@ -119,10 +121,10 @@ fn of(side: &Side, output: &Output) -> Result<Steps, ToolError> {
 
 /// The breakdown side by side: every part either side has, step time first.
 fn metrics(b: &Steps, c: &Steps) -> Vec<Metric> {
-    let mut out = Vec::new();
-    if let (Some(bs), Some(cs)) = (b.step_ms, c.step_ms) {
-        out.push(Metric { name: "Step time".into(), unit: "ms".into(), value: Delta::new(bs, cs) });
-    }
+    // Without steps on both sides a breakdown would compare averages over
+    // nothing: the notes say which side has none.
+    let (Some(bs), Some(cs)) = (b.step_ms, c.step_ms) else { return Vec::new() };
+    let mut out = vec![Metric { name: "Step time".into(), unit: "ms".into(), value: Delta::new(bs, cs) }];
     if b.facts.kind == "PyTorch trace" && c.facts.kind != "PyTorch trace"
         || c.facts.kind == "PyTorch trace" && b.facts.kind != "PyTorch trace"
     {
