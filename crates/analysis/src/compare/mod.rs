@@ -124,7 +124,14 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
         }
         _ => {
             let (b, c) = (base.run(tool, "baseline", request)?, candidate.run(tool, "candidate", request)?);
-            let table = tables::compare(&b, &c)?;
+            let by_name = comparison.base.device_type != comparison.candidate.device_type;
+            if by_name && tool == "kernel_stats" {
+                comparison.notes.push(
+                    "The devices differ, so kernels are matched by name only: launch shapes differ between kinds of GPU."
+                        .into(),
+                );
+            }
+            let table = tables::compare(&b, &c, by_name)?;
             if table.rows.is_empty() {
                 comparison
                     .notes

@@ -9,7 +9,8 @@
 
 use super::model::{Comparison, Delta, Metric, SideFacts};
 use super::Side;
-use crate::context::{Output, Request, ToolError};
+use crate::common::schema::GPU_PLANE_PREFIX;
+use crate::context::{HostContext, Output, Request, ToolError};
 use crate::tools::overview::pytorch::{MultiRankOverview, StepBreakdown};
 use crate::tools::overview::OverviewPage;
 
@@ -97,7 +98,11 @@ fn of(side: &Side, output: &Output) -> Result<Steps, ToolError> {
         facts.kind = "PyTorch trace".into();
         let first = ranks.ranks.first().map(|r| &r.overview);
         facts.device_count = ranks.ranks.iter().map(|r| r.overview.devices.len() as u64).sum();
-        facts.device_type = if facts.device_count > 0 { "GPU".into() } else { "CPU".into() };
+        facts.device_type = match side.hosts.first().map(|h| gpu_name(h)) {
+            _ if facts.device_count == 0 => "CPU".into(),
+            Some(Some(name)) => name,
+            _ => "GPU".into(),
+        };
         facts.steps = first.map_or(0, |o| if o.whole_trace { 0 } else { o.steps.len() });
         facts.step_marker = if facts.steps > 0 { "ProfilerStep#N".into() } else { "none".into() };
         let n = ranks.ranks.len().max(1) as f64;
@@ -117,6 +122,17 @@ fn of(side: &Side, output: &Output) -> Result<Steps, ToolError> {
         return Ok(Steps { facts, step_ms, parts });
     }
     Err(ToolError::Failed(format!("the overview of {} has no steps to compare", side.label)))
+}
+
+/// The first GPU's name a PyTorch trace records (`deviceProperties`).
+fn gpu_name(host: &HostContext) -> Option<String> {
+    let profile = host.profile().ok()?;
+    let key = profile.strings.lookup("gpu_device_name")?;
+    profile
+        .planes
+        .iter()
+        .filter(|p| profile.str(p.name).starts_with(GPU_PLANE_PREFIX))
+        .find_map(|p| p.stats.get(key, &profile.strings).and_then(|v| v.as_str().map(str::to_owned)))
 }
 
 /// The breakdown side by side: every part either side has, step time first.
