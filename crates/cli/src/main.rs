@@ -4,6 +4,7 @@
 //! the panic hook keeps even a bug from printing a backtrace at users.
 
 mod bench;
+mod compare;
 mod export_trace;
 mod hosts;
 mod info;
@@ -50,6 +51,50 @@ enum Command {
         /// Repeats per phase; the best time is reported.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+    },
+    /// Compare two profiles with one tool: baseline, candidate, change and verdict.
+    ///
+    /// Exit code 2 (with --fail-if-slower) means the candidate's step time is slower than allowed;
+    /// any failure exits 1.
+    Compare {
+        /// The baseline: a profile file, a run directory or a whole log directory.
+        base: PathBuf,
+        /// The candidate (may be the same path as the baseline, with other --*-run/--*-host).
+        candidate: PathBuf,
+        /// overview_page, framework_op_stats, kernel_stats, hlo_stats, op_profile, memory_profile,
+        /// memory_viewer, or trace_diff (HTA's trace diff of two PyTorch traces).
+        #[arg(long, default_value = "overview_page")]
+        tool: String,
+        /// The run of both sides, when a path holds several.
+        #[arg(long)]
+        run: Option<String>,
+        /// The host of both sides; without it, all hosts of the run together.
+        #[arg(long)]
+        host: Option<String>,
+        /// The baseline's run (overrides --run).
+        #[arg(long)]
+        base_run: Option<String>,
+        /// The baseline's host (overrides --host).
+        #[arg(long)]
+        base_host: Option<String>,
+        /// The candidate's run (overrides --run).
+        #[arg(long)]
+        candidate_run: Option<String>,
+        /// The candidate's host (overrides --host).
+        #[arg(long)]
+        candidate_host: Option<String>,
+        /// json: the whole comparison; csv: its main table; md: a Markdown report.
+        #[arg(long, value_enum, default_value = "json")]
+        format: compare::Format,
+        /// Write to FILE instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// memory_viewer: the XLA module of both sides.
+        #[arg(long)]
+        module: Option<String>,
+        /// Exit 2 when the candidate's average step time is more than PCT % above the baseline's.
+        #[arg(long, value_name = "PCT")]
+        fail_if_slower: Option<f64>,
     },
     /// List the tools: id, label, what each reads, output formats.
     Tools {
@@ -100,7 +145,15 @@ fn main() -> ExitCode {
         let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("proflens: internal error{location}; please report it with the file that caused it");
     }));
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Usage errors exit 1 like every failure: 2 is `compare`'s "slower".
+        Err(e) if e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+        Err(e) => e.exit(),
+    };
     let result = match cli.command {
         Command::Info { path } => info::run(&path),
         Command::Bench { path, repeat } => bench::run(&path, repeat),
@@ -110,6 +163,39 @@ fn main() -> ExitCode {
         }
         Command::Tool { path, tool, run, host, format, output, module, group_by } => {
             tool::run(&tool::Args { path, tool, run, host, format, output, module, group_by })
+        }
+        Command::Compare {
+            base,
+            candidate,
+            tool,
+            run,
+            host,
+            base_run,
+            base_host,
+            candidate_run,
+            candidate_host,
+            format,
+            output,
+            module,
+            fail_if_slower,
+        } => {
+            let args = compare::Args {
+                base,
+                candidate,
+                tool,
+                base_run: base_run.or_else(|| run.clone()),
+                base_host: base_host.or_else(|| host.clone()),
+                candidate_run: candidate_run.or(run),
+                candidate_host: candidate_host.or(host),
+                format,
+                output,
+                module,
+                fail_if_slower,
+            };
+            match compare::run(&args) {
+                Ok(compare::Verdict::Slower) => return ExitCode::from(compare::SLOWER),
+                other => other.map(|_| ()),
+            }
         }
     };
     match result {

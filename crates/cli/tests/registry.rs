@@ -7,62 +7,11 @@
 
 mod common;
 
-use common::{data, proflens};
-use proflens_analysis::context::{Format, Hooks, HostContext, HostFile, Request};
+use common::{app_host, data, fixtures, proflens, NoHooks};
+use proflens_analysis::context::{Format, HostContext, HostFile, Request};
 use proflens_analysis::registry;
-use proflens_format::logdir::{discover, HostFiles};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
-
-struct NoHooks;
-
-impl Hooks for NoHooks {
-    fn progress(&self, _: Option<f64>, _: &str) {}
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-}
-
-/// One picked file, as the worker opens it: named by discovery from its
-/// file name (a file picker gives no folders).
-fn app_host(path: &Path) -> Rc<HostContext> {
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let found = discover([name.as_str()], "Selected files");
-    let host = &found.runs[0].hosts[0];
-    let tool = match &host.files {
-        HostFiles::Events(_) => None,
-        // A legacy tool file, or the trace of a legacy tool set.
-        HostFiles::Tools { tools, .. } => tools.first().map(|(t, _)| *t),
-    };
-    let file = path.to_path_buf();
-    let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
-    Rc::new(HostContext::new(host.name.clone(), vec![HostFile { path: name, tool, read }], Rc::new(NoHooks)))
-}
-
-fn fixtures() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["xspace", "kineto", "chrome_trace", "legacy"] {
-        walk(&data(dir), &mut files);
-    }
-    files.retain(|f| {
-        let name = f.to_string_lossy();
-        !name.contains("/goldens/") && (name.ends_with(".pb") || name.ends_with(".json.gz"))
-    });
-    files.sort();
-    files
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
 
 #[test]
 fn cli_and_app_name_hosts_alike_and_print_the_same_numbers() {

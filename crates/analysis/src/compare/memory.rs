@@ -3,7 +3,7 @@
 
 use super::model::{Delta, Metric};
 use crate::context::{Output, ToolError};
-use crate::tools::memory_profile::MemoryProfile;
+use crate::tools::memory_profile::{AllocatorProfile, MemoryProfile};
 use crate::tools::memory_viewer::{MemoryViewer, MemoryViewerPage};
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -22,20 +22,24 @@ fn metric(name: String, unit: &str, base: f64, candidate: f64) -> Metric {
     Metric { name, unit: unit.into(), value: Delta::new(base, candidate) }
 }
 
-/// Every allocator of either side: its peak, and the heap, stack and
-/// fragmentation at the peak.
+/// Every allocator on both sides: its peak, and the heap, stack and
+/// fragmentation at the peak (one side's allocators are named in the notes).
 fn profiles(b: &MemoryProfile, c: &MemoryProfile, notes: &mut Vec<String>) -> Vec<Metric> {
     let mut out = Vec::new();
     let ids: std::collections::BTreeSet<&String> = b.allocators.keys().chain(c.allocators.keys()).collect();
     for id in ids {
-        let (ba, ca) = (b.allocators.get(id), c.allocators.get(id));
-        match (ba, ca) {
-            (None, Some(_)) => notes.push(format!("Allocator {id} is only in the candidate.")),
-            (Some(_), None) => notes.push(format!("Allocator {id} is only in the baseline.")),
-            _ => {}
-        }
-        let figure =
-            |f: fn(&crate::tools::memory_profile::AllocatorProfile) -> f64| (ba.map_or(0.0, f), ca.map_or(0.0, f));
+        let (ba, ca) = match (b.allocators.get(id), c.allocators.get(id)) {
+            (Some(ba), Some(ca)) => (ba, ca),
+            (None, _) => {
+                notes.push(format!("Allocator {id} is only in the candidate."));
+                continue;
+            }
+            (_, None) => {
+                notes.push(format!("Allocator {id} is only in the baseline."));
+                continue;
+            }
+        };
+        let figure = |f: fn(&AllocatorProfile) -> f64| (f(ba), f(ca));
         let rows: [(&str, &str, (f64, f64)); 5] = [
             ("peak memory use", "MiB", figure(|a| a.peak_bytes_usage_lifetime as f64 / MIB)),
             ("heap at the peak", "MiB", figure(|a| a.peak.heap_allocated_bytes as f64 / MIB)),

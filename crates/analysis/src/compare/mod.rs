@@ -49,9 +49,13 @@ pub struct Side {
 }
 
 impl Side {
-    fn is_kineto(&self) -> Result<bool, String> {
+    /// Whether the side is a PyTorch trace (decodes it); a file that
+    /// cannot be read is named with its side.
+    fn is_kineto(&self, role: &str) -> Result<bool, ToolError> {
         match self.hosts.first() {
-            Some(host) if host.has_events() => host.is_kineto(),
+            Some(host) if host.has_events() => {
+                host.is_kineto().map_err(|e| ToolError::Failed(format!("the {role} ({}): {e}", self.label)))
+            }
             _ => Ok(false),
         }
     }
@@ -70,6 +74,11 @@ impl Side {
     }
 }
 
+/// A tool's name for people.
+fn label(tool: &str) -> &'static str {
+    registry::find(tool).map_or("trace diff", |t| t.label())
+}
+
 /// `tool` on `base` and `candidate`, side by side.
 pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> Result<Comparison, ToolError> {
     let tool = if tool == "tensorflow_stats" { "framework_op_stats" } else { tool };
@@ -79,13 +88,13 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
             TOOLS.join(", ")
         )));
     }
-    let kinds = (base.is_kineto()?, candidate.is_kineto()?);
+    let kinds = (base.is_kineto("baseline")?, candidate.is_kineto("candidate")?);
     let mut comparison = steps::compare(tool, base, candidate, request)?;
     match tool {
         "overview_page" => {}
         TRACE_DIFF => {
             let one = |side: &Side, role: &str| match side.hosts.as_slice() {
-                [host] if side.is_kineto()? => Ok(host.profile()?),
+                [host] if side.is_kineto(role)? => Ok(host.profile()?),
                 [_] => Err(ToolError::Failed(format!(
                     "the trace diff compares two PyTorch traces; the {role} ({}) is not one",
                     side.label
@@ -101,7 +110,13 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
         }
         "op_profile" => {
             let (b, c) = (base.run(tool, "baseline", request)?, candidate.run(tool, "candidate", request)?);
-            comparison.tree = Some(tree::compare(&b, &c)?);
+            let tree = tree::compare(&b, &c)?;
+            if tree.children.is_empty() {
+                comparison
+                    .notes
+                    .push("Neither side has XLA ops in its op profile: there is nothing to compare.".into());
+            }
+            comparison.tree = Some(tree);
         }
         "memory_profile" | "memory_viewer" => {
             let (b, c) = (base.run(tool, "baseline", request)?, candidate.run(tool, "candidate", request)?);
@@ -109,7 +124,20 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
         }
         _ => {
             let (b, c) = (base.run(tool, "baseline", request)?, candidate.run(tool, "candidate", request)?);
-            comparison.table = Some(tables::compare(&b, &c)?);
+            let by_name = comparison.base.device_type != comparison.candidate.device_type;
+            if by_name && tool == "kernel_stats" {
+                comparison.notes.push(
+                    "The devices differ, so kernels are matched by name only: launch shapes differ between kinds of GPU."
+                        .into(),
+                );
+            }
+            let table = tables::compare(&b, &c, by_name)?;
+            if table.rows.is_empty() {
+                comparison
+                    .notes
+                    .push(format!("Neither side has rows in its {}: there is nothing to compare.", label(tool)));
+            }
+            comparison.table = Some(table);
         }
     }
     if kinds.0 != kinds.1 && tool != "overview_page" {

@@ -112,8 +112,10 @@ pub fn markdown(c: &Comparison) -> String {
     };
     row(&mut out, "Profile", b.label.clone(), k.label.clone());
     row(&mut out, "Kind", b.kind.clone(), k.kind.clone());
-    let device = |f: &super::SideFacts| {
-        format!("{} × {}", f.device_count, if f.device_type.is_empty() { "?" } else { &f.device_type })
+    let device = |f: &super::SideFacts| match (f.device_count, f.device_type.as_str()) {
+        (_, "") => "unknown".to_string(),
+        (0, kind) => kind.to_string(),
+        (n, kind) => format!("{n} × {kind}"),
     };
     row(&mut out, "Devices", device(b), device(k));
     row(&mut out, "Steps", b.steps.to_string(), k.steps.to_string());
@@ -148,7 +150,7 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
-    if let Some(table) = &c.table {
+    if let Some(table) = c.table.as_ref().filter(|t| !t.rows.is_empty()) {
         let _ = writeln!(out, "Largest changes in {} ({}):\n", table.metric, table.unit);
         let _ = writeln!(out, "| {} | Status | Baseline | Candidate | Change |", table.key_names.join(" | "));
         let _ = writeln!(out, "|{}---|---:|---:|---:|", "---|".repeat(table.key_names.len()));
@@ -167,7 +169,7 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
-    if let Some(diff) = &c.trace_diff {
+    if let Some(diff) = c.trace_diff.as_ref().filter(|d| !d.rows.is_empty()) {
         out += "Largest changes per event name (µs, HTA's trace diff):\n\n| Name | Counts | Duration (µs) | Change (µs) |\n|---|---:|---:|---:|\n";
         let mut rows: Vec<_> = diff.rows.iter().collect();
         rows.sort_by(|a, b| b.diff_duration.abs().total_cmp(&a.diff_duration.abs()));
@@ -185,7 +187,7 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
-    if let Some(tree) = &c.tree {
+    if let Some(tree) = c.tree.as_ref().filter(|t| !t.children.is_empty()) {
         out += "Largest changes in the op profile (category → op, µs):\n\n| Node | Baseline | Candidate | Change |\n|---|---:|---:|---:|\n";
         for category in tree.children.iter().take(REPORT_ROWS) {
             let d = Delta::new(category.base_ps / 1e6, category.candidate_ps / 1e6);
@@ -197,7 +199,8 @@ pub fn markdown(c: &Comparison) -> String {
 }
 
 fn delta_text(d: &Delta, unit: &str) -> String {
-    format!("{:.2} {unit} → {:.2} {unit} ({})", d.base, d.candidate, change(d))
+    let pct = d.delta_pct.map_or(String::new(), |p| format!(", {p:+.1} %"));
+    format!("{:.2} {unit} → {:.2} {unit} ({:+.2} {unit}{pct})", d.base, d.candidate, d.delta)
 }
 
 fn change(d: &Delta) -> String {

@@ -9,7 +9,8 @@
 
 use super::model::{Comparison, Delta, Metric, SideFacts};
 use super::Side;
-use crate::context::{Output, Request, ToolError};
+use crate::common::schema::GPU_PLANE_PREFIX;
+use crate::context::{HostContext, Output, Request, ToolError};
 use crate::tools::overview::pytorch::{MultiRankOverview, StepBreakdown};
 use crate::tools::overview::OverviewPage;
 
@@ -45,8 +46,10 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
     };
     let (b, c) = (side(base, "baseline")?, side(candidate, "candidate")?);
     let step_time_ms = b.step_ms.zip(c.step_ms).map(|(b, c)| Delta::new(b, c));
-    let metrics = if tool == "overview_page" { metrics(&b, &c) } else { Vec::new() };
-    let verdict = step_time_ms.map(|step| verdict(&step, &metrics)).unwrap_or_default();
+    // Every verdict names the parts that moved; only the overview lists them.
+    let breakdown = metrics(&b, &c);
+    let verdict = step_time_ms.map(|step| verdict(&step, &breakdown)).unwrap_or_default();
+    let metrics = if tool == "overview_page" { breakdown } else { Vec::new() };
     Ok(Comparison {
         tool: tool.to_string(),
         differences: differences(&b.facts, &c.facts),
@@ -95,7 +98,11 @@ fn of(side: &Side, output: &Output) -> Result<Steps, ToolError> {
         facts.kind = "PyTorch trace".into();
         let first = ranks.ranks.first().map(|r| &r.overview);
         facts.device_count = ranks.ranks.iter().map(|r| r.overview.devices.len() as u64).sum();
-        facts.device_type = if facts.device_count > 0 { "GPU".into() } else { "CPU".into() };
+        facts.device_type = match side.hosts.first().map(|h| gpu_name(h)) {
+            _ if facts.device_count == 0 => "CPU".into(),
+            Some(Some(name)) => name,
+            _ => "GPU".into(),
+        };
         facts.steps = first.map_or(0, |o| if o.whole_trace { 0 } else { o.steps.len() });
         facts.step_marker = if facts.steps > 0 { "ProfilerStep#N".into() } else { "none".into() };
         let n = ranks.ranks.len().max(1) as f64;
@@ -117,12 +124,23 @@ fn of(side: &Side, output: &Output) -> Result<Steps, ToolError> {
     Err(ToolError::Failed(format!("the overview of {} has no steps to compare", side.label)))
 }
 
+/// The first GPU's name a PyTorch trace records (`deviceProperties`).
+fn gpu_name(host: &HostContext) -> Option<String> {
+    let profile = host.profile().ok()?;
+    let key = profile.strings.lookup("gpu_device_name")?;
+    profile
+        .planes
+        .iter()
+        .filter(|p| profile.str(p.name).starts_with(GPU_PLANE_PREFIX))
+        .find_map(|p| p.stats.get(key, &profile.strings).and_then(|v| v.as_str().map(str::to_owned)))
+}
+
 /// The breakdown side by side: every part either side has, step time first.
 fn metrics(b: &Steps, c: &Steps) -> Vec<Metric> {
-    let mut out = Vec::new();
-    if let (Some(bs), Some(cs)) = (b.step_ms, c.step_ms) {
-        out.push(Metric { name: "Step time".into(), unit: "ms".into(), value: Delta::new(bs, cs) });
-    }
+    // Without steps on both sides a breakdown would compare averages over
+    // nothing: the notes say which side has none.
+    let (Some(bs), Some(cs)) = (b.step_ms, c.step_ms) else { return Vec::new() };
+    let mut out = vec![Metric { name: "Step time".into(), unit: "ms".into(), value: Delta::new(bs, cs) }];
     if b.facts.kind == "PyTorch trace" && c.facts.kind != "PyTorch trace"
         || c.facts.kind == "PyTorch trace" && b.facts.kind != "PyTorch trace"
     {

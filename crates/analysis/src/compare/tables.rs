@@ -20,14 +20,16 @@ struct Table {
     rows: Rows,
 }
 
-pub fn compare(base: &Output, candidate: &Output) -> Result<TableDiff, ToolError> {
+/// `kernels_by_name`: kernels keyed by name only (launch shapes differ
+/// between two kinds of GPU, so name and shape would match nothing).
+pub fn compare(base: &Output, candidate: &Output, kernels_by_name: bool) -> Result<TableDiff, ToolError> {
     let (b, c) = match (base.model_as::<OperatorStats>(), candidate.model_as::<OperatorStats>()) {
         // PyTorch operators: device self time when both sides ran on a device.
         (Some(bo), Some(co)) => {
             let device = has_device_time(bo) && has_device_time(co);
             (operators(bo, device), operators(co, device))
         }
-        _ => (rows(base)?, rows(candidate)?),
+        _ => (rows(base, kernels_by_name)?, rows(candidate, kernels_by_name)?),
     };
     if b.key_names != c.key_names {
         return Err(ToolError::Failed(format!(
@@ -40,7 +42,7 @@ pub fn compare(base: &Output, candidate: &Output) -> Result<TableDiff, ToolError
 }
 
 /// The rows of a tool's output, by the output's type.
-fn rows(output: &Output) -> Result<Table, ToolError> {
+fn rows(output: &Output, kernels_by_name: bool) -> Result<Table, ToolError> {
     let mut rows = Rows::default();
     let mut add = |key: Vec<String>, count: u64, value: f64| {
         let row = rows.entry(key).or_default();
@@ -67,9 +69,16 @@ fn rows(output: &Output) -> Result<Table, ToolError> {
         } else if let Some(stats) = output.model_as::<KernelStats>() {
             let dims = |d: [u64; 3]| format!("{},{},{}", d[0], d[1], d[2]);
             for k in &stats.kernels {
-                add(vec![k.name.clone(), dims(k.grid), dims(k.block)], k.occurrences, k.total_ns as f64 / 1e3);
+                let key = match kernels_by_name {
+                    true => vec![k.name.clone()],
+                    false => vec![k.name.clone(), dims(k.grid), dims(k.block)],
+                };
+                add(key, k.occurrences, k.total_ns as f64 / 1e3);
             }
-            (&["Kernel", "Grid", "Block"], "total time")
+            match kernels_by_name {
+                true => (&["Kernel"], "total time"),
+                false => (&["Kernel", "Grid", "Block"], "total time"),
+            }
         } else {
             return Err(ToolError::Failed(format!("the {} view has no table to compare", output.view)));
         };
