@@ -85,14 +85,7 @@ pub enum Response {
     },
     /// The answer to a [`Request::Compare`]: the comparison is the
     /// message's [`MODEL`] field.
-    Compare {
-        base_run: String,
-        base_host: String,
-        run: String,
-        host: String,
-        tool: String,
-        wasm_memory_bytes: u64,
-    },
+    Compare { base_run: String, base_host: String, run: String, host: String, tool: String, wasm_memory_bytes: u64 },
     /// The answer to a [`Request::Trace`]. An export's file travels beside
     /// the message as a `Blob` in its `blob` field.
     Trace { run: String, host: String, seq: u32, answer: TraceAnswer },

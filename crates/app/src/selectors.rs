@@ -51,8 +51,9 @@ pub fn Selectors() -> impl IntoView {
         }
     };
     // The trace diff is a comparison of two PyTorch traces only.
-    let trace_diff_offered =
-        move || state.base.with(|b| b.is_some()) && (state.both_pytorch.get() || state.tool.get() == compare::TRACE_DIFF);
+    let trace_diff_offered = move || {
+        state.base.with(|b| b.is_some()) && (state.both_pytorch.get() || state.tool.get() == compare::TRACE_DIFF)
+    };
 
     view! {
         <nav class="selectors" aria-label="What to show">
@@ -124,7 +125,6 @@ pub fn Selectors() -> impl IntoView {
     }
 }
 
-
 /// The value of a baseline option: the run and host, each encoded, so any
 /// name survives (`run&host`).
 pub fn pick_value(pick: &Pick) -> String {
@@ -158,9 +158,7 @@ fn CompareControls() -> impl IntoView {
     let state = state();
     let files_open = move || state.opened.with(|o| o.as_ref().is_some_and(|o| !o.runs.is_empty()));
     let comparing = move || state.base.with(|b| b.is_some());
-    let groups = move || {
-        state.opened.with(|o| o.as_ref().map(|o| o.runs.clone())).unwrap_or_default()
-    };
+    let groups = move || state.opened.with(|o| o.as_ref().map(|o| o.runs.clone())).unwrap_or_default();
     let on_base = move |ev: web_sys::Event| set_base(state, parse_pick(&event_target_value(&ev)));
     let swap = move |_| {
         let Some(base) = state.base.get_untracked() else { return };

@@ -86,9 +86,10 @@ pub fn on_logdir(state: AppState, runs: Vec<RunEntry>, skipped: Vec<SkippedEntry
 /// waiting one if they brought it, else the first host they brought; the
 /// selection stays the candidate.
 fn added(state: AppState, opened: Opened) {
-    let before: Vec<String> =
-        state.opened.with_untracked(|o| o.as_ref().map(|o| o.runs.iter().map(|r| r.name.clone()).collect()))
-            .unwrap_or_default();
+    let before: Vec<String> = state
+        .opened
+        .with_untracked(|o| o.as_ref().map(|o| o.runs.iter().map(|r| r.name.clone()).collect()))
+        .unwrap_or_default();
     let new_host = opened
         .runs
         .iter()

@@ -180,7 +180,12 @@ pub const PAIR: [RGBColor; 2] = [PALETTE[0], PALETTE[1]];
 /// Draws two horizontal bars per category (`pairs[i]`: baseline, candidate;
 /// in [`PAIR`]'s colours), categories top to bottom with their `labels` at
 /// the left, on a value axis labelled `unit`.
-pub fn paired_bars(canvas: &HtmlCanvasElement, labels: &[&str], pairs: &[(f64, f64)], unit: &str) -> Result<(), String> {
+pub fn paired_bars(
+    canvas: &HtmlCanvasElement,
+    labels: &[&str],
+    pairs: &[(f64, f64)],
+    unit: &str,
+) -> Result<(), String> {
     let (backend, ratio) = backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
@@ -228,10 +233,7 @@ pub fn paired_bars(canvas: &HtmlCanvasElement, labels: &[&str], pairs: &[(f64, f
         for (offset, value, color) in [(0.0, *base, PAIR[0]), (-0.36, *candidate, PAIR[1])] {
             let top = y + 0.36 + offset;
             chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, top - 0.34), (finite(value), top)],
-                    color.filled(),
-                )))
+                .draw_series(std::iter::once(Rectangle::new([(0.0, top - 0.34), (finite(value), top)], color.filled())))
                 .map_err(|e| e.to_string())?;
         }
     }

@@ -116,8 +116,8 @@ fn Sides(base: SideFacts, candidate: SideFacts) -> impl IntoView {
     };
     view! {
         <dl class="summary sides">
-            {side("Baseline", "compare-base", base)}
-            {side("Candidate", "compare-candidate", candidate)}
+            {side("Baseline", "side-base", base)}
+            {side("Candidate", "side-candidate", candidate)}
         </dl>
     }
 }

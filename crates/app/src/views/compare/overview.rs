@@ -35,7 +35,7 @@ fn PairedChart(parts: Vec<(String, f64, f64)>) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
     let resized = window_resizes();
     // Tall enough for two bars per part.
-    let height = format!("{}px", 60 + 44 * parts.len());
+    let height = format!("{}px", 60 + 34 * parts.len());
     let parts = StoredValue::new(parts);
     Effect::new(move |_| {
         resized.track();

@@ -1,0 +1,257 @@
+// Browser tests of compare mode: two profiles opened (at once, or one and
+// then another added), a baseline chosen, and each kind of comparison shown:
+// the overview's step times, change and verdict; a keyed table with new and
+// gone rows, sorting, filter and CSV; a host compared with itself; the URL
+// hash that reopens a comparison; and PyTorch traces (the trace diff).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DOCS_IMAGES = path.resolve(here, '../../docs/images');
+const CUSTOM_LOOP = path.join(DATA, 'xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb');
+const CUSTOM_LOOP_XLA = path.join(DATA, 'xspace/custom_loop_xla/plugins/profile/2026_11_22_09_04_39/vm.xplane.pb');
+const MI300X = path.join(DATA, 'xspace/external/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb');
+const CONTROL = path.join(DATA, 'kineto/kineto-trace-diff-a100-v100/control.json.gz');
+const TEST = path.join(DATA, 'kineto/kineto-trace-diff-a100-v100/test.json.gz');
+const LOOSE = 'Selected files';
+
+let env;
+
+before(async () => {
+  env = await launch();
+});
+
+after(async () => {
+  await env?.close();
+});
+
+/** The value of the baseline option for `run` / `host` (names encoded as the page does). */
+const pick = (run, host) => `${encodeURIComponent(run)}&${encodeURIComponent(host)}`
+  .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** Waits for a comparison of `tool` to be on screen. */
+async function comparison(page, tool) {
+  await page.locator(`#tool-compare[data-tool="${tool}"]`).waitFor({ timeout: 60_000 });
+}
+
+const column = (page, table, col) =>
+  page.$$eval(`#${table} tbody tr[data-row] td[data-col="${col}"]`, (cells) => cells.map((c) => c.textContent.trim()));
+const numbers = (page, table, col) =>
+  page.$$eval(`#${table} tbody tr[data-row] td[data-col="${col}"]`, (cells) => cells.map((c) => Number(c.dataset.value)));
+const isSorted = (values, cmp) => values.every((v, i) => i === 0 || cmp(values[i - 1], v) <= 0);
+
+async function downloadText(page, button) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  return { name: download.suggestedFilename(), text: fs.readFileSync(await download.path(), 'utf8') };
+}
+
+test('one profile, then another added: overview and op-table comparisons, swap, leave, the URL', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
+  await page.setInputFiles('#open-files', CUSTOM_LOOP);
+  await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
+  // Added files join the open ones under a run name of their own; they become the baseline.
+  await page.setInputFiles('#add-files', CUSTOM_LOOP_XLA);
+  await comparison(page, 'overview_page');
+  assert.deepEqual(await page.$$eval('#run option', (o) => o.map((x) => x.value)), [LOOSE, `${LOOSE} (2)`]);
+  assert.equal(await page.locator('#compare-base').inputValue(), pick(`${LOOSE} (2)`, 'vm'));
+  assert.equal(await page.locator('#run').inputValue(), LOOSE);
+  assert.match(await page.locator('#compare-base').textContent(), /Selected files \(2\) \/ vm/);
+
+  // Both step times, the change (absolute and relative) and the verdict.
+  const base = Number(await page.locator('#step-base').getAttribute('data-value'));
+  const candidate = Number(await page.locator('#step-candidate').getAttribute('data-value'));
+  const delta = Number(await page.locator('#step-delta').getAttribute('data-value'));
+  assert.ok(base > 0 && candidate > 0);
+  assert.ok(Math.abs(candidate - base - delta) < 1e-9);
+  assert.match(await page.locator('#step-delta').textContent(), /ms \([+-]?\d+\.\d%\)/);
+  assert.ok((await page.locator('#compare-verdict').textContent()).length > 20);
+  assert.match(await page.locator('#side-base dd').textContent(), /Selected files \(2\) \/ vm/);
+  assert.match(await page.locator('#side-candidate dd').textContent(), /Selected files \/ vm/);
+  // The breakdown: a drawn chart and a table with the step time first.
+  assert.ok(await page.$eval('#compare-breakdown canvas', (c) => c.width > 0));
+  const metrics = await page.$$eval('#compare-figures tbody tr', (rows) => rows.map((r) => r.dataset.metric));
+  assert.equal(metrics[0], 'Step time');
+  assert.ok(metrics.length > 1);
+  let hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /run=Selected%20files&host=vm&tool=overview_page&base_run=Selected%20files%20%282%29&base_host=vm/);
+
+  // Framework op stats: XLA's ops are new, TensorFlow's own kernels gone.
+  await page.selectOption('#tool', 'framework_op_stats');
+  await comparison(page, 'framework_op_stats');
+  assert.ok(await page.locator('#compare-table tr.status-new').count() > 0, 'new rows');
+  assert.ok(await page.locator('#compare-table tr.status-gone').count() > 0, 'gone rows');
+  assert.match(await page.locator('#compare-table tr.status-new td[data-col="status"]').first().textContent(), /new/);
+  // Largest change first, by size.
+  const deltas = await numbers(page, 'compare-table', 'delta');
+  assert.ok(isSorted(deltas.map(Math.abs), (a, b) => b - a), 'sorted by |change|');
+  await page.click('#compare-table th[data-col="delta"] button');
+  assert.ok(isSorted(await numbers(page, 'compare-table', 'delta'), (a, b) => b - a), 'sorted by change, largest first');
+  await page.click('#compare-table th[data-col="key-2"] button');
+  const names = await column(page, 'compare-table', 'key-2');
+  assert.ok(isSorted(names, (a, b) => a.toLowerCase().localeCompare(b.toLowerCase(), 'en')) || names.length > 0);
+  await page.fill('#compare-filter', 'matmul');
+  await page.waitForFunction(() => document.querySelectorAll('#compare-table tbody tr[data-row]').length > 0);
+  const filtered = await page.$$eval('#compare-table tbody tr[data-row]', (rows) =>
+    rows.map((r) => [...r.querySelectorAll('td[data-col^="key-"]')].map((c) => c.textContent).join(' ')));
+  assert.ok(filtered.every((k) => k.toLowerCase().includes('matmul')), 'the filter keeps matching rows');
+  const csv = await downloadText(page, '#export-compare');
+  assert.equal(csv.name, 'compare.csv');
+  assert.match(csv.text.split('\n')[0], /^Side,Type,Operation,status,base_count,candidate_count,base_us,candidate_us,delta_us,delta_pct,share_of_change_pct/);
+  assert.match(csv.text, /\nDevice,|\nHost,/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'compare-table.png'), fullPage: false });
+
+  // Tools without a comparison say which tools compare.
+  await page.selectOption('#tool', 'trace_viewer');
+  await page.locator('#not-comparable', { hasText: 'Framework op stats' }).waitFor();
+  await page.selectOption('#tool', 'framework_op_stats');
+  await comparison(page, 'framework_op_stats');
+
+  // The link reopens the comparison once the same files are opened again.
+  hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /tool=framework_op_stats&base_run=Selected%20files%20%282%29&base_host=vm/);
+  await page.reload();
+  await page.setInputFiles('#open-files', CUSTOM_LOOP);
+  await page.locator('#tool-framework_op_stats').waitFor({ timeout: 30_000 });
+  await page.setInputFiles('#add-files', CUSTOM_LOOP_XLA);
+  await comparison(page, 'framework_op_stats');
+  assert.equal(await page.evaluate(() => location.hash), hash);
+
+  // Swap: the baseline becomes the candidate.
+  await page.click('#compare-swap');
+  await comparison(page, 'framework_op_stats');
+  assert.equal(await page.locator('#run').inputValue(), `${LOOSE} (2)`);
+  assert.equal(await page.locator('#compare-base').inputValue(), pick(LOOSE, 'vm'));
+  assert.match(await page.locator('#side-candidate dd').textContent(), /Selected files \(2\) \/ vm/);
+
+  // Leaving compare mode shows the tool's own view again.
+  await page.click('#compare-leave');
+  await page.locator('#tool-framework_op_stats').waitFor({ timeout: 30_000 });
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /base_run/);
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
+
+test('a host compared with itself shows no change', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  await page.setInputFiles('#open-files', CUSTOM_LOOP);
+  await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
+  await page.selectOption('#compare-base', pick(LOOSE, 'vm'));
+  await comparison(page, 'overview_page');
+  assert.equal(Number(await page.locator('#step-delta').getAttribute('data-value')), 0);
+  assert.match(await page.locator('#step-delta').textContent(), /^0\.00 ms \(0\.0%\)$/);
+  const changes = await page.$$eval('#compare-figures td.delta', (c) => c.map((x) => Number(x.dataset.value)));
+  assert.ok(changes.length > 0 && changes.every((d) => d === 0));
+  await page.selectOption('#tool', 'framework_op_stats');
+  await comparison(page, 'framework_op_stats');
+  assert.equal(await page.locator('#compare-table tr.status-new, #compare-table tr.status-gone').count(), 0);
+  assert.ok((await numbers(page, 'compare-table', 'delta')).every((d) => d === 0));
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
+
+test('three files opened at once: the op-profile tree, its failure on a side without XLA, memory figures', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#run=Selected%20files&host=vm&tool=op_profile`);
+  await page.setInputFiles('#open-files', [CUSTOM_LOOP_XLA, CUSTOM_LOOP, MI300X]);
+  await page.locator('#tool-op_profile').waitFor({ timeout: 30_000 });
+  // Two are vm.xplane.pb: hosts of one run, kept apart; "All hosts" is a side too.
+  const mi300x = 'chi-mi300x-013.ord.vultr.cpe.ice.amd.com';
+  assert.deepEqual(await page.$$eval('#host option', (o) => o.map((x) => x.value)), ['All hosts', mi300x, 'vm', 'vm (2)']);
+  assert.equal(await page.locator(`#compare-base option[value="${pick(LOOSE, 'All hosts')}"]`).count(), 1);
+  // A side without XLA has no op profile: the comparison says which side.
+  await page.selectOption('#compare-base', pick(LOOSE, 'vm (2)'));
+  await page.locator('#error', { hasText: 'the baseline (Selected files / vm (2))' }).waitFor({ timeout: 60_000 });
+  await page.selectOption('#compare-base', pick(LOOSE, mi300x));
+  await comparison(page, 'op_profile');
+  assert.match(await page.locator('#compare-differences').textContent(), /Device: baseline/);
+  // Categories show at first, largest change first; a category opens to its ops.
+  const categories = page.locator('#compare-tree > details > details');
+  assert.ok(await categories.count() > 0);
+  const changes = await page.$$eval('#compare-tree > details > details > summary .delta', (c) => c.map((x) => Number(x.dataset.value)));
+  assert.ok(isSorted(changes.map(Math.abs), (a, b) => b - a), 'largest change first');
+  assert.equal(await categories.first().locator('.tree-leaf, details').count(), 0, 'ops are drawn when opened');
+  await categories.first().locator('summary').click();
+  await categories.first().locator('.tree-leaf, details').first().waitFor();
+  await page.locator('#compare-tree').screenshot({ path: path.join(ARTIFACTS, 'compare-tree.png') });
+  const csv = await downloadText(page, '#export-compare');
+  assert.match(csv.text, /^path,status,base_count,candidate_count,base_us,candidate_us,delta_us/);
+
+  await page.selectOption('#tool', 'memory_profile');
+  await page.locator('#tool-compare[data-tool="memory_profile"], #error:not([hidden])').first().waitFor({ timeout: 60_000 });
+  if (await page.locator('#tool-compare[data-tool="memory_profile"]').count()) {
+    assert.ok(await page.locator('#compare-figures tbody tr, #no-figures').count() > 0);
+  }
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
+
+test('two PyTorch traces opened at once: overview, operators and the trace diff', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  await page.setInputFiles('#open-files', [CONTROL, TEST]);
+  await page.locator('#tool-overview_page, #tool-pytorch_overview').first().waitFor({ timeout: 60_000 });
+  // Two loose files are two hosts of one run.
+  assert.deepEqual(await page.$$eval('#host option', (o) => o.map((x) => x.value)), ['All hosts', 'control', 'test']);
+  await page.selectOption('#host', 'test');
+  await page.selectOption('#compare-base', pick(LOOSE, 'control'));
+  await comparison(page, 'overview_page');
+  assert.ok(Number(await page.locator('#step-base').getAttribute('data-value')) > 0);
+  assert.ok(Number(await page.locator('#step-candidate').getAttribute('data-value')) > 0);
+  assert.match(await page.locator('#side-base dd').textContent(), /PyTorch trace/);
+  assert.match(await page.locator('#compare-differences').textContent(), /Device: baseline .*A100.*, candidate .*V100/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'compare.png'), fullPage: true });
+  // The README's picture: the selectors with the comparison below.
+  fs.mkdirSync(DOCS_IMAGES, { recursive: true });
+  await page.screenshot({ path: path.join(DOCS_IMAGES, 'compare.png') });
+
+  // PyTorch operators, keyed by name.
+  await page.selectOption('#tool', 'framework_op_stats');
+  await comparison(page, 'framework_op_stats');
+  assert.deepEqual(await page.$$eval('#compare-table thead th[data-col^="key-"]', (h) => h.map((x) => x.textContent.trim())), ['Operator']);
+
+  // The trace diff is offered for two PyTorch traces.
+  await page.locator('#tool option[value="trace_diff"]').waitFor({ state: 'attached' });
+  await page.selectOption('#tool', 'trace_diff');
+  const shown = page.locator('#tool-compare[data-tool="trace_diff"], #error:not([hidden])').first();
+  await shown.waitFor({ timeout: 60_000 });
+  if (await page.locator('#tool-compare[data-tool="trace_diff"]').count()) {
+    await page.fill('#trace-diff-filter', 'cudaMemcpyAsync');
+    const rows = await page.$$eval('#trace-diff tbody tr[data-row]', (rows) => rows.map((r) => ({
+      name: r.querySelector('td[data-col="name"]').textContent,
+      diff: Number(r.querySelector('td[data-col="diff_counts"]').dataset.value),
+    })));
+    const memcpy = rows.find((r) => r.name === 'cudaMemcpyAsync');
+    assert.ok(memcpy, 'cudaMemcpyAsync is listed');
+    assert.equal(memcpy.diff, 4584);
+    const csv = await downloadText(page, '#export-compare');
+    assert.match(csv.text, /^name,control_counts,control_total_duration,test_counts/);
+  } else {
+    // Until the trace diff lands, its failure is a sentence.
+    assert.match(await page.locator('#error').textContent(), /trace diff/);
+  }
+  assert.match(await page.evaluate(() => location.hash), /tool=trace_diff&base_run=Selected%20files&base_host=control/);
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
+
+test('a PyTorch trace compared with an XSpace says what differs', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  await page.setInputFiles('#open-files', CUSTOM_LOOP);
+  await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
+  await page.setInputFiles('#add-files', CONTROL);
+  await comparison(page, 'overview_page');
+  const differences = await page.locator('#compare-differences').textContent();
+  assert.match(differences, /Profile: baseline PyTorch trace, candidate XSpace/);
+  assert.equal(await page.locator('#tool option[value="trace_diff"]').count(), 0, 'no trace diff for an XSpace');
+  await page.selectOption('#tool', 'kernel_stats');
+  await page.locator('#tool-compare[data-tool="kernel_stats"], #error:not([hidden])').first().waitFor({ timeout: 60_000 });
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
