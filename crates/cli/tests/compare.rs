@@ -234,3 +234,19 @@ fn trace_diff_prints_htas_rows_in_htas_column_names() {
     }
     assert_eq!(printed["trace_diff"]["control_iterations"], serde_json::json!([1009, 1010, 1011, 1012, 1013, 1014]));
 }
+
+#[test]
+fn two_captures_of_one_tensorflow_program_have_the_same_ops() {
+    let dir = data("compare/tf_custom_loop");
+    let (first, second) = (dir.join("first"), dir.join("second"));
+    let printed =
+        common::json(&["compare", first.to_str().unwrap(), second.to_str().unwrap(), "--tool", "framework_op_stats"]);
+    let rows = printed["table"]["rows"].as_array().unwrap();
+    assert!(rows.len() > 100, "{} ops", rows.len());
+    // Every op is on both sides, as often: only the times differ.
+    for row in rows {
+        assert!(row["status"] == "changed" || row["status"] == "same", "{}", row["key"]);
+        assert_eq!(row["base_count"], row["candidate_count"], "{}", row["key"]);
+    }
+    assert_eq!(printed["differences"], serde_json::json!([]));
+}
