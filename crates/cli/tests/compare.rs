@@ -210,3 +210,43 @@ fn markdown_and_csv_reports() {
     assert!(csv.starts_with("Side,Type,Operation,status,base_count,candidate_count,base_us,"), "{csv}");
     assert!(csv.lines().count() > 20);
 }
+
+#[test]
+fn trace_diff_prints_htas_rows_in_htas_column_names() {
+    let dir = data("kineto/kineto-trace-diff-a100-v100");
+    let (control, test) = (dir.join("control.json.gz"), dir.join("test.json.gz"));
+    let printed = common::json(&["compare", control.to_str().unwrap(), test.to_str().unwrap(), "--tool", "trace_diff"]);
+    let golden: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("goldens/hta_trace_diff.all_iterations.json")).unwrap())
+            .unwrap();
+    let (rows, expected) = (printed["trace_diff"]["rows"].as_array().unwrap(), golden["rows"].as_array().unwrap());
+    assert_eq!(rows.len(), expected.len());
+    // HTA writes its numbers as floats; the values are whole (µs, counts): equal exactly.
+    for (row, want) in rows.iter().zip(expected) {
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(row), keys(want));
+        for (key, value) in want.as_object().unwrap() {
+            match value.as_f64() {
+                Some(number) => assert_eq!(row[key].as_f64(), Some(number), "{} {key}", want["name"]),
+                None => assert_eq!(&row[key], value, "{} {key}", want["name"]),
+            }
+        }
+    }
+    assert_eq!(printed["trace_diff"]["control_iterations"], serde_json::json!([1009, 1010, 1011, 1012, 1013, 1014]));
+}
+
+#[test]
+fn two_captures_of_one_tensorflow_program_have_the_same_ops() {
+    let dir = data("compare/tf_custom_loop");
+    let (first, second) = (dir.join("first"), dir.join("second"));
+    let printed =
+        common::json(&["compare", first.to_str().unwrap(), second.to_str().unwrap(), "--tool", "framework_op_stats"]);
+    let rows = printed["table"]["rows"].as_array().unwrap();
+    assert!(rows.len() > 100, "{} ops", rows.len());
+    // Every op is on both sides, as often: only the times differ.
+    for row in rows {
+        assert!(row["status"] == "changed" || row["status"] == "same", "{}", row["key"]);
+        assert_eq!(row["base_count"], row["candidate_count"], "{}", row["key"]);
+    }
+    assert_eq!(printed["differences"], serde_json::json!([]));
+}

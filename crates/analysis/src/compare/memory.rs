@@ -47,7 +47,12 @@ fn profiles(b: &MemoryProfile, c: &MemoryProfile, notes: &mut Vec<String>) -> Ve
             ("fragmentation at the peak", "%", figure(|a| 100.0 * a.peak.fragmentation)),
             ("allocations", "", figure(|a| a.allocations as f64)),
         ];
-        out.extend(rows.into_iter().map(|(name, unit, (bv, cv))| metric(format!("{id}: {name}"), unit, bv, cv)));
+        // XProf's fragmentation is NaN when nothing is allocated: no figure to compare.
+        out.extend(
+            rows.into_iter()
+                .filter(|(_, _, (b, c))| b.is_finite() && c.is_finite())
+                .map(|(name, unit, (bv, cv))| metric(format!("{id}: {name}"), unit, bv, cv)),
+        );
     }
     out
 }

@@ -49,15 +49,11 @@ pub struct Side {
 }
 
 impl Side {
-    /// Whether the side is a PyTorch trace (decodes it); a file that
-    /// cannot be read is named with its side.
-    fn is_kineto(&self, role: &str) -> Result<bool, ToolError> {
-        match self.hosts.first() {
-            Some(host) if host.has_events() => {
-                host.is_kineto().map_err(|e| ToolError::Failed(format!("the {role} ({}): {e}", self.label)))
-            }
-            _ => Ok(false),
-        }
+    /// Whether the side is a PyTorch trace (decodes it). A file that cannot
+    /// be decoded as events may still be a tool file (TensorBoard's JSON
+    /// named like a trace): the tools say what it is.
+    fn is_kineto(&self) -> bool {
+        self.hosts.first().is_some_and(|h| h.has_events() && h.is_kineto().unwrap_or(false))
     }
 
     /// A tool's output on this side; failures name the side.
@@ -88,13 +84,13 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
             TOOLS.join(", ")
         )));
     }
-    let kinds = (base.is_kineto("baseline")?, candidate.is_kineto("candidate")?);
+    let kinds = (base.is_kineto(), candidate.is_kineto());
     let mut comparison = steps::compare(tool, base, candidate, request)?;
     match tool {
         "overview_page" => {}
         TRACE_DIFF => {
             let one = |side: &Side, role: &str| match side.hosts.as_slice() {
-                [host] if side.is_kineto(role)? => Ok(host.profile()?),
+                [host] if side.is_kineto() => Ok(host.profile()?),
                 [_] => Err(ToolError::Failed(format!(
                     "the trace diff compares two PyTorch traces; the {role} ({}) is not one",
                     side.label

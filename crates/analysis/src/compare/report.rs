@@ -171,9 +171,8 @@ pub fn markdown(c: &Comparison) -> String {
     }
     if let Some(diff) = c.trace_diff.as_ref().filter(|d| !d.rows.is_empty()) {
         out += "Largest changes per event name (µs, HTA's trace diff):\n\n| Name | Counts | Duration (µs) | Change (µs) |\n|---|---:|---:|---:|\n";
-        let mut rows: Vec<_> = diff.rows.iter().collect();
-        rows.sort_by(|a, b| b.diff_duration.abs().total_cmp(&a.diff_duration.abs()));
-        for r in rows.into_iter().take(REPORT_ROWS) {
+        // The rows come largest change first.
+        for r in diff.rows.iter().take(REPORT_ROWS) {
             let _ = writeln!(
                 out,
                 "| {} | {} → {} | {:.0} → {:.0} | {:+.0} |",
@@ -238,7 +237,7 @@ fn text(s: &str) -> String {
 /// A name as a code span (shown verbatim), cut to [`REPORT_NAME_CHARS`].
 fn code(name: &str) -> String {
     let mut cut: String = name.chars().take(REPORT_NAME_CHARS).map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if cut.len() < name.len() {
+    if name.chars().count() > REPORT_NAME_CHARS {
         cut.push('…');
     }
     format!("`{}`", cut.replace('`', "'").replace('|', "\\|"))

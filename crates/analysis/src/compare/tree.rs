@@ -23,10 +23,21 @@ fn node(base: Option<&Node>, candidate: Option<&Node>) -> DiffNode {
     let ((base_count, base_ps), (candidate_count, candidate_ps)) = (figures(base), figures(candidate));
     let no_children: &[Node] = &[];
     let (bk, ck) = (base.map_or(no_children, |n| &n.children), candidate.map_or(no_children, |n| &n.children));
+    // Siblings can share a name (one op in several programs): the k-th of
+    // a name on one side matches the k-th of that name on the other.
+    let keyed = |nodes: &'_ [Node]| -> Vec<(String, usize)> {
+        nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), nodes[..i].iter().filter(|m| m.name == n.name).count()))
+            .collect()
+    };
+    let (bkeys, ckeys) = (keyed(bk), keyed(ck));
     let mut children: Vec<DiffNode> = bk
         .iter()
-        .map(|b| node(Some(b), ck.iter().find(|c| c.name == b.name)))
-        .chain(ck.iter().filter(|c| !bk.iter().any(|b| b.name == c.name)).map(|c| node(None, Some(c))))
+        .zip(&bkeys)
+        .map(|(b, key)| node(Some(b), ckeys.iter().position(|k| k == key).map(|i| &ck[i])))
+        .chain(ck.iter().zip(&ckeys).filter(|(_, key)| !bkeys.contains(key)).map(|(c, _)| node(None, Some(c))))
         .collect();
     children.sort_by(|a, b| b.delta_ps.abs().total_cmp(&a.delta_ps.abs()).then_with(|| a.name.cmp(&b.name)));
     let status = match (base, candidate) {
@@ -89,5 +100,9 @@ mod tests {
         assert_eq!(d.children[0].status, Status::New);
         let same = node(Some(&base), Some(&base));
         assert_eq!(same.status, Status::Same);
+        // Two siblings of one name: matched in order, not both to the first.
+        let twins = parent("root", vec![leaf("op", 1.0, 1), leaf("op", 7.0, 1)]);
+        let d = node(Some(&twins), Some(&twins));
+        assert!(d.status == Status::Same && d.children.len() == 2, "{d:?}");
     }
 }
