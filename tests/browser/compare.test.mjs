@@ -217,23 +217,27 @@ test('two PyTorch traces opened at once: overview, operators and the trace diff'
   // The trace diff is offered for two PyTorch traces.
   await page.locator('#tool option[value="trace_diff"]').waitFor({ state: 'attached' });
   await page.selectOption('#tool', 'trace_diff');
-  const shown = page.locator('#tool-compare[data-tool="trace_diff"], #error:not([hidden])').first();
-  await shown.waitFor({ timeout: 60_000 });
-  if (await page.locator('#tool-compare[data-tool="trace_diff"]').count()) {
-    await page.fill('#trace-diff-filter', 'cudaMemcpyAsync');
-    const rows = await page.$$eval('#trace-diff tbody tr[data-row]', (rows) => rows.map((r) => ({
-      name: r.querySelector('td[data-col="name"]').textContent,
-      diff: Number(r.querySelector('td[data-col="diff_counts"]').dataset.value),
-    })));
-    const memcpy = rows.find((r) => r.name === 'cudaMemcpyAsync');
-    assert.ok(memcpy, 'cudaMemcpyAsync is listed');
-    assert.equal(memcpy.diff, 4584);
-    const csv = await downloadText(page, '#export-compare');
-    assert.match(csv.text, /^name,control_counts,control_total_duration,test_counts/);
-  } else {
-    // Until the trace diff lands, its failure is a sentence.
-    assert.match(await page.locator('#error').textContent(), /trace diff/);
-  }
+  await comparison(page, 'trace_diff');
+  await page.fill('#trace-diff-filter', 'cudaMemcpyAsync');
+  const rows = await page.$$eval('#trace-diff tbody tr[data-row]', (rows) => rows.map((r) => ({
+    name: r.querySelector('td[data-col="name"]').textContent,
+    diff: Number(r.querySelector('td[data-col="diff_counts"]').dataset.value),
+    perIteration: Number(r.querySelector('td[data-col="diff_counts_per_iteration"]').dataset.value),
+    change: r.querySelector('td[data-col="counts_change_categories"]').textContent,
+  })));
+  const memcpy = rows.find((r) => r.name === 'cudaMemcpyAsync');
+  assert.ok(memcpy, 'cudaMemcpyAsync is listed');
+  // Every iteration of each side (six each): 4,584 more calls, 764 per iteration as HTA's golden for one.
+  assert.equal(memcpy.diff, 4584);
+  assert.equal(memcpy.perIteration, 764);
+  assert.equal(memcpy.change, '+');
+  assert.match(await page.locator('#trace-diff-iterations').textContent(), /6 iterations/);
+  await page.click('#trace-diff th[data-col="diff_duration"] button');
+  const csv = await downloadText(page, '#export-compare');
+  assert.equal(csv.name, 'trace_diff.csv');
+  assert.match(csv.text, /^name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n/);
+  assert.match(csv.text, /\ncudaMemcpyAsync,\d+,[\d.]+,\d+,[\d.]+,4584,/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'compare-trace-diff.png') });
   assert.match(await page.evaluate(() => location.hash), /tool=trace_diff&base_run=Selected%20files&base_host=control/);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
