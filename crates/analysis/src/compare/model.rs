@@ -30,6 +30,9 @@ pub struct Comparison {
     pub trace_diff: Option<TraceDiff>,
 }
 
+/// [`SideFacts::kind`] of a PyTorch (Kineto) trace.
+pub const PYTORCH_TRACE: &str = "PyTorch trace";
+
 /// What one side is.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SideFacts {

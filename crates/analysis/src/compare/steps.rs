@@ -7,7 +7,7 @@
 //! traces (averages over `ProfilerStep#N` windows). All ranks of a PyTorch
 //! job: the mean over the ranks of each rank's averages.
 
-use super::model::{Comparison, Delta, Metric, SideFacts};
+use super::model::{Comparison, Delta, Metric, SideFacts, PYTORCH_TRACE};
 use super::Side;
 use crate::common::schema::GPU_PLANE_PREFIX;
 use crate::context::{HostContext, Output, Request, ToolError};
@@ -95,7 +95,7 @@ fn of(side: &Side, output: &Output) -> Result<Steps, ToolError> {
         return Ok(Steps { facts, step_ms, parts });
     }
     if let Some(ranks) = output.model_as::<MultiRankOverview>() {
-        facts.kind = "PyTorch trace".into();
+        facts.kind = PYTORCH_TRACE.into();
         let first = ranks.ranks.first().map(|r| &r.overview);
         facts.device_count = ranks.ranks.iter().map(|r| r.overview.devices.len() as u64).sum();
         facts.device_type = match side.hosts.first().map(|h| gpu_name(h)) {
@@ -141,9 +141,7 @@ fn metrics(b: &Steps, c: &Steps) -> Vec<Metric> {
     // nothing: the notes say which side has none.
     let (Some(bs), Some(cs)) = (b.step_ms, c.step_ms) else { return Vec::new() };
     let mut out = vec![Metric { name: "Step time".into(), unit: "ms".into(), value: Delta::new(bs, cs) }];
-    if b.facts.kind == "PyTorch trace" && c.facts.kind != "PyTorch trace"
-        || c.facts.kind == "PyTorch trace" && b.facts.kind != "PyTorch trace"
-    {
+    if (b.facts.kind == PYTORCH_TRACE) != (c.facts.kind == PYTORCH_TRACE) {
         return out; // Different breakdowns: only the step time compares.
     }
     for (name, base) in &b.parts {

@@ -483,7 +483,7 @@ fn both_pytorch(model: &JsValue) -> bool {
             .ok()
             .and_then(|kind| kind.as_string())
     };
-    let pytorch = |side| kind(side).is_some_and(|k| k == views::compare::PYTORCH_KIND);
+    let pytorch = |side| kind(side).is_some_and(|k| k == proflens_analysis::compare::PYTORCH_TRACE);
     pytorch("base") && pytorch("candidate")
 }
 

@@ -23,8 +23,6 @@ use crate::widgets::fmt;
 
 /// The view name of a comparison (`views::VIEWS`).
 pub const VIEW: &str = "compare";
-/// `SideFacts::kind` of a PyTorch trace.
-pub const PYTORCH_KIND: &str = "PyTorch trace";
 
 /// The view of a model of type `Comparison`.
 pub fn view(props: ViewProps) -> AnyView {

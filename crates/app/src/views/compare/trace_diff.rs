@@ -73,7 +73,7 @@ pub fn TraceDiffView(comparison: Comparison) -> impl IntoView {
             <SortableTable
                 id="trace-diff"
                 caption=format!(
-                    "{} by change in calls — select a heading to sort",
+                    "{}, largest change in duration first — select a heading to sort",
                     fmt::plural(count, "event name", "event names"),
                 )
                 columns=columns()
