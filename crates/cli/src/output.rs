@@ -13,6 +13,8 @@ pub enum Format {
     Csv,
     /// XProf 2.24's JSON for the tool (DataTable arrays).
     Xprof,
+    /// HolisticTraceAnalysis 0.5.0's numbers, in its goldens' shape.
+    Hta,
 }
 
 impl From<Format> for proflens_analysis::context::Format {
@@ -21,6 +23,7 @@ impl From<Format> for proflens_analysis::context::Format {
             Format::Json => Self::Json,
             Format::Csv => Self::Csv,
             Format::Xprof => Self::Xprof,
+            Format::Hta => Self::Hta,
         }
     }
 }

@@ -9,7 +9,7 @@ struct Entry {
     id: &'static str,
     label: &'static str,
     inputs: Vec<&'static str>,
-    formats: [&'static str; 3],
+    formats: Vec<&'static str>,
 }
 
 pub fn run(json: bool) -> Result<(), Failure> {
@@ -30,7 +30,7 @@ pub fn run(json: bool) -> Result<(), Failure> {
                 }
             }
             inputs.extend(i.tool_files.iter().map(|f| f.file_stem()));
-            Entry { id: t.id(), label: t.label(), inputs, formats: ["json", "csv", "xprof"] }
+            Entry { id: t.id(), label: t.label(), inputs, formats: t.formats().iter().map(|f| f.name()).collect() }
         })
         .collect();
     if json {

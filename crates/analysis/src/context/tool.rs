@@ -48,13 +48,27 @@ pub struct Inputs {
     pub all_ranks: bool,
 }
 
-/// How a result is written: the view model, a CSV table, or XProf's JSON.
+/// How a result is written: the view model, a CSV table, XProf's JSON, or
+/// HolisticTraceAnalysis's numbers in the shape of its goldens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     #[default]
     Json,
     Csv,
     Xprof,
+    Hta,
+}
+
+impl Format {
+    /// The name the CLI takes (`--format xprof`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Xprof => "xprof",
+            Format::Hta => "hta",
+        }
+    }
 }
 
 /// How the op profile groups ops in XProf's JSON.
@@ -102,6 +116,7 @@ impl Output {
         match format {
             Format::Json => pretty(&self.model.json()?),
             Format::Xprof => pretty(&self.model.xprof()?),
+            Format::Hta => pretty(&self.model.hta()?),
             Format::Csv => self.model.csv(),
         }
     }
@@ -121,6 +136,11 @@ pub trait Rendered: AsSerialize {
     /// `--format xprof`: XProf 2.24's JSON for the tool.
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("XProf has no JSON for it; use --format json or csv".into()))
+    }
+    /// `--format hta`: HolisticTraceAnalysis 0.5.0's numbers, shaped as the
+    /// goldens made from its API (PyTorch analyses that HTA has).
+    fn hta(&self) -> Result<Value, ToolError> {
+        Err(ToolError::NoFormat("HTA has no analysis like it; use --format json or csv".into()))
     }
 }
 

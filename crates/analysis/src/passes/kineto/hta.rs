@@ -1,0 +1,423 @@
+//! A PyTorch (Kineto) trace as HolisticTraceAnalysis 0.5.0 loads it: the
+//! frame every HTA-parity analysis starts from (the trace diff, kernel
+//! launch statistics, idle time, queue length, memory bandwidth, …).
+//!
+//! * **Which events** ([`events`]). HTA keeps the trace events that have
+//!   both a `dur` and a `cat`, except the `Trace` span. In the model that is
+//!   every event with a `cat` stat, except `Trace` and `cpu_instant_event`:
+//!   the importer keeps instants (with no duration) which HTA drops, and
+//!   those are the instants Kineto writes with a category; the others
+//!   (`Iteration Start`, `Record Window End`, PyTorch 1.9's `[memory]`) have
+//!   none. `python_function` events count: HTA 0.5.0's default JSON parser
+//!   keeps them (only its ijson parsers skip them).
+//! * **Times** (`ns_rounding=True`, HTA's default). Every timestamp is
+//!   rounded to whole µs, start up and end down, so a sub-µs event can last
+//!   −1 µs; on traces in whole µs this changes nothing.
+//! * **Iteration** ([`assign_iterations`]). An event's `stream` is its
+//!   `stream` arg, −1 without one. An event with stream < 0 (host events,
+//!   and device events without the arg, such as `gpu_user_annotation`)
+//!   belongs to the `ProfilerStep#N` whose [ts, ts + dur) holds its start;
+//!   when several do (a step's host and device copies), the last one in
+//!   trace order. An event with stream > 0 takes the iteration of the
+//!   stream −1 event with the same correlation id (its launch), and none
+//!   when the launch is not in the trace. HTA never assigns stream-0 events.
+//! * **Traced iterations** ([`traced_iterations`]): `TraceAnalysis` loads a
+//!   trace with `include_last_profiler_step=False` by default, which drops
+//!   the host events from the last step's start on and the device work they
+//!   launched (HTA's `_filter_irrelevant_gpu_kernels`).
+
+use crate::common::schema::StatPicker;
+use proflens_model::{Origin, Profile, StatValue};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BinaryHeap;
+
+/// An event as HTA's trace parser keeps it: times in whole µs.
+#[derive(Debug, Clone)]
+pub struct HtaEvent<'p> {
+    pub name: &'p str,
+    /// Kineto's category (`cpu_op`, `cuda_runtime`, `kernel`, `gpu_memcpy`…).
+    pub cat: &'p str,
+    pub ts_us: i64,
+    pub dur_us: i64,
+    /// The `stream` arg; −1 without one.
+    pub stream: i64,
+    /// The correlation id (`correlation` arg); `None` without one (HTA's −1).
+    pub correlation: Option<u64>,
+    /// Where the event is in the model (plane, line, event index), to read
+    /// any other arg it carries.
+    pub at: (usize, usize, usize),
+}
+
+impl HtaEvent<'_> {
+    /// `ts + dur`, HTA's `end` column.
+    pub fn end_us(&self) -> i64 {
+        self.ts_us.saturating_add(self.dur_us)
+    }
+
+    /// HTA's GPU events (`GPUKernelFilter`): work on a stream with a
+    /// correlation id, and the device-wide `Event Sync` / `Context Sync`
+    /// (on stream −1 though they run on the GPU). Everything else is a CPU
+    /// event (`CPUOperatorFilter`).
+    pub fn is_gpu(&self) -> bool {
+        (self.stream >= 0 && self.correlation.is_some()) || matches!(self.name, "Event Sync" | "Context Sync")
+    }
+}
+
+/// Every event HTA's parser keeps, host plane first: the model's order
+/// stands in for the trace's (Kineto writes host events before device ones),
+/// which decides between overlapping steps and duplicate correlation ids.
+pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
+    let key = |k: &str| profile.strings.lookup(k);
+    let picker = StatPicker::new(profile, &[key("cat"), key("correlation_id"), key("stream")]);
+    let offset_ps = frame_offset_ps(profile);
+    let mut values: [Option<StatValue>; 3] = [None; 3];
+    let mut out = Vec::new();
+    for (p, plane) in profile.planes.iter().enumerate() {
+        for (l, line) in plane.lines.iter().enumerate() {
+            let ev = &line.events;
+            for i in 0..ev.len() {
+                picker.pick(profile, plane, line, i, &mut values);
+                let Some(StatValue::Str(cat)) = values[0] else { continue };
+                if cat.is_empty() || cat == "Trace" || cat == "cpu_instant_event" {
+                    continue;
+                }
+                let meta = ev.metadata.get(i).and_then(|&m| plane.event_metadata.get(m as usize));
+                let (Some(meta), Some(&start), Some(&dur)) = (meta, ev.start_ps.get(i), ev.duration_ps.get(i)) else {
+                    continue;
+                };
+                let (ts_us, dur_us) = whole_us(start, dur, offset_ps);
+                out.push(HtaEvent {
+                    name: profile.str(meta.name),
+                    cat,
+                    ts_us,
+                    dur_us,
+                    stream: values[2].map_or(-1, stream_number),
+                    correlation: values[1].and_then(correlation_id),
+                    at: (p, l, i),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The events `TraceAnalysis` analyses with `include_last_profiler_step`
+/// (HTA's `_filter_irrelevant_gpu_kernels`): with at least two distinct
+/// names containing `ProfilerStep`, CPU events starting before the last
+/// step's start (`include_last`: at or before the last step's end) and the
+/// GPU events whose correlation id one of those CPU events carries.
+/// Otherwise every event. The order of `events` is kept.
+pub fn traced_iterations<'p>(events: Vec<HtaEvent<'p>>, include_last: bool) -> Vec<HtaEvent<'p>> {
+    let mut step_names: Vec<&str> = events.iter().map(|e| e.name).filter(|n| n.contains("ProfilerStep")).collect();
+    step_names.sort_unstable();
+    step_names.dedup();
+    if step_names.len() < 2 {
+        return events;
+    }
+    let cpu_steps = events.iter().filter(|e| !e.is_gpu() && e.name.contains("ProfilerStep"));
+    let (last_start, last_end) =
+        cpu_steps.fold((i64::MIN, i64::MIN), |(s, e), ev| (s.max(ev.ts_us), e.max(ev.end_us())));
+    let cpu_kept = |e: &HtaEvent| !e.is_gpu() && if include_last { e.ts_us <= last_end } else { e.ts_us < last_start };
+    let launched: FxHashSet<u64> = events.iter().filter(|e| cpu_kept(e)).filter_map(|e| e.correlation).collect();
+    events
+        .into_iter()
+        .filter(|e| if e.is_gpu() { e.correlation.is_some_and(|c| launched.contains(&c)) } else { cpu_kept(e) })
+        .collect()
+}
+
+const PS_PER_US: i128 = 1_000_000;
+
+/// The sub-µs part of the trace's first timestamp, in ps. The model's times
+/// count from that first event, but HTA rounds the trace's own timestamps;
+/// the importer's `origin_ns` (the first event's wall-clock time) keeps that
+/// part when the trace has epoch times or a whole-µs `baseTimeNanoseconds`.
+/// Without it the rounding is relative to the first event (at most 1 µs per
+/// event, and only on traces with sub-µs times).
+fn frame_offset_ps(profile: &Profile) -> i128 {
+    match (profile.origin, profile.origin_ns) {
+        (Origin::Kineto, Some(ns)) => i128::from(ns % 1000) * 1000,
+        _ => 0,
+    }
+}
+
+/// HTA's rounding: start up and end down to whole µs; the duration is their
+/// difference (−1 for an event inside one µs).
+pub(crate) fn whole_us(start_ps: i64, dur_ps: i64, offset_ps: i128) -> (i64, i64) {
+    let start = i128::from(start_ps) + offset_ps;
+    let end = start + i128::from(dur_ps.max(0));
+    let ts = -(-start).div_euclid(PS_PER_US);
+    let end = end.div_euclid(PS_PER_US);
+    let narrow = |v: i128| i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX });
+    (narrow(ts), narrow(end - ts))
+}
+
+/// HTA's `int(stream)`, and −1 for what it cannot convert.
+fn stream_number(value: StatValue) -> i64 {
+    match value {
+        StatValue::Int(v) => v,
+        StatValue::Uint(_) => i64::MAX,
+        StatValue::Double(v) if v.is_finite() => v.trunc() as i64,
+        StatValue::Str(s) => s.trim().parse().unwrap_or(-1),
+        _ => -1,
+    }
+}
+
+/// A correlation id; HTA's −1 (its default) and non-integers are none.
+fn correlation_id(value: StatValue) -> Option<u64> {
+    match value {
+        StatValue::Int(-1) => None,
+        other => other.as_id(),
+    }
+}
+
+/// `ProfilerStep#N` (HTA's `ProfilerStep\s*#\s*(\d+)`) → N.
+pub fn step_number(name: &str) -> Option<i64> {
+    let rest = name.strip_prefix("ProfilerStep")?.trim_start().strip_prefix('#')?.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest.get(..digits)?.parse().ok()
+}
+
+/// One `ProfilerStep#N` range, in whole µs.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    pub ts_us: i64,
+    pub dur_us: i64,
+    pub number: i64,
+}
+
+/// The kept events named `ProfilerStep#N`, in trace order.
+pub fn steps_of(events: &[HtaEvent]) -> Vec<Step> {
+    events
+        .iter()
+        .filter_map(|e| Some(Step { ts_us: e.ts_us, dur_us: e.dur_us, number: step_number(e.name)? }))
+        .collect()
+}
+
+/// HTA's `iteration` column, with its −1 split by cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Iteration {
+    /// In `ProfilerStep#N`, or launched from there.
+    Step(i64),
+    /// HTA's −1 for a host-side event outside every step (or work it launched).
+    NoStep,
+    /// HTA's −1 for device work whose launch is not in the trace.
+    NoLaunch,
+    /// Stream 0: HTA assigns no iteration.
+    Unassigned,
+}
+
+/// The iteration of each event (HTA's `add_iteration`).
+pub fn assign_iterations(events: &[HtaEvent], steps: &[Step]) -> Vec<Iteration> {
+    let lookup = StepLookup::new(steps);
+    let mut out: Vec<Iteration> = events
+        .iter()
+        .map(|e| match e.stream {
+            s if s < 0 => lookup.step_at(e.ts_us).map_or(Iteration::NoStep, Iteration::Step),
+            0 => Iteration::Unassigned,
+            _ => Iteration::NoLaunch,
+        })
+        .collect();
+    // Launches: stream −1 events by correlation id (the last one wins, as in HTA's merge).
+    let launches: FxHashMap<u64, usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.stream == -1)
+        .filter_map(|(i, e)| Some((e.correlation?, i)))
+        .collect();
+    for (i, e) in events.iter().enumerate() {
+        if e.stream > 0 {
+            if let Some(&launch) = e.correlation.and_then(|c| launches.get(&c)) {
+                out[i] = out[launch];
+            }
+        }
+    }
+    out
+}
+
+/// The steps cut into disjoint segments, each with the step HTA picks there
+/// (the last in trace order whose range covers it), so that finding an
+/// event's step is a binary search rather than HTA's scan of every step.
+struct StepLookup {
+    /// Segment `k` is `[starts[k], starts[k + 1])`; the last one runs on.
+    starts: Vec<i64>,
+    picks: Vec<Option<i64>>,
+}
+
+impl StepLookup {
+    fn new(steps: &[Step]) -> StepLookup {
+        // (start, end, order, number) of the steps that cover anything.
+        let mut ranges: Vec<(i64, i64, usize, i64)> = steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.dur_us > 0)
+            .map(|(order, s)| (s.ts_us, s.ts_us.saturating_add(s.dur_us), order, s.number))
+            .collect();
+        ranges.sort_unstable();
+        let mut bounds: Vec<i64> = ranges.iter().flat_map(|r| [r.0, r.1]).collect();
+        bounds.sort_unstable();
+        bounds.dedup();
+        // Open steps, latest in trace order on top; ended ones leave lazily.
+        let mut open: BinaryHeap<(usize, i64, i64)> = BinaryHeap::new();
+        let mut next = 0;
+        let mut picks = Vec::with_capacity(bounds.len());
+        for &b in &bounds {
+            while let Some(&(start, end, order, number)) = ranges.get(next) {
+                if start > b {
+                    break;
+                }
+                open.push((order, end, number));
+                next += 1;
+            }
+            while open.peek().is_some_and(|&(_, end, _)| end <= b) {
+                open.pop();
+            }
+            picks.push(open.peek().map(|&(_, _, number)| number));
+        }
+        StepLookup { starts: bounds, picks }
+    }
+
+    /// The step HTA assigns to an event starting at `ts_us`.
+    fn step_at(&self, ts_us: i64) -> Option<i64> {
+        let k = self.starts.partition_point(|&s| s <= ts_us).checked_sub(1)?;
+        self.picks.get(k).copied().flatten()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Two host steps, a launch and its kernel, device work without a launch
+    /// or on stream 0, the device copy of step 1 overlapping step 2, an
+    /// instant, and a sub-µs op.
+    pub(crate) const TRACE: &str = r#"{"schemaVersion":1,"traceEvents":[
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":100,"dur":100},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":200,"dur":100},
+      {"ph":"X","cat":"cpu_op","name":"in_1","pid":1,"tid":1,"ts":150,"dur":10},
+      {"ph":"X","cat":"cpu_op","name":"at_2","pid":1,"tid":1,"ts":200,"dur":5},
+      {"ph":"X","cat":"cpu_op","name":"sub_us","pid":1,"tid":1,"ts":120.4,"dur":0.3},
+      {"ph":"X","cat":"cpu_op","name":"outside","pid":1,"tid":1,"ts":400,"dur":1},
+      {"ph":"X","cat":"cuda_runtime","name":"launch","pid":1,"tid":1,"ts":190,"dur":20,"args":{"correlation":7}},
+      {"ph":"X","cat":"cuda_runtime","name":"launch_2","pid":1,"tid":1,"ts":210,"dur":2,"args":{"correlation":8}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":250,"dur":30,"args":{"device":0,"stream":7,"correlation":7}},
+      {"ph":"X","cat":"kernel","name":"k_2","pid":0,"tid":7,"ts":290,"dur":3,"args":{"device":0,"stream":7,"correlation":8}},
+      {"ph":"X","cat":"kernel","name":"orphan","pid":0,"tid":7,"ts":260,"dur":3,"args":{"device":0,"stream":7,"correlation":99}},
+      {"ph":"X","cat":"kernel","name":"stream0","pid":0,"tid":0,"ts":150,"dur":3,"args":{"device":0,"stream":0}},
+      {"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","pid":0,"tid":7,"ts":210,"dur":60,"args":{"device":0}},
+      {"ph":"X","cat":"cpu_op","name":"in_gpu_copy","pid":1,"tid":1,"ts":260,"dur":1},
+      {"ph":"i","cat":"cpu_instant_event","name":"mark","pid":1,"tid":1,"ts":150,"s":"t"},
+      {"ph":"i","name":"Record Window End","pid":1,"tid":1,"ts":150,"s":"g"}
+    ]}"#;
+
+    fn profile(json: &str) -> Profile {
+        proflens_format::load_profile(json.as_bytes(), &Default::default(), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn iterations_follow_hta() {
+        let p = profile(TRACE);
+        let events = events(&p);
+        let got: BTreeMap<&str, Vec<Iteration>> = events
+            .iter()
+            .zip(assign_iterations(&events, &steps_of(&events)))
+            .fold(BTreeMap::new(), |mut m, (e, it)| {
+                m.entry(e.name).or_insert_with(Vec::new).push(it);
+                m
+            });
+        use Iteration::{NoLaunch, NoStep, Step, Unassigned};
+        assert_eq!(got["in_1"], [Step(1)]);
+        // A step's end is exclusive.
+        assert_eq!(got["at_2"], [Step(2)]);
+        assert_eq!(got["sub_us"], [Step(1)]);
+        assert_eq!(got["outside"], [NoStep]);
+        assert_eq!(got["launch"], [Step(1)]);
+        // The kernel runs in step 2's time but takes its launch's iteration.
+        assert_eq!(got["k"], [Step(1)]);
+        assert_eq!(got["orphan"], [NoLaunch]);
+        assert_eq!(got["stream0"], [Unassigned]);
+        // The device copy of step 1 has no stream arg: a host-side event,
+        // and a step range that comes after step 2's, so it wins where they overlap.
+        assert_eq!(got["in_gpu_copy"], [Step(1)]);
+        assert_eq!(got["ProfilerStep#1"], [Step(1), Step(1)]);
+        // Instants are not kept.
+        assert!(!got.contains_key("mark") && !got.contains_key("Record Window End"));
+        let sub_us = events.iter().find(|e| e.name == "sub_us").unwrap();
+        assert_eq!((sub_us.ts_us - events[0].ts_us, sub_us.dur_us), (21, -1));
+    }
+
+    #[test]
+    fn traced_iterations_drop_the_last_step() {
+        let p = profile(TRACE);
+        let names = |include_last| -> Vec<&str> {
+            let mut n: Vec<&str> = traced_iterations(events(&p), include_last).iter().map(|e| e.name).collect();
+            n.sort_unstable();
+            n
+        };
+        // The last step starts at 210: the device copy of step 1 has no
+        // stream, so it is a CPU event, and the latest. What starts there or
+        // later goes, and so does the kernel of the launch at 210; the
+        // orphan kernel has no launch among the kept CPU events. The
+        // stream-0 kernel has no correlation id: a CPU event to HTA.
+        assert_eq!(
+            names(false),
+            ["ProfilerStep#1", "ProfilerStep#2", "at_2", "in_1", "k", "launch", "stream0", "sub_us"]
+        );
+        // With the last step: everything starting by the last end (300).
+        assert_eq!(
+            names(true),
+            [
+                "ProfilerStep#1",
+                "ProfilerStep#1",
+                "ProfilerStep#2",
+                "at_2",
+                "in_1",
+                "in_gpu_copy",
+                "k",
+                "k_2",
+                "launch",
+                "launch_2",
+                "stream0",
+                "sub_us"
+            ]
+        );
+        // One step name: nothing is dropped.
+        let one = profile(
+            r#"{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1,"dur":5},
+               {"ph":"X","cat":"cpu_op","name":"late","pid":1,"tid":1,"ts":9,"dur":1}]}"#,
+        );
+        assert_eq!(traced_iterations(events(&one), false).len(), 2);
+    }
+
+    #[test]
+    fn helpers() {
+        assert_eq!(step_number("ProfilerStep#12"), Some(12));
+        assert_eq!(step_number("ProfilerStep # 3 tail"), Some(3));
+        assert_eq!(step_number("ProfilerStep#"), None);
+        assert_eq!(step_number("ProfilerStepX#1"), None);
+        assert_eq!(step_number("ProfilerStep#99999999999999999999"), None);
+        // Start up, end down: 1.5 µs + 2 µs → [2, 3); inside one µs → −1.
+        assert_eq!(whole_us(1_500_000, 2_000_000, 0), (2, 1));
+        assert_eq!(whole_us(1_200_000, 300_000, 0), (2, -1));
+        assert_eq!(whole_us(1_000_000, 0, 0), (1, 0));
+        assert_eq!(whole_us(-1_500_000, 0, 0), (-1, -1));
+        assert_eq!(whole_us(i64::MAX, i64::MAX, 999_000), (9_223_372_036_856, 9_223_372_036_854));
+        assert_eq!(stream_number(StatValue::Str(" 7 ")), 7);
+        assert_eq!(stream_number(StatValue::Str("seven")), -1);
+        assert_eq!(stream_number(StatValue::Double(7.9)), 7);
+        assert_eq!(correlation_id(StatValue::Int(-1)), None);
+        assert_eq!(correlation_id(StatValue::Int(5)), Some(5));
+    }
+
+    #[test]
+    fn overlapping_steps_pick_the_last_in_trace_order() {
+        let step = |ts_us, dur_us, number| Step { ts_us, dur_us, number };
+        let lookup = StepLookup::new(&[step(0, 10, 1), step(5, 15, 2), step(6, 2, 3), step(30, 0, 4)]);
+        let at = |t| lookup.step_at(t);
+        assert_eq!(
+            [at(-1), at(0), at(5), at(6), at(8), at(19), at(20), at(30)],
+            [None, Some(1), Some(2), Some(3), Some(2), Some(2), None, None]
+        );
+        assert_eq!(StepLookup::new(&[]).step_at(0), None);
+    }
+}
