@@ -8,7 +8,7 @@
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
     framework_op_stats, hlo_stats, info, input_pipeline, kernel_stats, memory_profile, memory_viewer, op_profile,
-    overview, pod_viewer, tf_data, trace_viewer,
+    overview, pod_viewer, stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -22,6 +22,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &memory_profile::MemoryProfileTool,
     &pod_viewer::PodViewerTool,
     &tf_data::TfDataTool,
+    &stragglers::StragglersTool,
     &trace_viewer::TraceViewerTool,
     &op_profile::OpProfileTool,
     &hlo_stats::HloStatsTool,

@@ -13,5 +13,6 @@ pub mod memory_viewer;
 pub mod op_profile;
 pub mod overview;
 pub mod pod_viewer;
+pub mod stragglers;
 pub mod tf_data;
 pub mod trace_viewer;

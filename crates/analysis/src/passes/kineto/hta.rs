@@ -108,11 +108,19 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
 /// GPU events whose correlation id one of those CPU events carries.
 /// Otherwise every event. The order of `events` is kept.
 pub fn traced_iterations<'p>(events: Vec<HtaEvent<'p>>, include_last: bool) -> Vec<HtaEvent<'p>> {
+    let keep = traced_mask(&events, include_last);
+    events.into_iter().zip(keep).filter_map(|(e, k)| k.then_some(e)).collect()
+}
+
+/// Which of `events` [`traced_iterations`] keeps, for callers that first
+/// need HTA's view of the whole trace (iterations are assigned before the
+/// filter, as HTA's parser does).
+pub fn traced_mask(events: &[HtaEvent], include_last: bool) -> Vec<bool> {
     let mut step_names: Vec<&str> = events.iter().map(|e| e.name).filter(|n| n.contains("ProfilerStep")).collect();
     step_names.sort_unstable();
     step_names.dedup();
     if step_names.len() < 2 {
-        return events;
+        return vec![true; events.len()];
     }
     let cpu_steps = events.iter().filter(|e| !e.is_gpu() && e.name.contains("ProfilerStep"));
     let (last_start, last_end) =
@@ -120,9 +128,19 @@ pub fn traced_iterations<'p>(events: Vec<HtaEvent<'p>>, include_last: bool) -> V
     let cpu_kept = |e: &HtaEvent| !e.is_gpu() && if include_last { e.ts_us <= last_end } else { e.ts_us < last_start };
     let launched: FxHashSet<u64> = events.iter().filter(|e| cpu_kept(e)).filter_map(|e| e.correlation).collect();
     events
-        .into_iter()
-        .filter(|e| if e.is_gpu() { e.correlation.is_some_and(|c| launched.contains(&c)) } else { cpu_kept(e) })
+        .iter()
+        .map(|e| if e.is_gpu() { e.correlation.is_some_and(|c| launched.contains(&c)) } else { cpu_kept(e) })
         .collect()
+}
+
+/// The whole µs of wall-clock time at which the model's time 0 falls, so
+/// that [`HtaEvent::ts_us`] + this is the trace's own (rounded) timestamp:
+/// HTA aligns ranks by those (`_align_all_ranks`).
+pub fn origin_us(profile: &Profile) -> i64 {
+    match (profile.origin, profile.origin_ns) {
+        (Origin::Kineto, Some(ns)) => i64::try_from(ns / 1000).unwrap_or(i64::MAX),
+        _ => 0,
+    }
 }
 
 const PS_PER_US: i128 = 1_000_000;

@@ -1,0 +1,115 @@
+//! Stragglers as a registry tool: PyTorch ranks of one run together.
+
+use super::{stragglers, RankSummary, Stragglers, NUM_CANDIDATES};
+use crate::common::csv::csv_field;
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use serde_json::{json, Value};
+use std::fmt::Write;
+use std::rc::Rc;
+
+pub struct StragglersTool;
+
+impl Tool for StragglersTool {
+    fn id(&self) -> &'static str {
+        "stragglers"
+    }
+
+    fn label(&self) -> &'static str {
+        "Stragglers"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { kineto: true, all_ranks: true, ..Inputs::default() }
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv, Format::Hta]
+    }
+
+    fn run(&self, host: &HostContext, _request: &Request) -> Result<Output, ToolError> {
+        let summary = summarize(host, 0)?;
+        Ok(Output::new("stragglers", stragglers(&[summary], NUM_CANDIDATES, false)?))
+    }
+
+    fn combine(&self, hosts: &[Rc<HostContext>], _request: &Request) -> Result<Output, ToolError> {
+        // One rank's events at a time: each summary is a few numbers.
+        let summaries = hosts.iter().enumerate().map(|(i, h)| summarize(h, i)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Output::new("stragglers", stragglers(&summaries, NUM_CANDIDATES, false)?))
+    }
+}
+
+/// One rank's summary; its rank is the trace's `distributedInfo.rank`, else
+/// its place in the run.
+fn summarize(host: &HostContext, position: usize) -> Result<RankSummary, ToolError> {
+    if !host.is_kineto()? {
+        return Err(ToolError::Failed(format!(
+            "“{}” is not a PyTorch trace; stragglers are found between PyTorch ranks.",
+            host.name()
+        )));
+    }
+    let rank = host.kineto()?.rank.unwrap_or(position as i64);
+    Ok(RankSummary::new(rank, host.name(), &*host.profile()?, false))
+}
+
+impl Rendered for Stragglers {
+    /// The candidate kernel per rank and iteration.
+    fn csv(&self) -> Result<String, ToolError> {
+        let mut out =
+            String::from("rank,iteration,stream,name,ts_us,dur_us,normalized_start_time,duration,is_straggler\n");
+        for r in &self.rows {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{}",
+                r.rank,
+                r.iteration,
+                r.stream,
+                csv_field(&r.name),
+                r.ts,
+                r.dur,
+                r.normalized_start_time,
+                r.duration,
+                r.is_straggler
+            );
+        }
+        Ok(out)
+    }
+
+    /// The shape of the goldens made from `get_potential_stragglers`.
+    fn hta(&self) -> Result<Value, ToolError> {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "rank": r.rank, "iteration": r.iteration, "stream": r.stream, "name": r.name,
+                    "ts": r.ts, "dur": r.dur,
+                    "normalized_start_time": r.normalized_start_time, "duration": r.duration,
+                })
+            })
+            .collect();
+        let ranks: serde_json::Map<String, Value> =
+            self.ranks.iter().map(|(rank, label)| (rank.to_string(), Value::from(label.as_str()))).collect();
+        let counts: serde_json::Map<String, Value> =
+            self.straggler_counts.iter().map(|(rank, n)| (rank.to_string(), Value::from(*n))).collect();
+        Ok(json!({
+            "hta_version": "0.5.0",
+            "api": "TraceAnalysis.get_potential_stragglers",
+            "params": {
+                "profiler_steps": null,
+                "num_candidates": self.num_candidates,
+                "visualize": false,
+                "straggler_identification_impl": "find_stragglers_with_late_start_comm_kernels",
+            },
+            "load": {
+                "include_last_profiler_step": self.include_last_step,
+                "ns_rounding": true,
+                "ranks": ranks,
+                "profiler_steps_used": self.iterations,
+            },
+            "time_unit": "us",
+            "potential_stragglers": self.potential_stragglers,
+            "straggler_counts": counts,
+            "candidate_metric": { "metric": "normalized_start_time", "rows": rows },
+        }))
+    }
+}
