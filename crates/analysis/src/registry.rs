@@ -91,7 +91,7 @@ pub fn run(tool: &dyn Tool, hosts: &[Rc<HostContext>], request: &Request) -> Res
         several => {
             let inputs = tool.inputs();
             let kineto = several[0].has_events() && several[0].is_kineto()?;
-            if kineto && !inputs.kineto {
+            if kineto && !inputs.kineto && !inputs.all_ranks {
                 return Err(not_for_pytorch(tool));
             }
             if !(if kineto { inputs.all_ranks } else { inputs.all_hosts }) {
@@ -138,6 +138,12 @@ fn check(tool: &dyn Tool, host: &HostContext) -> Result<(), ToolError> {
         )));
     }
     match host.is_kineto() {
+        // A tool of a job's ranks together (stragglers) has nothing to say of one.
+        Ok(true) if !inputs.kineto && inputs.all_ranks => Err(ToolError::Failed(format!(
+            "The {} compares the ranks of one PyTorch job: open two or more rank traces of a run and choose all \
+             of its hosts.",
+            tool.label()
+        ))),
         Ok(true) if !inputs.kineto => Err(not_for_pytorch(tool)),
         Ok(false) if !inputs.xspace => Err(ToolError::Failed(format!("The {} needs a PyTorch trace.", tool.label()))),
         Ok(_) => Ok(()),

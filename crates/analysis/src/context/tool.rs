@@ -36,7 +36,8 @@ pub trait Tool: Sync {
 pub struct Inputs {
     /// Events that are not a PyTorch trace: an XSpace, or Chrome trace JSON.
     pub xspace: bool,
-    /// A PyTorch profiler (Kineto) trace.
+    /// A PyTorch profiler (Kineto) trace, one rank at a time. A tool with
+    /// `all_ranks` but not this (stragglers) reads a job's ranks together only.
     pub kineto: bool,
     /// TensorBoard's legacy per-tool files that hold this tool's numbers.
     pub tool_files: &'static [LegacyTool],

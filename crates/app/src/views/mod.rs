@@ -17,6 +17,7 @@ pub mod operator_stats;
 pub mod overview_page;
 pub mod pod_viewer;
 pub mod pytorch_overview;
+pub mod stragglers;
 pub mod tf_data_bottleneck_analysis;
 pub mod trace_viewer;
 
@@ -46,6 +47,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("op_profile", op_profile::view),
     ("hlo_stats", hlo_stats::view),
     ("memory_viewer", memory_viewer::view),
+    ("stragglers", stragglers::view),
     ("info", info::view),
     (compare::VIEW, compare::view),
 ];

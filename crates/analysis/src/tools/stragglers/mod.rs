@@ -120,6 +120,9 @@ pub struct CandidateRow {
     pub dur: f64,
     pub normalized_start_time: f64,
     pub duration: f64,
+    /// µs after the earliest rank's start of the same kernel in the same
+    /// iteration: how far behind this rank was.
+    pub late_by_us: i64,
     /// Whether the rank is among the latest `num_candidates` in this iteration.
     pub is_straggler: bool,
 }
@@ -186,16 +189,25 @@ pub fn stragglers(ranks: &[RankSummary], num_candidates: usize, include_last: bo
             dur: k.dur_us as f64,
             normalized_start_time: (k.ts_us - t_min) as f64 / mean_iteration_us,
             duration: k.dur_us as f64 / mean_iteration_us,
+            late_by_us: 0,
             is_straggler: false,
         })
         .collect();
     // Iteration by iteration, ranks in order (the goldens' order).
     rows.sort_by_key(|r| (r.iteration, r.rank));
+    let mut earliest: BTreeMap<i64, i64> = BTreeMap::new();
+    for r in &rows {
+        let e = earliest.entry(r.iteration).or_insert(r.ts);
+        *e = (*e).min(r.ts);
+    }
+    for r in &mut rows {
+        r.late_by_us = r.ts - earliest[&r.iteration];
+    }
     let num_candidates = num_candidates.max(1);
     let counts = mark_late(&mut rows, num_candidates);
     let mut by_count: Vec<(i64, u64)> = counts.clone();
     // Most often late first; ties in rank order (stable).
-    by_count.sort_by(|a, b| b.1.cmp(&a.1));
+    by_count.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     Ok(Stragglers {
         ranks: ranks.iter().map(|r| (r.rank, r.label.clone())).collect(),
         include_last_step: include_last,

@@ -59,6 +59,8 @@ fn the_late_starter_is_the_straggler() {
         got.rows.iter().map(|r| (r.rank, r.iteration, r.normalized_start_time, r.is_straggler)).collect();
     assert_eq!(starts, [(0, 1, 0.10, false), (1, 1, 0.40, true), (0, 2, 1.35, true), (1, 2, 1.30, false)]);
     assert_eq!(got.straggler_counts, [(0, 1), (1, 1)]);
+    let late: Vec<i64> = got.rows.iter().map(|r| r.late_by_us).collect();
+    assert_eq!(late, [0, 30, 5, 0]);
     // A tie in counts goes to the lower rank.
     assert_eq!(got.potential_stragglers, [0]);
     // Aligned on the earliest event of both ranks (the first step's start).

@@ -19,7 +19,7 @@ impl Tool for StragglersTool {
     }
 
     fn inputs(&self) -> Inputs {
-        Inputs { kineto: true, all_ranks: true, ..Inputs::default() }
+        Inputs { all_ranks: true, ..Inputs::default() }
     }
 
     fn formats(&self) -> &'static [Format] {
@@ -54,12 +54,13 @@ fn summarize(host: &HostContext, position: usize) -> Result<RankSummary, ToolErr
 impl Rendered for Stragglers {
     /// The candidate kernel per rank and iteration.
     fn csv(&self) -> Result<String, ToolError> {
-        let mut out =
-            String::from("rank,iteration,stream,name,ts_us,dur_us,normalized_start_time,duration,is_straggler\n");
+        let mut out = String::from(
+            "rank,iteration,stream,name,ts_us,dur_us,normalized_start_time,duration,late_by_us,is_straggler\n",
+        );
         for r in &self.rows {
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{}",
                 r.rank,
                 r.iteration,
                 r.stream,
@@ -68,6 +69,7 @@ impl Rendered for Stragglers {
                 r.dur,
                 r.normalized_start_time,
                 r.duration,
+                r.late_by_us,
                 r.is_straggler
             );
         }
