@@ -5,6 +5,7 @@
 
 pub mod framework_op_stats;
 pub mod hlo_stats;
+pub mod idle_time_breakdown;
 pub mod info;
 pub mod input_pipeline;
 pub mod kernel_stats;

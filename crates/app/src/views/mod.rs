@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod framework_op_stats;
 pub mod hlo_stats;
+pub mod idle_time_breakdown;
 pub mod info;
 pub mod input_pipeline_analyzer;
 pub mod kernel_stats;
@@ -40,6 +41,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("framework_op_stats", framework_op_stats::view),
     ("operator_stats", operator_stats::view),
     ("kernel_stats", kernel_stats::view),
+    ("idle_time_breakdown", idle_time_breakdown::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),
