@@ -101,6 +101,28 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
     out
 }
 
+/// The trace's rank as HTA keys it: `distributedInfo.rank` (the host
+/// plane's `rank` stat), 0 without one.
+pub fn rank(profile: &Profile) -> i64 {
+    let Some(key) = profile.strings.lookup("rank") else { return 0 };
+    profile
+        .planes
+        .iter()
+        .find(|p| profile.str(p.name) == crate::common::schema::HOST_PLANE)
+        .and_then(|p| p.stats.get(key, &profile.strings))
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0)
+}
+
+/// The step numbers among `events` (HTA's `profiler_steps_used` once the
+/// last step is dropped or kept), sorted, each once.
+pub fn step_numbers(events: &[HtaEvent]) -> Vec<i64> {
+    let mut numbers: Vec<i64> = events.iter().filter(|e| !e.is_gpu()).filter_map(|e| step_number(e.name)).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
 /// The events `TraceAnalysis` analyses with `include_last_profiler_step`
 /// (HTA's `_filter_irrelevant_gpu_kernels`): with at least two distinct
 /// names containing `ProfilerStep`, CPU events starting before the last
