@@ -94,6 +94,28 @@ pub fn pairwise_sum(values: &[f64]) -> f64 {
     pairwise_sum(&values[..half]) + pairwise_sum(&values[half..])
 }
 
+/// How points at the same µs are ordered before the running sum. HTA sorts
+/// with numpy's unstable quicksort (`sort_values(by="ts")`), so its order of
+/// a +1 and a −1 at the same µs depends on the trace's event order and on
+/// numpy's sort; Proflens puts the additions first ([`Ties::AddFirst`], a
+/// stable sort of HTA's concatenation) and can put them last, which bounds
+/// HTA's figures from both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ties {
+    /// Launches (queue length) and starts (bandwidth) before the rest.
+    #[default]
+    AddFirst,
+    /// Device starts (queue length) and ends (bandwidth) before the rest.
+    RemoveFirst,
+}
+
+impl Ties {
+    /// The sort key of an addition (`true`) or a removal at the same µs.
+    pub fn rank(self, adds: bool) -> u8 {
+        u8::from(adds == (self == Ties::RemoveFirst))
+    }
+}
+
 /// A rank an HTA summary covers: its number, its file (host) name and the
 /// profiler steps analysed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

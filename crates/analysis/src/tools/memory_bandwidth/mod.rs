@@ -8,7 +8,7 @@
 //!   characters (`Memcpy DtoH`), or `Memcpy Unknown`;
 //! * each adds its `memory bandwidth (GB/s)` arg at its start and takes it
 //!   back at its end (a 0 µs operation lasts 1 µs); the points sorted by
-//!   time (starts before ends at the same µs), the running sum per kind
+//!   time (starts before ends at the same µs, see [`Ties`]), the running sum per kind
 //!   (a negative rounding residue is 0) is the series;
 //! * the summary is pandas' `describe()` of the series' values above 0.
 //!
@@ -19,7 +19,7 @@ mod tool;
 pub use tool::MemoryBandwidthTool;
 
 use crate::common::schema::StatPicker;
-use crate::passes::kineto::describe::{describe, Describe, HtaRank};
+use crate::passes::kineto::describe::{describe, Describe, HtaRank, Ties};
 use crate::passes::kineto::hta::{self, HtaEvent};
 use proflens_model::{Profile, StatValue};
 use serde::{Deserialize, Serialize};
@@ -79,7 +79,7 @@ pub fn is_memory_op(name: &str) -> bool {
 }
 
 /// One rank's series per kind, as HTA's time series: (ts, GB/s).
-pub fn time_series(profile: &Profile, events: &[HtaEvent]) -> BTreeMap<String, Vec<(i64, f64)>> {
+pub fn time_series(profile: &Profile, events: &[HtaEvent], ties: Ties) -> BTreeMap<String, Vec<(i64, f64)>> {
     let picker = StatPicker::new(profile, &[profile.strings.lookup("memory bandwidth (GB/s)")]);
     let mut value: [Option<StatValue>; 1] = [None];
     // (kind, start, end, GB/s) in trace order.
@@ -96,15 +96,16 @@ pub fn time_series(profile: &Profile, events: &[HtaEvent]) -> BTreeMap<String, V
     // HTA concatenates the starts before the ends, then sorts by ts.
     let mut points: Vec<(i64, u8, usize)> = Vec::with_capacity(ops.len() * 2);
     for (k, op) in ops.iter().enumerate() {
-        points.push((op.1, 0, k));
-        points.push((op.2, 1, k));
+        points.push((op.1, ties.rank(true), k));
+        points.push((op.2, ties.rank(false), k));
     }
     points.sort_unstable();
     let mut sums: BTreeMap<String, (f64, Vec<(i64, f64)>)> = BTreeMap::new();
+    let start = ties.rank(true);
     for (ts, side, k) in points {
         let (kind, _, _, gbps) = &ops[k];
         let (sum, series) = sums.entry(kind.clone()).or_default();
-        *sum += if side == 0 { *gbps } else { -gbps };
+        *sum += if side == start { *gbps } else { -gbps };
         series.push((ts, if *sum < 0.0 { 0.0 } else { *sum }));
     }
     sums.into_iter().map(|(kind, (_, series))| (kind, series)).collect()
@@ -112,12 +113,22 @@ pub fn time_series(profile: &Profile, events: &[HtaEvent]) -> BTreeMap<String, V
 
 /// One rank (one Kineto trace) as HTA analyses it.
 pub fn rank_memory_bandwidth(profile: &Profile, name: &str, include_last_step: bool) -> MemoryBandwidth {
+    rank_memory_bandwidth_with(profile, name, include_last_step, Ties::default())
+}
+
+/// [`rank_memory_bandwidth`] with a choice of order at equal times.
+pub fn rank_memory_bandwidth_with(
+    profile: &Profile,
+    name: &str,
+    include_last_step: bool,
+    ties: Ties,
+) -> MemoryBandwidth {
     let events = hta::traced_iterations(hta::events(profile), include_last_step);
     let rank = hta::rank(profile);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();
     let mut series = Vec::new();
-    for (kind, points) in time_series(profile, &events) {
+    for (kind, points) in time_series(profile, &events, ties) {
         let values: Vec<f64> = points.iter().map(|&(_, v)| v).filter(|&v| v > 0.0).collect();
         if let Some(summary) = describe(&values) {
             rows.push(BandwidthRow { rank, name: kind.clone(), summary });

@@ -9,7 +9,8 @@
 //! * a **−1** at the *start* of each such device event (HTA counts an
 //!   operation as dequeued when it begins to run);
 //! * every +1 and −1 is one sample: the points sorted by time (launches
-//!   before device events at the same µs), the running sum per stream;
+//!   before device events at the same µs, see [`Ties`]), the running sum
+//!   per stream;
 //! * the summary is pandas' `describe()` of those samples per (rank, stream).
 //!
 //! The events are HTA's ([`hta::events`], [`hta::traced_iterations`]).
@@ -18,7 +19,7 @@ mod tool;
 
 pub use tool::QueueLengthTool;
 
-use crate::passes::kineto::describe::{describe, Describe, HtaRank};
+use crate::passes::kineto::describe::{describe, Describe, HtaRank, Ties};
 use crate::passes::kineto::hta::{self, HtaEvent};
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
@@ -79,7 +80,7 @@ pub struct QueueSeries {
 }
 
 /// One rank's samples per stream, as HTA's time series: (ts, queue length).
-pub fn time_series(events: &[HtaEvent]) -> BTreeMap<i64, Vec<(i64, i64)>> {
+pub fn time_series(events: &[HtaEvent], ties: Ties) -> BTreeMap<i64, Vec<(i64, i64)>> {
     // Launches by correlation id: (ts, order in the trace).
     let mut launches: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     for (i, e) in events.iter().enumerate() {
@@ -96,8 +97,8 @@ pub fn time_series(events: &[HtaEvent]) -> BTreeMap<i64, Vec<(i64, i64)>> {
         }
         let Some(found) = e.correlation.and_then(|c| launches.get(&c)) else { continue };
         for &l in found {
-            points.push((events[l].ts_us, 0, l, e.stream, 1));
-            points.push((e.ts_us, 1, i, e.stream, -1));
+            points.push((events[l].ts_us, ties.rank(true), l, e.stream, 1));
+            points.push((e.ts_us, ties.rank(false), i, e.stream, -1));
         }
     }
     points.sort_unstable_by_key(|&(ts, side, order, _, _)| (ts, side, order));
@@ -112,12 +113,17 @@ pub fn time_series(events: &[HtaEvent]) -> BTreeMap<i64, Vec<(i64, i64)>> {
 
 /// One rank (one Kineto trace) as HTA analyses it.
 pub fn rank_queue_length(profile: &Profile, name: &str, include_last_step: bool) -> QueueLength {
+    rank_queue_length_with(profile, name, include_last_step, Ties::default())
+}
+
+/// [`rank_queue_length`] with a choice of order at equal times.
+pub fn rank_queue_length_with(profile: &Profile, name: &str, include_last_step: bool, ties: Ties) -> QueueLength {
     let events = hta::traced_iterations(hta::events(profile), include_last_step);
     let rank = hta::rank(profile);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();
     let mut series = Vec::new();
-    for (stream, points) in time_series(&events) {
+    for (stream, points) in time_series(&events, ties) {
         let values: Vec<f64> = points.iter().map(|&(_, q)| q as f64).collect();
         let Some(summary) = describe(&values) else { continue };
         rows.push(QueueRow { rank, stream, summary });
