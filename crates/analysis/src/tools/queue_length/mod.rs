@@ -32,7 +32,6 @@ pub const LAUNCHES: &[&str] = &[
     "cudaLaunchKernel",
     "cudaLaunchKernelExC",
     "cuLaunchKernel",
-    "cuLaunchKernelEx",
     "cudaMemcpyAsync",
     "cudaMemsetAsync",
     "runFunction - job_prep_and_submit_for_execution",
