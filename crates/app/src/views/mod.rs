@@ -10,6 +10,7 @@ pub mod hlo_stats;
 pub mod info;
 pub mod input_pipeline_analyzer;
 pub mod kernel_stats;
+pub mod memory_bandwidth;
 pub mod memory_profile;
 pub mod memory_viewer;
 pub mod op_profile;
@@ -17,6 +18,7 @@ pub mod operator_stats;
 pub mod overview_page;
 pub mod pod_viewer;
 pub mod pytorch_overview;
+pub mod queue_length;
 pub mod tf_data_bottleneck_analysis;
 pub mod trace_viewer;
 
@@ -39,6 +41,8 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("framework_op_stats", framework_op_stats::view),
     ("operator_stats", operator_stats::view),
     ("kernel_stats", kernel_stats::view),
+    ("queue_length", queue_length::view),
+    ("memory_bandwidth", memory_bandwidth::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),
