@@ -103,7 +103,7 @@ fn row_matches(row: &BandwidthRow, needle: &str) -> bool {
 /// A statistic's cell: whole numbers as such, others to 4 significant decimals.
 fn stat(v: f64) -> String {
     if v.fract() == 0.0 {
-        format!("{v}")
+        fmt::decimal(v, 0)
     } else if v.abs() < 0.01 {
         format!("{v:.3e}")
     } else {

@@ -102,7 +102,7 @@ fn row_matches(row: &QueueRow, needle: &str) -> bool {
 /// A statistic's cell: whole numbers as such, others to 4 decimals.
 fn stat(v: f64) -> String {
     if v.fract() == 0.0 {
-        format!("{v}")
+        fmt::decimal(v, 0)
     } else {
         fmt::decimal(v, 4)
     }
