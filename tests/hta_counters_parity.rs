@@ -31,7 +31,9 @@ use proflens_analysis::tools::memory_bandwidth::{self, rank_memory_bandwidth_wit
 use proflens_analysis::tools::queue_length::{self, rank_queue_length_with};
 use proflens_model::Profile;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Allowed relative difference of a float figure (see the module docs).
 const RELATIVE_TOLERANCE: f64 = 1e-9;
@@ -40,8 +42,17 @@ fn kineto_dir() -> PathBuf {
     proflens_tests::data_dir().join("kineto")
 }
 
-fn load(path: &Path) -> Profile {
-    proflens_format::load_profile(&std::fs::read(path).unwrap(), &Default::default(), &mut |_| {}).unwrap()
+/// A trace, decoded once per test binary (both tests, both goldens of a file).
+fn load(path: &Path) -> Arc<Profile> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<Profile>>>> = OnceLock::new();
+    let cache = LOADED.get_or_init(Default::default);
+    if let Some(found) = cache.lock().unwrap().get(path) {
+        return found.clone();
+    }
+    let bytes = std::fs::read(path).unwrap();
+    let profile = Arc::new(proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap());
+    cache.lock().unwrap().insert(path.to_path_buf(), profile.clone());
+    profile
 }
 
 /// Every golden whose file name starts with `prefix`, as (case dir, file, JSON).
@@ -63,7 +74,7 @@ fn goldens(prefix: &str) -> Vec<(PathBuf, String, Value)> {
 }
 
 /// The golden's traces, by rank, with its `include_last_profiler_step`.
-fn traces(case: &Path, golden: &Value) -> (Vec<(String, Profile)>, bool) {
+fn traces(case: &Path, golden: &Value) -> (Vec<(String, Arc<Profile>)>, bool) {
     let load_block = &golden["load"];
     let include_last = load_block["include_last_profiler_step"].as_bool().unwrap();
     let mut ranks: Vec<(i64, String)> = load_block["ranks"]
@@ -148,7 +159,7 @@ fn check_all(
     prefix: &str,
     key: &str,
     exact_quantiles: bool,
-    run: impl Fn(&[(String, Profile)], bool, Ties) -> Value,
+    run: impl Fn(&[(String, Arc<Profile>)], bool, Ties) -> Value,
 ) -> Vec<String> {
     let all = goldens(prefix);
     assert_eq!(all.len(), 14, "every case's {prefix} goldens");
