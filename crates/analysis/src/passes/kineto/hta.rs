@@ -412,6 +412,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn rank_and_steps_used() {
+        let p = profile(TRACE);
+        assert_eq!(rank(&p), 0);
+        assert_eq!(step_numbers(&events(&p)), [1, 2]);
+        let ranked = profile(
+            r#"{"schemaVersion":1,"distributedInfo":{"rank":3,"world_size":4},"traceEvents":[
+               {"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":1,"dur":5}]}"#,
+        );
+        assert_eq!(rank(&ranked), 3);
+        assert_eq!(step_numbers(&events(&ranked)), [7]);
+    }
+
+    #[test]
     fn helpers() {
         assert_eq!(step_number("ProfilerStep#12"), Some(12));
         assert_eq!(step_number("ProfilerStep # 3 tail"), Some(3));
