@@ -86,3 +86,35 @@ fn content_decides_whatever_the_name() {
     let v = json(&["info", path.to_str().unwrap()]);
     assert_eq!(v["runs"][0]["hosts"][0]["planes"][0]["events"], 1);
 }
+
+/// `--format hta` prints HTA 0.5.0's queue length and memory bandwidth
+/// summaries of all ranks, as its goldens hold them (this fixture's match
+/// exactly; tests/hta_counters_parity.rs checks every golden).
+#[test]
+fn hta_counters_print_hta_summaries() {
+    let dir = data("kineto-multirank-sampled");
+    let d = dir.to_str().unwrap();
+    for (tool, golden) in
+        [("queue_length", "hta_queue_length_summary.json"), ("memory_bandwidth", "hta_memory_bandwidth_summary.json")]
+    {
+        let ours = json(&["tool", d, tool, "--format", "hta"]);
+        let hta: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("goldens").join(golden)).unwrap()).unwrap();
+        for k in ["hta_version", "api", "params", "value", "returned_none"] {
+            assert_eq!(ours[k], hta[k], "{tool}: {k}");
+        }
+        assert_eq!(ours["load"]["profiler_steps_used"], hta["load"]["profiler_steps_used"], "{tool}");
+        let (rows, hta_rows) = (ours["rows"].as_array().unwrap(), hta["rows"].as_array().unwrap());
+        assert_eq!(rows.len(), hta_rows.len(), "{tool}");
+        for (row, h) in rows.iter().zip(hta_rows) {
+            for (k, v) in h.as_object().unwrap() {
+                match (v.as_f64(), row[k].as_f64()) {
+                    (Some(a), Some(b)) => assert!((a - b).abs() <= 1e-9 * a.abs(), "{tool} {k}: {b} vs HTA {a}"),
+                    _ => assert_eq!(&row[k], v, "{tool} {k}"),
+                }
+            }
+        }
+        let csv = String::from_utf8(proflens(&["tool", d, tool, "--format", "csv"]).stdout).unwrap();
+        assert_eq!(csv.lines().count(), hta_rows.len() + 1, "{tool}: {csv}");
+    }
+}

@@ -11,6 +11,7 @@ pub mod idle_time_breakdown;
 pub mod info;
 pub mod input_pipeline_analyzer;
 pub mod kernel_stats;
+pub mod memory_bandwidth;
 pub mod memory_profile;
 pub mod memory_viewer;
 pub mod op_profile;
@@ -18,6 +19,7 @@ pub mod operator_stats;
 pub mod overview_page;
 pub mod pod_viewer;
 pub mod pytorch_overview;
+pub mod queue_length;
 pub mod stragglers;
 pub mod tf_data_bottleneck_analysis;
 pub mod trace_viewer;
@@ -42,6 +44,8 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("operator_stats", operator_stats::view),
     ("kernel_stats", kernel_stats::view),
     ("idle_time_breakdown", idle_time_breakdown::view),
+    ("queue_length", queue_length::view),
+    ("memory_bandwidth", memory_bandwidth::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),

@@ -101,6 +101,28 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
     out
 }
 
+/// The trace's rank as HTA keys it: `distributedInfo.rank` (the host
+/// plane's `rank` stat), 0 without one.
+pub fn rank(profile: &Profile) -> i64 {
+    let Some(key) = profile.strings.lookup("rank") else { return 0 };
+    profile
+        .planes
+        .iter()
+        .find(|p| profile.str(p.name) == crate::common::schema::HOST_PLANE)
+        .and_then(|p| p.stats.get(key, &profile.strings))
+        .and_then(|v| v.as_i64())
+        .unwrap_or(0)
+}
+
+/// The step numbers among `events` (HTA's `profiler_steps_used` once the
+/// last step is dropped or kept), sorted, each once.
+pub fn step_numbers(events: &[HtaEvent]) -> Vec<i64> {
+    let mut numbers: Vec<i64> = events.iter().filter(|e| !e.is_gpu()).filter_map(|e| step_number(e.name)).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
 /// The events `TraceAnalysis` analyses with `include_last_profiler_step`
 /// (HTA's `_filter_irrelevant_gpu_kernels`): with at least two distinct
 /// names containing `ProfilerStep`, CPU events starting before the last
@@ -405,6 +427,19 @@ pub(crate) mod tests {
                {"ph":"X","cat":"cpu_op","name":"late","pid":1,"tid":1,"ts":9,"dur":1}]}"#,
         );
         assert_eq!(traced_iterations(events(&one), false).len(), 2);
+    }
+
+    #[test]
+    fn rank_and_steps_used() {
+        let p = profile(TRACE);
+        assert_eq!(rank(&p), 0);
+        assert_eq!(step_numbers(&events(&p)), [1, 2]);
+        let ranked = profile(
+            r#"{"schemaVersion":1,"distributedInfo":{"rank":3,"world_size":4},"traceEvents":[
+               {"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":1,"dur":5}]}"#,
+        );
+        assert_eq!(rank(&ranked), 3);
+        assert_eq!(step_numbers(&events(&ranked)), [7]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! Every view starts from one [`KinetoIndex`]: the trace's host and device
 //! events classified by their Kineto category (the `cat` metadata stat).
 
+pub mod describe;
 pub mod hta;
 pub mod intervals;
 pub mod memory;

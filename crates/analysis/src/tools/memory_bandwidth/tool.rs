@@ -1,0 +1,63 @@
+//! Memory bandwidth as a registry tool: one PyTorch rank, or all of a job's.
+
+use super::{combine, rank_memory_bandwidth, to_csv, MemoryBandwidth};
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::kineto::describe::{hta_row, hta_summary};
+use serde_json::{json, Value};
+use std::rc::Rc;
+
+pub struct MemoryBandwidthTool;
+
+impl Tool for MemoryBandwidthTool {
+    fn id(&self) -> &'static str {
+        "memory_bandwidth"
+    }
+
+    fn label(&self) -> &'static str {
+        "Memory bandwidth"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { kineto: true, all_ranks: true, ..Inputs::default() }
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv, Format::Hta]
+    }
+
+    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
+        Ok(Output::new("memory_bandwidth", of_host(host)?))
+    }
+
+    fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
+        let parts = hosts.iter().map(|h| of_host(h)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Output::new("memory_bandwidth", combine(parts)))
+    }
+}
+
+/// A host's memory bandwidth with HTA's default (`include_last_profiler_step=False`).
+fn of_host(host: &HostContext) -> Result<MemoryBandwidth, ToolError> {
+    if !host.is_kineto()? {
+        return Err(ToolError::Failed(format!("{}: memory bandwidth needs a PyTorch (Kineto) trace", host.name())));
+    }
+    host.progress("Summing the memory bandwidth");
+    Ok(rank_memory_bandwidth(&*host.profile()?, host.name(), false))
+}
+
+impl Rendered for MemoryBandwidth {
+    fn csv(&self) -> Result<String, ToolError> {
+        Ok(to_csv(self))
+    }
+
+    /// `TraceAnalysis.get_memory_bw_summary(ranks)`, as HTA's goldens print it.
+    fn hta(&self) -> Result<Value, ToolError> {
+        let rows = self.rows.iter().map(|r| hta_row(&[("rank", json!(r.rank)), ("name", json!(r.name))], &r.summary));
+        Ok(hta_summary(
+            "TraceAnalysis.get_memory_bw_summary",
+            &self.ranks,
+            self.include_last_step,
+            "memory_bw_gbps",
+            rows.collect(),
+        ))
+    }
+}

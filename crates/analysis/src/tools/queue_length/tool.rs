@@ -1,0 +1,64 @@
+//! Queue length as a registry tool: one PyTorch rank, or all of a job's.
+
+use super::{combine, rank_queue_length, to_csv, QueueLength};
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::kineto::describe::{hta_row, hta_summary};
+use serde_json::{json, Value};
+use std::rc::Rc;
+
+pub struct QueueLengthTool;
+
+impl Tool for QueueLengthTool {
+    fn id(&self) -> &'static str {
+        "queue_length"
+    }
+
+    fn label(&self) -> &'static str {
+        "Queue length"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { kineto: true, all_ranks: true, ..Inputs::default() }
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv, Format::Hta]
+    }
+
+    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
+        Ok(Output::new("queue_length", of_host(host)?))
+    }
+
+    fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
+        let parts = hosts.iter().map(|h| of_host(h)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Output::new("queue_length", combine(parts)))
+    }
+}
+
+/// A host's queue lengths with HTA's default (`include_last_profiler_step=False`).
+fn of_host(host: &HostContext) -> Result<QueueLength, ToolError> {
+    if !host.is_kineto()? {
+        return Err(ToolError::Failed(format!("{}: queue length needs a PyTorch (Kineto) trace", host.name())));
+    }
+    host.progress("Counting the stream queues");
+    Ok(rank_queue_length(&*host.profile()?, host.name(), false))
+}
+
+impl Rendered for QueueLength {
+    fn csv(&self) -> Result<String, ToolError> {
+        Ok(to_csv(self))
+    }
+
+    /// `TraceAnalysis.get_queue_length_summary(ranks)`, as HTA's goldens print it.
+    fn hta(&self) -> Result<Value, ToolError> {
+        let rows =
+            self.rows.iter().map(|r| hta_row(&[("rank", json!(r.rank)), ("stream", json!(r.stream))], &r.summary));
+        Ok(hta_summary(
+            "TraceAnalysis.get_queue_length_summary",
+            &self.ranks,
+            self.include_last_step,
+            "queue_length",
+            rows.collect(),
+        ))
+    }
+}
