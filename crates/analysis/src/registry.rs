@@ -7,8 +7,9 @@
 
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
-    framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_stats, memory_bandwidth,
-    memory_profile, memory_viewer, op_profile, overview, pod_viewer, queue_length, stragglers, tf_data, trace_viewer,
+    framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_sequences, kernel_stats,
+    memory_bandwidth, memory_profile, memory_viewer, op_profile, overview, pod_viewer, queue_length, stragglers,
+    tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -23,6 +24,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &stragglers::StragglersTool,
     &queue_length::QueueLengthTool,
     &memory_bandwidth::MemoryBandwidthTool,
+    &kernel_sequences::KernelSequencesTool,
     &memory_profile::MemoryProfileTool,
     &pod_viewer::PodViewerTool,
     &tf_data::TfDataTool,
