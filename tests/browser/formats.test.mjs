@@ -88,7 +88,7 @@ test('a PyTorch (Kineto) trace: steps broken down, kernels, operators, trace vie
   await page.setInputFiles('#open-files', FALCON_H100);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.deepEqual(await offered(page), [
-    'overview_page', 'framework_op_stats', 'kernel_stats', 'memory_profile', 'trace_viewer', 'info',
+    'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'memory_profile', 'trace_viewer', 'info',
   ]);
   const stepNames = await page.$$eval('.pytorch-steps tbody .step', (c) => c.map((x) => x.textContent));
   assert.ok(stepNames.length >= 1 && stepNames.every((n) => n.startsWith('ProfilerStep#')), stepNames.join(','));
@@ -137,7 +137,7 @@ test('two ranks of one PyTorch job: each rank and the distributed view', async (
   await page.setInputFiles('#open-folder', MULTI_RANK);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
-  assert.deepEqual(await offered(page), ['overview_page', 'framework_op_stats', 'kernel_stats']);
+  assert.deepEqual(await offered(page), ['overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats']);
   assert.deepEqual(await page.$$eval('#distributed-table tbody .rank', (c) => c.map((x) => x.textContent)), ['sampled_rank-0', 'sampled_rank-1']);
   // Communication overlapping computation per rank, as HTA finds it over all steps (within 1 point).
   const hta = JSON.parse(fs.readFileSync(path.join(MULTI_RANK, 'goldens/hta_comm_comp_overlap.include_last_step.json'), 'utf8'));

@@ -7,6 +7,7 @@ pub mod framework_op_stats;
 pub mod hlo_stats;
 pub mod info;
 pub mod input_pipeline;
+pub mod kernel_launch_stats;
 pub mod kernel_stats;
 pub mod memory_profile;
 pub mod memory_viewer;

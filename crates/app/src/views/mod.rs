@@ -9,6 +9,7 @@ pub mod framework_op_stats;
 pub mod hlo_stats;
 pub mod info;
 pub mod input_pipeline_analyzer;
+pub mod kernel_launch_stats;
 pub mod kernel_stats;
 pub mod memory_profile;
 pub mod memory_viewer;
@@ -39,6 +40,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("framework_op_stats", framework_op_stats::view),
     ("operator_stats", operator_stats::view),
     ("kernel_stats", kernel_stats::view),
+    ("kernel_launch_stats", kernel_launch_stats::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),
