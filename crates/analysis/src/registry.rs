@@ -7,9 +7,9 @@
 
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
-    framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_sequences, kernel_stats,
-    memory_bandwidth, memory_profile, memory_viewer, op_profile, overview, pod_viewer, queue_length, stragglers,
-    tf_data, trace_viewer,
+    framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_launch_stats, kernel_sequences,
+    kernel_stats, memory_bandwidth, memory_profile, memory_viewer, op_profile, overview, pod_viewer, queue_length,
+    stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -20,11 +20,12 @@ pub static TOOLS: &[&dyn Tool] = &[
     &input_pipeline::InputPipelineTool,
     &framework_op_stats::FrameworkOpStatsTool,
     &kernel_stats::KernelStatsTool,
+    &kernel_launch_stats::KernelLaunchStatsTool,
+    &kernel_sequences::KernelSequencesTool,
     &idle_time_breakdown::IdleTimeBreakdownTool,
-    &stragglers::StragglersTool,
     &queue_length::QueueLengthTool,
     &memory_bandwidth::MemoryBandwidthTool,
-    &kernel_sequences::KernelSequencesTool,
+    &stragglers::StragglersTool,
     &memory_profile::MemoryProfileTool,
     &pod_viewer::PodViewerTool,
     &tf_data::TfDataTool,

@@ -8,6 +8,7 @@ pub mod hlo_stats;
 pub mod idle_time_breakdown;
 pub mod info;
 pub mod input_pipeline;
+pub mod kernel_launch_stats;
 pub mod kernel_sequences;
 pub mod kernel_stats;
 pub mod memory_bandwidth;

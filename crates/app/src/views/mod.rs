@@ -10,6 +10,7 @@ pub mod hlo_stats;
 pub mod idle_time_breakdown;
 pub mod info;
 pub mod input_pipeline_analyzer;
+pub mod kernel_launch_stats;
 pub mod kernel_sequences;
 pub mod kernel_stats;
 pub mod memory_bandwidth;
@@ -48,6 +49,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("queue_length", queue_length::view),
     ("memory_bandwidth", memory_bandwidth::view),
     ("kernel_sequences", kernel_sequences::view),
+    ("kernel_launch_stats", kernel_launch_stats::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),

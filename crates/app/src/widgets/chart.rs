@@ -1,5 +1,6 @@
 //! Drawing charts on `<canvas>` elements with plotters: stacked bars (one bar
-//! per step), paired bars (a baseline and a candidate per category) and pies. Only pixels are drawn here; legends, hover cards and
+//! per step), paired bars (a baseline and a candidate per category), pies
+//! and log–log scatters. Only pixels are drawn here; legends, hover cards and
 //! numbers stay in the DOM as text. Canvases are sized to their CSS box times
 //! the device pixel ratio so that they stay sharp.
 
@@ -278,6 +279,112 @@ pub fn pie(canvas: &HtmlCanvasElement, slices: &[(f64, RGBColor)]) -> Result<(),
     }
     root.present().map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// A log–log scatter's points: (x, y, series), `series` indexing the colours.
+pub type ScatterPoint = (f64, f64, usize);
+
+/// Where a scatter's plot is (CSS pixels) and how many marks it drew.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScatterLayout {
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+    /// Distinct marks: points that fall on one pixel are drawn once.
+    pub marks: usize,
+}
+
+/// What a log–log scatter shows besides its points.
+pub struct ScatterAxes<'a> {
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    /// Values below this sit on it (a log axis has no 0).
+    pub floor: f64,
+    /// Draws the line y = x.
+    pub diagonal: bool,
+    /// Vertical guide lines at these x values.
+    pub x_guides: &'a [f64],
+}
+
+/// Draws `points` on log–log axes from `axes.floor` to round maxima, each a
+/// small square in its series' colour (later series on top); returns where
+/// the plot is. Thousands of points cost no more than the pixels they cover.
+pub fn log_scatter(
+    canvas: &HtmlCanvasElement,
+    points: &[ScatterPoint],
+    colors: &[RGBColor],
+    axes: &ScatterAxes<'_>,
+) -> Result<ScatterLayout, String> {
+    let (backend, ratio) = backend(canvas)?;
+    let px = |css: f64| (css * ratio).round() as u32;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let floor = if axes.floor > 0.0 { axes.floor } else { 1.0 };
+    let clamp = |v: f64| if v.is_finite() { v.max(floor) } else { floor };
+    let top_of =
+        |f: fn(&ScatterPoint) -> f64| nice_ceiling(points.iter().map(|p| clamp(f(p))).fold(floor * 10.0, f64::max));
+    let (x_max, y_max) = (top_of(|p| p.0), top_of(|p| p.1));
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let value_label = |v: &f64| trim_number(*v);
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(px(10.0))
+        .margin_right(px(16.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(64.0))
+        .build_cartesian_2d((floor..x_max).log_scale(), (floor..y_max).log_scale())
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_labels(8)
+        .y_labels(8)
+        .x_label_formatter(&value_label)
+        .y_label_formatter(&value_label)
+        .x_desc(axes.x_desc)
+        .y_desc(axes.y_desc)
+        .label_style(font.clone())
+        .axis_desc_style(font)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(GRID)
+        .axis_style(AXIS)
+        .set_all_tick_mark_size(px(4.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let guide = AXIS.stroke_width(ratio.round().max(1.0) as u32);
+    if axes.diagonal {
+        let end = x_max.min(y_max);
+        chart
+            .draw_series(std::iter::once(PathElement::new(vec![(floor, floor), (end, end)], guide)))
+            .map_err(|e| e.to_string())?;
+    }
+    for &x in axes.x_guides.iter().filter(|x| (floor..=x_max).contains(*x)) {
+        chart
+            .draw_series(std::iter::once(PathElement::new(vec![(x, floor), (x, y_max)], guide)))
+            .map_err(|e| e.to_string())?;
+    }
+    // One mark per pixel and series, each series over the ones before it.
+    let half = (1.5 * ratio).round().max(1.0) as i32;
+    let mut seen = std::collections::HashSet::new();
+    let mut marks: Vec<(usize, (i32, i32))> = points
+        .iter()
+        .map(|&(x, y, series)| (series, chart.backend_coord(&(clamp(x), clamp(y)))))
+        .filter(|key| seen.insert(*key))
+        .collect();
+    marks.sort_by_key(|(series, _)| *series);
+    for &(series, (x, y)) in &marks {
+        let color = colors.get(series).copied().unwrap_or(PALETTE[0]);
+        root.draw(&Rectangle::new([(x - half, y - half), (x + half, y + half)], color.filled()))
+            .map_err(|e| e.to_string())?;
+    }
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    root.present().map_err(|e| e.to_string())?;
+    Ok(ScatterLayout {
+        left: xs.start as f64 / ratio,
+        right: xs.end as f64 / ratio,
+        top: ys.start as f64 / ratio,
+        bottom: ys.end as f64 / ratio,
+        marks: marks.len(),
+    })
 }
 
 /// An axis number without needless decimals: `250`, `12.5`, `0.25`.

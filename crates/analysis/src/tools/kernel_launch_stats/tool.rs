@@ -1,0 +1,74 @@
+//! Kernel launch stats as a registry tool: one PyTorch trace, or every rank
+//! of a job side by side.
+
+use super::{rank_launches, to_csv, to_hta_json, KernelLaunchStats, Params};
+use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use serde_json::Value;
+use std::rc::Rc;
+
+pub struct KernelLaunchStatsTool;
+
+/// The view that renders the model.
+pub const VIEW: &str = "kernel_launch_stats";
+
+impl Tool for KernelLaunchStatsTool {
+    fn id(&self) -> &'static str {
+        "kernel_launch_stats"
+    }
+
+    fn label(&self) -> &'static str {
+        "Kernel launch stats"
+    }
+
+    fn inputs(&self) -> Inputs {
+        Inputs { kineto: true, all_ranks: true, ..Inputs::default() }
+    }
+
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv, Format::Hta]
+    }
+
+    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
+        let params = Params::default();
+        let rank = one_rank(host, &params)?;
+        Ok(Output::new(VIEW, KernelLaunchStats { params, ranks: vec![rank] }))
+    }
+
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        let params = Params::default();
+        let mut ranks = Vec::with_capacity(hosts.len());
+        for host in hosts {
+            // A rank shown on its own already has its numbers.
+            let kept = host.output(self.id(), request);
+            match kept.as_ref().and_then(|o| o.model_as::<KernelLaunchStats>()) {
+                Some(found) if found.params == params => ranks.extend(found.ranks.iter().cloned()),
+                _ => ranks.push(one_rank(host, &params)?),
+            }
+        }
+        Ok(Output::new(VIEW, KernelLaunchStats { params, ranks }))
+    }
+}
+
+fn one_rank(host: &HostContext, params: &Params) -> Result<super::RankLaunches, ToolError> {
+    let profile = host.profile()?;
+    if !host.is_kineto()? {
+        return Err(ToolError::Failed("Kernel launch stats need a PyTorch (Kineto) trace.".into()));
+    }
+    host.progress("Matching launches to GPU work");
+    Ok(rank_launches(&profile, host.name(), params))
+}
+
+impl Rendered for KernelLaunchStats {
+    /// Every launch of every rank.
+    fn csv(&self) -> Result<String, ToolError> {
+        Ok(to_csv(self))
+    }
+
+    fn xprof(&self) -> Result<Value, ToolError> {
+        Err(ToolError::NoFormat("XProf has no such analysis; HTA has: use --format hta, json or csv".into()))
+    }
+
+    fn hta(&self) -> Result<Value, ToolError> {
+        Ok(to_hta_json(self))
+    }
+}
