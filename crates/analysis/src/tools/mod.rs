@@ -10,6 +10,7 @@ pub mod input_pipeline;
 pub mod kernel_stats;
 pub mod memory_profile;
 pub mod memory_viewer;
+pub mod modules;
 pub mod op_profile;
 pub mod overview;
 pub mod pod_viewer;

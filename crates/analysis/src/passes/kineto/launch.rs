@@ -33,7 +33,12 @@ impl KinetoIndex {
             .filter(|(_, h)| h.kind == HostKind::Runtime)
             .filter_map(|(i, h)| Some((h.correlation_id?, i)))
             .collect();
-        let enclosing = EnclosingOps::new(self);
+        let enclosing = RangesByLine::new(
+            self.host
+                .iter()
+                .filter(|h| h.kind == HostKind::CpuOp)
+                .filter_map(|h| Some((h.line, h.start_ps, h.end_ps, h.external_id?))),
+        );
         let mut cache: FxHashMap<usize, Option<i64>> = FxHashMap::default();
         self.device
             .iter()
@@ -53,33 +58,33 @@ impl KinetoIndex {
     }
 }
 
-/// The cpu_ops with an External id per host line, for finding the
-/// innermost one around an instant.
-struct EnclosingOps {
-    /// Per line: (start, end, external id), by start then longest first.
-    lines: FxHashMap<usize, Vec<(i64, i64, i64)>>,
+/// Ranges of host events per line, each with a payload, for finding the
+/// innermost one around an instant (the ranges of a line nest, as a
+/// thread's ops and Python frames do).
+pub struct RangesByLine<T> {
+    /// Per line: (start, end, payload), by start then longest first.
+    lines: FxHashMap<usize, Vec<(i64, i64, T)>>,
 }
 
-impl EnclosingOps {
-    fn new(index: &KinetoIndex) -> EnclosingOps {
-        let mut lines: FxHashMap<usize, Vec<(i64, i64, i64)>> = FxHashMap::default();
-        for h in index.host.iter().filter(|h| h.kind == HostKind::CpuOp) {
-            if let Some(e) = h.external_id {
-                lines.entry(h.line).or_default().push((h.start_ps, h.end_ps, e));
-            }
+impl<T: Copy> RangesByLine<T> {
+    /// `ranges`: (line, start, end, payload).
+    pub fn new(ranges: impl IntoIterator<Item = (usize, i64, i64, T)>) -> RangesByLine<T> {
+        let mut lines: FxHashMap<usize, Vec<(i64, i64, T)>> = FxHashMap::default();
+        for (line, start, end, payload) in ranges {
+            lines.entry(line).or_default().push((start, end, payload));
         }
-        for ops in lines.values_mut() {
-            ops.sort_unstable_by_key(|&(s, e, _)| (s, std::cmp::Reverse(e)));
+        for ranges in lines.values_mut() {
+            ranges.sort_by_key(|&(s, e, _)| (s, std::cmp::Reverse(e)));
         }
-        EnclosingOps { lines }
+        RangesByLine { lines }
     }
 
-    /// The latest-starting op on `line` whose range holds `at` (ops nest, so
-    /// it is the innermost).
-    fn innermost(&self, line: usize, at: i64) -> Option<i64> {
-        let ops = self.lines.get(&line)?;
-        let before = ops.partition_point(|&(s, _, _)| s <= at);
-        ops[..before].iter().rev().find(|&&(_, end, _)| end > at).map(|&(_, _, e)| e)
+    /// The payload of the latest-starting range on `line` that holds `at`
+    /// (ranges nest, so it is the innermost).
+    pub fn innermost(&self, line: usize, at: i64) -> Option<T> {
+        let ranges = self.lines.get(&line)?;
+        let before = ranges.partition_point(|&(s, _, _)| s <= at);
+        ranges[..before].iter().rev().find(|&&(_, end, _)| end > at).map(|&(_, _, p)| p)
     }
 }
 
