@@ -47,12 +47,15 @@ fn trace(with_modules: bool) -> proflens_model::Profile {
 
 const US: i64 = 1_000_000;
 
+/// (path, parent, depth, class, occurrences, host µs, host self µs).
+type Shape<'a> = (&'a str, Option<usize>, usize, &'a str, u64, i64, i64);
+
 #[test]
 fn modules_nest_and_add_up_their_calls() {
     let m = modules(&KinetoIndex::new(&trace(true)));
     assert_eq!(m.message, None);
     assert_eq!(m.calls, 5);
-    let got: Vec<(&str, Option<usize>, usize, &str, u64, i64, i64)> = m
+    let got: Vec<Shape> = m
         .rows
         .iter()
         .map(|r| {
