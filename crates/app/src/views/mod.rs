@@ -12,6 +12,7 @@ pub mod input_pipeline_analyzer;
 pub mod kernel_stats;
 pub mod memory_profile;
 pub mod memory_viewer;
+pub mod modules;
 pub mod op_profile;
 pub mod operator_stats;
 pub mod overview_page;
@@ -40,6 +41,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("framework_op_stats", framework_op_stats::view),
     ("operator_stats", operator_stats::view),
     ("kernel_stats", kernel_stats::view),
+    ("modules", modules::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),
