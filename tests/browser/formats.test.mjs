@@ -88,7 +88,7 @@ test('a PyTorch (Kineto) trace: steps broken down, kernels, operators, trace vie
   await page.setInputFiles('#open-files', FALCON_H100);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.deepEqual(await offered(page), [
-    'overview_page', 'framework_op_stats', 'kernel_stats', 'memory_profile', 'trace_viewer', 'info',
+    'overview_page', 'framework_op_stats', 'kernel_stats', 'modules', 'memory_profile', 'trace_viewer', 'info',
   ]);
   const stepNames = await page.$$eval('.pytorch-steps tbody .step', (c) => c.map((x) => x.textContent));
   assert.ok(stepNames.length >= 1 && stepNames.every((n) => n.startsWith('ProfilerStep#')), stepNames.join(','));
