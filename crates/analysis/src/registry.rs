@@ -8,8 +8,8 @@
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
     framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_launch_stats, kernel_sequences,
-    kernel_stats, memory_bandwidth, memory_profile, memory_viewer, op_profile, overview, pod_viewer, queue_length,
-    stragglers, tf_data, trace_viewer,
+    kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules, op_profile, overview, pod_viewer,
+    queue_length, stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -22,6 +22,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &kernel_stats::KernelStatsTool,
     &kernel_launch_stats::KernelLaunchStatsTool,
     &kernel_sequences::KernelSequencesTool,
+    &modules::ModulesTool,
     &idle_time_breakdown::IdleTimeBreakdownTool,
     &queue_length::QueueLengthTool,
     &memory_bandwidth::MemoryBandwidthTool,

@@ -96,9 +96,29 @@ fn uses_matrix_core(name: &str) -> bool {
         || name.match_indices("_MI").any(|(i, _)| name[i + 3..].starts_with(|c: char| c.is_ascii_digit()))
 }
 
-/// Whether a kernel runs on TensorCores (NVIDIA) or matrix cores (AMD).
+/// Whether a kernel runs on TensorCores (NVIDIA) or matrix cores (AMD),
+/// when the device's vendor is not known (XSpaces).
 pub fn uses_tensor_core(kernel_name: &str) -> bool {
     TENSOR_CORE_KERNEL_PATTERNS.iter().any(|p| kernel_name.contains(p)) || uses_matrix_core(kernel_name)
+}
+
+/// Who made the GPU a kernel ran on, which decides the rule that says
+/// whether it used the matrix units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum GpuVendor {
+    #[default]
+    Nvidia,
+    Amd,
+}
+
+/// [`uses_tensor_core`] for a known vendor: NVIDIA's TensorCore name
+/// patterns on NVIDIA GPUs, the matrix-core rule (MFMA tiles) on AMD ones,
+/// where NVIDIA's patterns (`h884`, `16816` …) mean nothing.
+pub fn uses_tensor_core_on(vendor: GpuVendor, kernel_name: &str) -> bool {
+    match vendor {
+        GpuVendor::Nvidia => TENSOR_CORE_KERNEL_PATTERNS.iter().any(|p| kernel_name.contains(p)),
+        GpuVendor::Amd => uses_matrix_core(kernel_name),
+    }
 }
 
 /// Ops whose kernels can run on TensorCores.
@@ -248,6 +268,13 @@ mod tests {
     fn tensor_core_rules() {
         assert!(uses_matrix_core("Cijk_Ailk_Bljk_BBS_BH_MT256x224x64_MI16x16x16x1_SN"));
         assert!(!uses_matrix_core("void Eigen::internal::EigenMetaKernel"));
+        assert!(uses_tensor_core_on(
+            GpuVendor::Amd,
+            "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN"
+        ));
+        assert!(!uses_tensor_core_on(GpuVendor::Amd, "my_h884_lookalike_kernel"));
+        assert!(uses_tensor_core_on(GpuVendor::Nvidia, "volta_h884gemm_64x64_nn"));
+        assert!(!uses_tensor_core_on(GpuVendor::Nvidia, "Cijk_Ailk_Bljk_BBS_BH_MT256x224x64_MI16x16x16x1_SN"));
         assert!(op_tensor_core_eligible("model/dense/MatMul"));
         assert!(!op_tensor_core_eligible("model/dense/BiasAdd"));
     }

@@ -14,6 +14,7 @@ pub mod kernel_stats;
 pub mod memory_bandwidth;
 pub mod memory_profile;
 pub mod memory_viewer;
+pub mod modules;
 pub mod op_profile;
 pub mod overview;
 pub mod pod_viewer;

@@ -16,6 +16,7 @@ pub mod kernel_stats;
 pub mod memory_bandwidth;
 pub mod memory_profile;
 pub mod memory_viewer;
+pub mod modules;
 pub mod op_profile;
 pub mod operator_stats;
 pub mod overview_page;
@@ -50,6 +51,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("memory_bandwidth", memory_bandwidth::view),
     ("kernel_sequences", kernel_sequences::view),
     ("kernel_launch_stats", kernel_launch_stats::view),
+    ("modules", modules::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),

@@ -10,9 +10,11 @@
 pub mod describe;
 pub mod hta;
 pub mod intervals;
+pub mod launch;
 pub mod memory;
 
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE};
+use crate::passes::kernels::GpuVendor;
 use intervals::Intervals;
 use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashMap;
@@ -64,6 +66,9 @@ pub struct HostEvent {
     pub name: Arc<str>,
     pub external_id: Option<i64>,
     pub correlation_id: Option<i64>,
+    /// An op's `Input Dims` (record_shapes), as compact JSON text
+    /// (`[[1,512],[]]`), shared by every event with the same shapes.
+    pub input_dims: Option<Arc<str>>,
 }
 
 /// One `ProfilerStep#N` range.
@@ -86,6 +91,9 @@ pub struct KinetoIndex {
     /// Host plane stats `rank` / `world_size` from `distributedInfo`.
     pub rank: Option<i64>,
     pub world_size: Option<i64>,
+    /// The GPUs' vendor (`deviceProperties`, as the importer's
+    /// `device_vendor` plane stat says; NVIDIA when the trace does not say).
+    pub vendor: GpuVendor,
 }
 
 fn host_kind(cat: &str) -> HostKind {
@@ -120,10 +128,11 @@ fn step_number(name: &str) -> Option<i64> {
 impl KinetoIndex {
     pub fn new(profile: &Profile) -> KinetoIndex {
         let key = |k: &str| profile.strings.lookup(k);
-        let (cat_key, ext_key, corr_key, details_key) =
-            (key("cat"), key("external_id"), key("correlation_id"), key("kernel_details"));
-        let picker = crate::common::schema::StatPicker::new(profile, &[cat_key, ext_key, corr_key, details_key]);
-        let mut values: [Option<StatValue>; 4] = [None; 4];
+        let (cat_key, ext_key, corr_key, details_key, dims_key) =
+            (key("cat"), key("external_id"), key("correlation_id"), key("kernel_details"), key("Input Dims"));
+        let picker =
+            crate::common::schema::StatPicker::new(profile, &[cat_key, ext_key, corr_key, details_key, dims_key]);
+        let mut values: [Option<StatValue>; 5] = [None; 5];
         let mut index = KinetoIndex::default();
         // One shared copy of each name and kernel_details string.
         let mut shared: FxHashMap<&str, Arc<str>> = FxHashMap::default();
@@ -135,6 +144,12 @@ impl KinetoIndex {
                 let stat = |k: &str| key(k).and_then(|k| plane.stats.get(k, &profile.strings)).and_then(|v| v.as_i64());
                 index.rank = stat("rank");
                 index.world_size = stat("world_size");
+            }
+            if is_device {
+                let vendor = key("device_vendor").and_then(|k| plane.stats.get(k, &profile.strings));
+                if vendor.and_then(|v| v.as_str().map(|s| s == "AMD")).unwrap_or(false) {
+                    index.vendor = GpuVendor::Amd;
+                }
             }
             if !is_host && !is_device {
                 continue;
@@ -171,6 +186,10 @@ impl KinetoIndex {
                             name: share(&mut shared, name),
                             external_id,
                             correlation_id,
+                            input_dims: match values[4] {
+                                Some(StatValue::Str(d)) => Some(share(&mut shared, d)),
+                                _ => None,
+                            },
                         });
                     } else if let Some(kind) = device_kind(&cat) {
                         index.device.push(DeviceEvent {

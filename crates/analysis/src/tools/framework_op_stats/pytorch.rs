@@ -24,14 +24,52 @@ pub struct OperatorRow {
     pub device_total_ps: i64,
     /// Device time launched by the op itself.
     pub device_self_ps: i64,
+    /// The same numbers per `Input Dims` of the op's calls (TensorBoard's
+    /// "group by input shape"), when the trace recorded shapes
+    /// (`record_shapes=True`); calls without shapes have `input_dims` "".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_input_shape: Vec<InputShapeRow>,
 }
 
-/// Device ps per external id.
+/// One (operator, input shapes) pair.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct InputShapeRow {
+    /// The calls' `Input Dims` as compact JSON text (`[[1,512],[]]`).
+    pub input_dims: String,
+    pub calls: u64,
+    pub host_total_ps: i64,
+    pub host_self_ps: i64,
+    pub device_total_ps: i64,
+    pub device_self_ps: i64,
+}
+
+impl InputShapeRow {
+    fn add(&mut self, calls: u64, host_total: i64, host_self: i64, device_total: i64, device_self: i64) {
+        self.calls += calls;
+        self.host_total_ps += host_total;
+        self.host_self_ps += host_self;
+        self.device_total_ps += device_total;
+        self.device_self_ps += device_self;
+    }
+}
+
+/// Shape rows in the operator table's order, from a map by input dims.
+fn shape_rows(map: FxHashMap<String, InputShapeRow>) -> Vec<InputShapeRow> {
+    let mut out: Vec<InputShapeRow> = map.into_values().collect();
+    out.sort_by(|a, b| {
+        b.device_self_ps
+            .cmp(&a.device_self_ps)
+            .then(b.host_self_ps.cmp(&a.host_self_ps))
+            .then(a.input_dims.cmp(&b.input_dims))
+    });
+    out
+}
+
+/// Device ps per external id of the launching op (a CUDA graph's kernels
+/// count for the op around its `cudaGraphLaunch`, each of them).
 fn device_time_by_external(index: &KinetoIndex) -> FxHashMap<i64, i64> {
-    let by_corr = index.external_of_correlation();
     let mut out: FxHashMap<i64, i64> = FxHashMap::default();
-    for d in &index.device {
-        let ext = d.external_id.or_else(|| d.correlation_id.and_then(|c| by_corr.get(&c).copied()));
+    for (d, ext) in index.device.iter().zip(index.device_external_ids()) {
         if let Some(ext) = ext {
             let t = out.entry(ext).or_default();
             *t = t.saturating_add(d.end_ps - d.start_ps);
@@ -75,6 +113,8 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
         }
         stack.push((pos, h.end_ps));
     }
+    let mut shapes: FxHashMap<&str, FxHashMap<String, InputShapeRow>> = FxHashMap::default();
+    let any_shapes = ops.iter().any(|&i| index.host[i].input_dims.is_some());
     for (pos, &i) in ops.iter().enumerate() {
         let h = &index.host[i];
         if h.kind != HostKind::CpuOp {
@@ -82,11 +122,27 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
         }
         let row =
             rows.entry(&*h.name).or_insert_with(|| OperatorRow { name: h.name.to_string(), ..Default::default() });
+        let (host_total, device_self) =
+            (h.end_ps - h.start_ps, h.external_id.and_then(|e| device.get(&e).copied()).unwrap_or(0));
         row.calls += 1;
-        row.host_total_ps += h.end_ps - h.start_ps;
+        row.host_total_ps += host_total;
         row.host_self_ps += self_ps[pos];
-        row.device_self_ps += h.external_id.and_then(|e| device.get(&e).copied()).unwrap_or(0);
+        row.device_self_ps += device_self;
         row.device_total_ps += total_dev[pos];
+        if any_shapes {
+            let dims = h.input_dims.as_deref().unwrap_or("");
+            shapes
+                .entry(&*h.name)
+                .or_default()
+                .entry(dims.to_string())
+                .or_insert_with(|| InputShapeRow { input_dims: dims.to_string(), ..Default::default() })
+                .add(1, host_total, self_ps[pos], total_dev[pos], device_self);
+        }
+    }
+    for (name, by_dims) in shapes {
+        if let Some(row) = rows.get_mut(name) {
+            row.by_input_shape = shape_rows(by_dims);
+        }
     }
     let mut out: Vec<OperatorRow> = rows.into_values().collect();
     out.sort_by(|a, b| {
@@ -98,7 +154,16 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
 /// Operator tables of several ranks as one: rows with the same name add up.
 pub fn combine(tables: &[&[OperatorRow]]) -> Vec<OperatorRow> {
     let mut merged: FxHashMap<&str, OperatorRow> = FxHashMap::default();
+    let mut shapes: FxHashMap<&str, FxHashMap<String, InputShapeRow>> = FxHashMap::default();
     for row in tables.iter().flat_map(|t| t.iter()) {
+        for s in &row.by_input_shape {
+            shapes
+                .entry(row.name.as_str())
+                .or_default()
+                .entry(s.input_dims.clone())
+                .or_insert_with(|| InputShapeRow { input_dims: s.input_dims.clone(), ..Default::default() })
+                .add(s.calls, s.host_total_ps, s.host_self_ps, s.device_total_ps, s.device_self_ps);
+        }
         let m = merged
             .entry(row.name.as_str())
             .or_insert_with(|| OperatorRow { name: row.name.clone(), ..Default::default() });
@@ -107,6 +172,11 @@ pub fn combine(tables: &[&[OperatorRow]]) -> Vec<OperatorRow> {
         m.host_self_ps += row.host_self_ps;
         m.device_total_ps += row.device_total_ps;
         m.device_self_ps += row.device_self_ps;
+    }
+    for (name, by_dims) in shapes {
+        if let Some(row) = merged.get_mut(name) {
+            row.by_input_shape = shape_rows(by_dims);
+        }
     }
     let mut out: Vec<OperatorRow> = merged.into_values().collect();
     out.sort_by(|a, b| {
@@ -119,6 +189,28 @@ pub fn combine(tables: &[&[OperatorRow]]) -> Vec<OperatorRow> {
 pub fn operator_stats_of_ranks(ranks: &[&KinetoIndex]) -> Vec<OperatorRow> {
     let tables: Vec<Vec<OperatorRow>> = ranks.iter().map(|i| operator_stats(i)).collect();
     combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>())
+}
+
+/// The operator table grouped by (name, input shapes) as CSV (times in µs),
+/// as TensorBoard's plugin showed it with "group by input shape".
+pub fn to_csv_by_input_shape(rows: &[OperatorRow]) -> String {
+    let mut out = String::from("name,input_dims,calls,host_self_us,host_total_us,device_self_us,device_total_us\n");
+    let us = |ps: i64| ps as f64 / 1e6;
+    for r in rows {
+        for s in &r.by_input_shape {
+            out += &format!(
+                "{},{},{},{},{},{},{}\n",
+                crate::common::csv::csv_field(&r.name),
+                crate::common::csv::csv_field(&s.input_dims),
+                s.calls,
+                us(s.host_self_ps),
+                us(s.host_total_ps),
+                us(s.device_self_ps),
+                us(s.device_total_ps)
+            );
+        }
+    }
+    out
 }
 
 /// The operator table as CSV (times in µs).
@@ -138,4 +230,42 @@ pub fn to_csv(rows: &[OperatorRow]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::kineto::launch::graph_trace;
+
+    #[test]
+    fn a_graph_launch_counts_every_kernel_for_its_op() {
+        let rows = operator_stats(&KinetoIndex::new(&graph_trace(r#"{"id":0,"name":"H100","warpSize":32}"#)));
+        let row = |n: &str| rows.iter().find(|r| r.name == n).unwrap();
+        // 2 + 3 + 4 µs of replayed kernels, all three.
+        assert_eq!(row("CompiledFunction").device_self_ps, 9_000_000);
+        assert_eq!(row("CompiledFunction").device_total_ps, 9_000_000);
+        assert_eq!(row("aten::mm").device_self_ps, 21_000_000);
+    }
+
+    #[test]
+    fn operators_group_by_input_shape() {
+        let rows = operator_stats(&KinetoIndex::new(&graph_trace(r#"{"id":0,"name":"H100","warpSize":32}"#)));
+        let mm = rows.iter().find(|r| r.name == "aten::mm").unwrap();
+        let got: Vec<(&str, u64, i64, i64)> = mm
+            .by_input_shape
+            .iter()
+            .map(|s| (s.input_dims.as_str(), s.calls, s.host_total_ps / 1_000_000, s.device_self_ps / 1_000_000))
+            .collect();
+        // [[2,3],[3,4]]: calls of 10 + 30 µs with kernels of 5 + 9 µs.
+        assert_eq!(got, vec![("[[2,3],[3,4]]", 2, 40, 14), ("[[8,3],[3,4]]", 1, 20, 7)]);
+        let relu = rows.iter().find(|r| r.name == "aten::relu").unwrap();
+        assert_eq!(relu.by_input_shape.len(), 1);
+        assert_eq!(relu.by_input_shape[0].input_dims, "");
+        // Two ranks of the same trace: every number doubles, shapes merge.
+        let both = combine(&[&rows, &rows]);
+        let mm2 = both.iter().find(|r| r.name == "aten::mm").unwrap();
+        assert_eq!((mm2.by_input_shape[0].calls, mm2.by_input_shape.len()), (4, 2));
+        let csv = to_csv_by_input_shape(&rows);
+        assert!(csv.contains("aten::mm,\"[[2,3],[3,4]]\",2,"), "{csv}");
+    }
 }

@@ -268,6 +268,7 @@ mod tests {
             name: name.into(),
             external_id: None,
             correlation_id: correlation,
+            input_dims: None,
         }
     }
 
