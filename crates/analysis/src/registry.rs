@@ -7,8 +7,8 @@
 
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
-    framework_op_stats, hlo_stats, info, input_pipeline, kernel_stats, memory_profile, memory_viewer, op_profile,
-    overview, pod_viewer, stragglers, tf_data, trace_viewer,
+    critical_path, framework_op_stats, hlo_stats, info, input_pipeline, kernel_stats, memory_profile, memory_viewer,
+    op_profile, overview, pod_viewer, stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -19,6 +19,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &input_pipeline::InputPipelineTool,
     &framework_op_stats::FrameworkOpStatsTool,
     &kernel_stats::KernelStatsTool,
+    &critical_path::CriticalPathTool,
     &memory_profile::MemoryProfileTool,
     &pod_viewer::PodViewerTool,
     &tf_data::TfDataTool,
