@@ -5,6 +5,7 @@
 //! never import each other: what several share is in `crate::widgets`.
 
 pub mod compare;
+pub mod critical_path;
 pub mod framework_op_stats;
 pub mod hlo_stats;
 pub mod info;
@@ -40,6 +41,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("framework_op_stats", framework_op_stats::view),
     ("operator_stats", operator_stats::view),
     ("kernel_stats", kernel_stats::view),
+    ("critical_path", critical_path::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),

@@ -119,16 +119,22 @@ impl<'p> Trace<'p> {
                 recorded_on.entry(r).or_insert(stream);
             }
         }
-        let launches = self.launches();
-        let target = |l: usize| self.partner[l].map(|k| ev[k].stream);
+        // Launches by target stream, and by (thread, target stream), in time order.
+        let mut by_stream: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
+        let mut by_thread: FxHashMap<(usize, usize, i64), Vec<usize>> = FxHashMap::default();
+        for l in self.launches() {
+            let Some(k) = self.partner[l] else { continue };
+            by_stream.entry(ev[k].stream).or_default().push(l);
+            by_thread.entry((ev[l].at.0, ev[l].at.1, ev[k].stream)).or_default().push(l);
+        }
         for e in ev.iter() {
             if e.name != "cudaEventRecord" || e.stream != -1 {
                 continue;
             }
             let Some(c) = e.correlation else { continue };
-            let Some(&on) = recorded_on.get(&c) else { continue };
-            let previous = launches.iter().rev().find(|&&l| ev[l].ts_us <= e.ts_us && target(l) == Some(on));
-            if let Some(k) = previous.and_then(|&l| self.partner[l]) {
+            let Some(list) = recorded_on.get(&c).and_then(|s| by_stream.get(s)) else { continue };
+            let before = list.partition_point(|&l| ev[l].ts_us <= e.ts_us);
+            if let Some(k) = before.checked_sub(1).and_then(|p| self.partner[list[p]]) {
                 self.recorded_kernel.insert(c, k);
             }
         }
@@ -137,10 +143,9 @@ impl<'p> Trace<'p> {
                 continue;
             }
             let Some(stream) = self.partner[i].map(|g| ev[g].stream) else { continue };
-            let next = launches.iter().find(|&&l| {
-                ev[l].ts_us >= e.ts_us && (ev[l].at.0, ev[l].at.1) == (e.at.0, e.at.1) && target(l) == Some(stream)
-            });
-            if let Some(k) = next.and_then(|&l| self.partner[l]) {
+            let Some(list) = by_thread.get(&(e.at.0, e.at.1, stream)) else { continue };
+            let next = list.partition_point(|&l| ev[l].ts_us < e.ts_us);
+            if let Some(k) = list.get(next).and_then(|&l| self.partner[l]) {
                 self.next_kernel.insert(i, k);
             }
         }
