@@ -88,8 +88,8 @@ test('a PyTorch (Kineto) trace: steps broken down, kernels, operators, trace vie
   await page.setInputFiles('#open-files', FALCON_H100);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.deepEqual(await offered(page), [
-    'overview_page', 'framework_op_stats', 'kernel_stats', 'idle_time_breakdown', 'queue_length', 'memory_bandwidth',
-    'kernel_sequences', 'memory_profile', 'trace_viewer', 'info',
+    'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'kernel_sequences', 'modules',
+    'idle_time_breakdown', 'queue_length', 'memory_bandwidth', 'critical_path', 'memory_profile', 'trace_viewer', 'info',
   ]);
   const stepNames = await page.$$eval('.pytorch-steps tbody .step', (c) => c.map((x) => x.textContent));
   assert.ok(stepNames.length >= 1 && stepNames.every((n) => n.startsWith('ProfilerStep#')), stepNames.join(','));
@@ -139,8 +139,8 @@ test('two ranks of one PyTorch job: each rank and the distributed view', async (
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
   assert.deepEqual(await offered(page), [
-    'overview_page', 'framework_op_stats', 'kernel_stats', 'idle_time_breakdown', 'stragglers', 'queue_length',
-    'memory_bandwidth',
+    'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'idle_time_breakdown', 'queue_length',
+    'memory_bandwidth', 'stragglers',
   ]);
   assert.deepEqual(await page.$$eval('#distributed-table tbody .rank', (c) => c.map((x) => x.textContent)), ['sampled_rank-0', 'sampled_rank-1']);
   // Communication overlapping computation per rank, as HTA finds it over all steps (within 1 point).

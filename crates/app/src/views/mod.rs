@@ -5,6 +5,7 @@
 //! never import each other: what several share is in `crate::widgets`.
 
 pub mod compare;
+pub mod critical_path;
 pub mod framework_op_stats;
 pub mod hlo_stats;
 pub mod idle_time_breakdown;
@@ -52,6 +53,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("kernel_sequences", kernel_sequences::view),
     ("kernel_launch_stats", kernel_launch_stats::view),
     ("modules", modules::view),
+    ("critical_path", critical_path::view),
     ("memory_profile", memory_profile::view),
     ("pod_viewer", pod_viewer::view),
     ("tf_data_bottleneck_analysis", tf_data_bottleneck_analysis::view),

@@ -1,0 +1,85 @@
+//! The critical path on real PyTorch traces (tests/data/kineto). HTA 0.5.0's
+//! `critical_path_analysis` does not run under current pandas, so there is
+//! no golden: the hand-worked cases are the unit tests beside the code
+//! (crates/analysis/src/tools/critical_path/tests.rs). Here, on every step
+//! of two real traces, what must hold whatever the path:
+//!
+//! * the segments tile the path: the first starts at the step's start and
+//!   each starts where the one before ends;
+//! * the path lasts the step's duration (within 1 µs) when it ends inside
+//!   the step, and its kinds' totals add up to it;
+//! * HTA's length (the sum of the weights) is at most the path's;
+//! * every segment's event is in the trace, at the place the segment names,
+//!   with the name and (µs-rounded) times it reports.
+
+use proflens_analysis::passes::kineto::hta;
+use proflens_analysis::tools::critical_path::{critical_paths, Kind};
+
+const TRACES: &[&str] = &[
+    "kineto/kineto-h100-hf-inference/gaunernst_bert-small-uncased__1016001.json.gz",
+    "kineto/kineto-multirank-sampled/sampled_rank-0.json.gz",
+];
+
+#[test]
+fn paths_tile_their_steps_and_name_real_events() {
+    for file in TRACES {
+        let bytes = std::fs::read(proflens_tests::data_dir().join(file)).unwrap();
+        let profile = proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap();
+        let events = hta::events(&profile);
+        let by_place: std::collections::HashMap<_, _> = events.iter().map(|e| (e.at, e)).collect();
+        let got = critical_paths(&profile).unwrap();
+        assert!(!got.steps.is_empty(), "{file}");
+        for s in &got.steps {
+            assert_eq!(s.error, None, "{file} step {}", s.step);
+            let segs = &s.segments;
+            assert!(segs.len() > 10, "{file} step {}: {} segments", s.step, segs.len());
+            assert_eq!(segs[0].ts_us, s.ts_us, "{file}: the path starts with the step");
+            for w in segs.windows(2) {
+                assert_eq!(w[0].ts_us + w[0].dur_us, w[1].ts_us, "{file} step {}: a hole after {:?}", s.step, w[0]);
+            }
+            let end = segs.last().map(|g| g.ts_us + g.dur_us).unwrap();
+            assert_eq!(end - s.ts_us, s.path_us, "{file}");
+            if end <= s.ts_us + s.dur_us + 1 {
+                assert!((s.path_us - s.dur_us).abs() <= 1, "{file}: path {} µs, step {} µs", s.path_us, s.dur_us);
+            }
+            assert_eq!(s.breakdown.iter().map(|k| k.us).sum::<i64>(), s.path_us, "{file}");
+            assert!(s.hta_us <= s.path_us && s.hta_us > 0, "{file}: HTA's length {}", s.hta_us);
+            for g in segs {
+                let r = g.event.as_ref().expect("every segment belongs to an event");
+                let e =
+                    by_place.get(&(r.plane, r.line, r.index)).unwrap_or_else(|| panic!("{file}: no event at {r:?}"));
+                assert_eq!(
+                    (e.name, e.cat, e.ts_us, e.dur_us, e.stream),
+                    (r.name.as_str(), r.cat.as_str(), r.ts_us, r.dur_us, r.stream)
+                );
+                // Where the segment lies against its event: a launch delay
+                // ends as its kernel starts, a kernel wait starts as the
+                // kernel before ends, an operator edge lies inside its event
+                // — unless HTA gave it to the enclosing annotation or Python
+                // frame of the call before it, which may have ended already.
+                let (start, stop) = (g.ts_us, g.ts_us + g.dur_us);
+                match g.kind {
+                    Kind::LaunchDelay => assert_eq!(stop, e.ts_us, "{file}: {g:?}"),
+                    Kind::KernelWait => assert_eq!(start, e.end_us(), "{file}: {g:?}"),
+                    Kind::CpuOp | Kind::Kernel if !matches!(e.cat, "user_annotation" | "python_function") => {
+                        assert!(start >= e.ts_us && stop <= e.end_us(), "{file}: {g:?}")
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The tool through the registry, as the CLI runs it: CSV has one row per segment.
+#[test]
+fn csv_through_the_registry() {
+    use proflens_analysis::context::Rendered;
+    let bytes = std::fs::read(proflens_tests::data_dir().join(TRACES[0])).unwrap();
+    let profile = proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap();
+    let got = critical_paths(&profile).unwrap();
+    let csv = got.csv().unwrap();
+    let rows: usize = got.steps.iter().map(|s| s.segments.len()).sum();
+    assert_eq!(csv.lines().count(), rows + 1);
+    assert!(csv.starts_with("step,instance,segment,kind,edge,ts_us,dur_us,weight_us,event_name"));
+}
