@@ -101,17 +101,12 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
     out
 }
 
-/// The trace's rank as HTA keys it: `distributedInfo.rank` (the host
-/// plane's `rank` stat), 0 without one.
-pub fn rank(profile: &Profile) -> i64 {
-    let Some(key) = profile.strings.lookup("rank") else { return 0 };
-    profile
-        .planes
-        .iter()
-        .find(|p| profile.str(p.name) == crate::common::schema::HOST_PLANE)
-        .and_then(|p| p.stats.get(key, &profile.strings))
-        .and_then(|v| v.as_i64())
-        .unwrap_or(0)
+/// The trace's rank: `distributedInfo.rank` (the host plane's `rank`
+/// stat), when it has one.
+pub fn rank(profile: &Profile) -> Option<i64> {
+    let key = profile.strings.lookup("rank")?;
+    let host = profile.planes.iter().find(|p| profile.str(p.name) == crate::common::schema::HOST_PLANE)?;
+    host.stats.get(key, &profile.strings)?.as_i64()
 }
 
 /// The step numbers among `events` (HTA's `profiler_steps_used` once the
@@ -432,13 +427,13 @@ pub(crate) mod tests {
     #[test]
     fn rank_and_steps_used() {
         let p = profile(TRACE);
-        assert_eq!(rank(&p), 0);
+        assert_eq!(rank(&p), None);
         assert_eq!(step_numbers(&events(&p)), [1, 2]);
         let ranked = profile(
             r#"{"schemaVersion":1,"distributedInfo":{"rank":3,"world_size":4},"traceEvents":[
                {"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":1,"dur":5}]}"#,
         );
-        assert_eq!(rank(&ranked), 3);
+        assert_eq!(rank(&ranked), Some(3));
         assert_eq!(step_numbers(&events(&ranked)), [7]);
     }
 

@@ -22,7 +22,6 @@ pub mod stats;
 mod tool;
 pub use tool::IdleTimeBreakdownTool;
 
-use crate::common::schema::HOST_PLANE;
 use crate::passes::kineto::hta::{self, HtaEvent, Iteration};
 use proflens_model::Profile;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -93,13 +92,6 @@ pub struct IdleTimeBreakdown {
     pub consecutive_kernel_delay_us: i64,
     pub include_last_profiler_step: bool,
     pub ranks: Vec<RankIdle>,
-}
-
-/// The `rank` of the trace's `distributedInfo` (a host plane stat).
-pub fn trace_rank(profile: &Profile) -> Option<i64> {
-    let key = profile.strings.lookup("rank")?;
-    let host = profile.planes.iter().find(|p| profile.str(p.name) == HOST_PLANE)?;
-    host.stats.get(key, &profile.strings)?.as_i64()
 }
 
 /// The idle time breakdown of one rank's trace.

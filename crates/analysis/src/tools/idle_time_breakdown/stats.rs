@@ -3,6 +3,7 @@
 //! min, the 25/50/75 % quantiles by linear interpolation, max), `sum()`,
 //! and `DataFrame.round(2)`.
 
+use crate::passes::kineto::describe::{pairwise_sum, quantile};
 use serde::{Deserialize, Serialize};
 
 /// `describe()` of one (rank, stream, category) group, rounded as HTA
@@ -24,55 +25,6 @@ pub struct IntervalStats {
 /// numpy's `round(x, 2)`: scale, round half to even, scale back.
 pub fn round2(x: f64) -> f64 {
     (x * 100.0).round_ties_even() / 100.0
-}
-
-/// numpy's pairwise summation (`pairwise_sum_DOUBLE`): blocks of 128
-/// summed in eight lanes, halves above that.
-pub fn pairwise_sum(a: &[f64]) -> f64 {
-    let n = a.len();
-    if n < 8 {
-        return a.iter().fold(0.0, |s, v| s + v);
-    }
-    if n <= 128 {
-        let mut r = [0.0; 8];
-        r.copy_from_slice(&a[..8]);
-        let whole = n - n % 8;
-        let mut i = 8;
-        while i < whole {
-            for (j, lane) in r.iter_mut().enumerate() {
-                *lane += a[i + j];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for v in &a[whole..] {
-            res += v;
-        }
-        return res;
-    }
-    let mut half = n / 2;
-    half -= half % 8;
-    pairwise_sum(&a[..half]) + pairwise_sum(&a[half..])
-}
-
-/// numpy's linear interpolation between neighbours (`_lerp`).
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
-    let diff = b - a;
-    if t >= 0.5 {
-        b - diff * (1.0 - t)
-    } else {
-        a + diff * t
-    }
-}
-
-/// numpy's `percentile(sorted, q * 100)`, method `linear`.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len() as f64;
-    let virtual_index = (n * q + (1.0 - q)) - 1.0;
-    let below = virtual_index.floor();
-    let lo = (below as usize).min(sorted.len() - 1);
-    let hi = (lo + 1).min(sorted.len() - 1);
-    lerp(sorted[lo], sorted[hi], virtual_index - below)
 }
 
 /// `describe()` of a group's intervals in row order; `None` is a NaN row

@@ -48,7 +48,7 @@ fn summary(r: &RankIdle) -> Vec<(i64, &'static str, f64, Option<f64>, u64)> {
 #[test]
 fn counted_by_hand() {
     let p = profile();
-    assert_eq!(trace_rank(&p), Some(3));
+    assert_eq!(crate::passes::kineto::hta::rank(&p), Some(3));
     let r = rank_idle(&p, 3, "t", false, CONSECUTIVE_KERNEL_DELAY_US);
     assert_eq!(r.profiler_steps_used, [1]);
     assert_eq!(

@@ -1,8 +1,9 @@
 //! The idle time breakdown as a registry tool: one PyTorch rank, or every
 //! rank of a job (HTA's `ranks=[…]`), with HTA's default parameters.
 
-use super::{rank_idle, to_csv, to_hta_json, trace_rank, IdleTimeBreakdown, CONSECUTIVE_KERNEL_DELAY_US};
+use super::{rank_idle, to_csv, to_hta_json, IdleTimeBreakdown, CONSECUTIVE_KERNEL_DELAY_US};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::kineto::hta;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -46,7 +47,7 @@ fn breakdown(hosts: &[&HostContext]) -> Result<Output, ToolError> {
             return Err(ToolError::Failed(format!("{} is not a PyTorch (Kineto) trace", host.name())));
         }
         let profile = host.profile()?;
-        let rank = trace_rank(&profile).unwrap_or(position as i64);
+        let rank = hta::rank(&profile).unwrap_or(position as i64);
         ranks.push(rank_idle(&profile, rank, host.name(), false, CONSECUTIVE_KERNEL_DELAY_US));
     }
     ranks.sort_by_key(|r| r.rank);

@@ -30,7 +30,7 @@ mod tool;
 pub use output::{outlier_kind, outliers_csv, to_csv, to_hta_json};
 pub use tool::KernelLaunchStatsTool;
 
-use crate::common::schema::HOST_PLANE;
+use crate::passes::kineto::describe::quantile;
 use crate::passes::kineto::hta::{self, HtaEvent};
 use proflens_model::Profile;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -175,24 +175,6 @@ impl Stats {
     }
 }
 
-/// pandas' `Series.quantile(q)` (numpy's `linear` method) of sorted,
-/// non-empty values, to the last bit: the virtual index `(n − 1)·q`
-/// between two neighbours, interpolated from the nearer one.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
-    let virtual_index = (n as f64 - 1.0) * q;
-    let below = virtual_index.floor().clamp(0.0, (n - 1) as f64);
-    let (a, b) = (sorted[below as usize], sorted[(below as usize + 1).min(n - 1)]);
-    let t = virtual_index - below;
-    // numpy's `_lerp`: from the far end when t ≥ 0.5, for monotonicity.
-    let diff = b - a;
-    if t >= 0.5 {
-        b - diff * (1.0 - t)
-    } else {
-        a + diff * t
-    }
-}
-
 /// Python's `round(x, digits)`: the nearest decimal, ties to even on the
 /// exact binary value (Rust's formatting rounds the same way).
 pub fn py_round(x: f64, digits: usize) -> f64 {
@@ -217,33 +199,12 @@ impl Summary {
     }
 }
 
-/// `distributedInfo.rank` of a trace (a stat of its host plane), 0 without one.
-pub fn trace_rank(profile: &Profile) -> i64 {
-    let Some(key) = profile.strings.lookup("rank") else { return 0 };
-    profile
-        .planes
-        .iter()
-        .find(|p| profile.str(p.name) == HOST_PLANE)
-        .and_then(|p| p.stats.get(key, &profile.strings))
-        .and_then(|v| v.as_i64())
-        .unwrap_or(0)
-}
-
-/// The distinct `ProfilerStep#N` numbers among `events`, sorted.
-fn step_numbers(events: &[HtaEvent]) -> Vec<i64> {
-    let mut steps: Vec<i64> =
-        events.iter().filter(|e| e.name.contains("ProfilerStep")).filter_map(|e| hta::step_number(e.name)).collect();
-    steps.sort_unstable();
-    steps.dedup();
-    steps
-}
-
 /// One trace's launches (the host named `host`).
 pub fn rank_launches(profile: &Profile, host: &str, params: &Params) -> RankLaunches {
     let all = hta::events(profile);
-    let every_step = step_numbers(&all);
+    let every_step = hta::step_numbers(&all);
     let events = hta::traced_iterations(all, params.include_last_profiler_step);
-    let profiler_steps_used = step_numbers(&events);
+    let profiler_steps_used = hta::step_numbers(&events);
     let dropped_steps = every_step.into_iter().filter(|s| profiler_steps_used.binary_search(s).is_err()).collect();
     let counted =
         |name: &str| LAUNCH_CALLS.contains(&name) || (params.include_memory_events && MEMORY_CALLS.contains(&name));
@@ -293,7 +254,7 @@ pub fn rank_launches(profile: &Profile, host: &str, params: &Params) -> RankLaun
 
     RankLaunches {
         host: host.to_string(),
-        rank: trace_rank(profile),
+        rank: hta::rank(profile).unwrap_or(0),
         profiler_steps_used,
         dropped_steps,
         summary: Summary::of(&launches, params),

@@ -124,7 +124,7 @@ pub fn rank_memory_bandwidth_with(
     ties: Ties,
 ) -> MemoryBandwidth {
     let events = hta::traced_iterations(hta::events(profile), include_last_step);
-    let rank = hta::rank(profile);
+    let rank = hta::rank(profile).unwrap_or(0);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();
     let mut series = Vec::new();

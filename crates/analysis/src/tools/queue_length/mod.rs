@@ -118,7 +118,7 @@ pub fn rank_queue_length(profile: &Profile, name: &str, include_last_step: bool)
 /// [`rank_queue_length`] with a choice of order at equal times.
 pub fn rank_queue_length_with(profile: &Profile, name: &str, include_last_step: bool, ties: Ties) -> QueueLength {
     let events = hta::traced_iterations(hta::events(profile), include_last_step);
-    let rank = hta::rank(profile);
+    let rank = hta::rank(profile).unwrap_or(0);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();
     let mut series = Vec::new();

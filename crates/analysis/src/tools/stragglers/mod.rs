@@ -31,6 +31,7 @@ mod tool;
 
 pub use tool::StragglersTool;
 
+use crate::passes::kineto::describe::describe;
 use crate::passes::kineto::hta;
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
@@ -233,7 +234,7 @@ fn metric_kernel<'k>(
     }
     let mut stds: BTreeMap<(i64, &str), Vec<f64>> = BTreeMap::new();
     for ((stream, _, name), values) in per_iteration {
-        if let Some(std) = sample_std(&values) {
+        if let Some(std) = describe(&values).and_then(|d| d.std) {
             stds.entry((stream, name)).or_default().push(std);
         }
     }
@@ -245,16 +246,6 @@ fn metric_kernel<'k>(
         }
     }
     best.map(|(key, _)| key)
-}
-
-/// pandas' `std()` (ddof = 1); none for fewer than two values.
-fn sample_std(values: &[f64]) -> Option<f64> {
-    if values.len() < 2 {
-        return None;
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    Some((values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt())
 }
 
 /// Marks each iteration's `k` latest starters (ties with the k-th count,

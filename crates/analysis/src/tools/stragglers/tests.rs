@@ -86,9 +86,3 @@ fn one_rank_or_no_steps_say_why() {
     let s = [RankSummary::new(0, "a", &plain, false), RankSummary::new(1, "b", &plain, false)];
     assert!(stragglers(&s, 1, false).unwrap_err().starts_with("No rank has a ProfilerStep#N step"));
 }
-
-#[test]
-fn statistics_match_pandas() {
-    assert_eq!(sample_std(&[1.0]), None);
-    assert!((sample_std(&[1.0, 2.0, 4.0]).unwrap() - 1.527_525_231_651_946_6).abs() < 1e-15);
-}
