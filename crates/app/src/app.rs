@@ -13,10 +13,11 @@ use proflens_analysis::compare;
 
 use crate::bridge::{self, TraceSink};
 use crate::intake;
+use crate::protocol::EventAt;
 use crate::selectors::Selectors;
 use crate::state::{AppState, Pick, Status};
 use crate::url_state::UrlState;
-use crate::views::{self, trace_viewer, Actions, ViewProps};
+use crate::views::{self, trace_viewer, Actions, TraceTarget, ViewProps};
 use crate::widgets::fmt;
 
 #[component]
@@ -33,6 +34,7 @@ pub fn App() -> impl IntoView {
     if let Some(tool) = url.tool {
         state.tool.set(tool);
     }
+    state.trace_target.set(trace_target(&url));
     let open_demo_now = url.demo;
     bridge::set_pending_url(url);
     match served_logdir() {
@@ -351,8 +353,35 @@ fn actions(state: AppState, run: &str, host: &str) -> Actions {
             state.module.set(Some(module));
             bridge::show_tool(state);
         }),
-        trace_query: Arc::new(move |seq, query| bridge::post_trace(state, run.clone(), host.clone(), seq, query)),
+        trace_query: {
+            let (run, host) = (run.clone(), host.clone());
+            Arc::new(move |seq, query| bridge::post_trace(state, run.clone(), host.clone(), seq, query))
+        },
+        show_in_trace: Arc::new(move |other: Option<String>, at| {
+            show_in_trace(state, &run, other.unwrap_or(host.clone()), at)
+        }),
+        trace_target: state.trace_target,
     }
+}
+
+/// Switches to the trace viewer of `host` (of `run`), asked to select the event at `at`.
+fn show_in_trace(state: AppState, run: &str, host: String, at: EventAt) {
+    let known = state.opened.with_untracked(|o| o.as_ref().is_some_and(|o| o.has(run, &host)));
+    let host_changed = known && host != state.host.get_untracked();
+    let host = if known { host } else { state.host.get_untracked() };
+    state.trace_target.set(Some(TraceTarget { run: run.to_string(), host: host.clone(), at }));
+    state.tool.set("trace_viewer");
+    if host_changed {
+        state.host.set(host);
+        bridge::load_host(state);
+    } else {
+        bridge::show_tool(state);
+    }
+}
+
+/// The event a URL asks the trace viewer to show, with its run and host.
+fn trace_target(url: &UrlState) -> Option<TraceTarget> {
+    Some(TraceTarget { run: url.run.clone()?, host: url.host.clone()?, at: url.event? })
 }
 
 fn current_hash() -> String {
@@ -369,6 +398,7 @@ fn keep_hash_in_sync(state: AppState) {
             return;
         };
         let base = state.base.get();
+        let target = state.trace_target.get().filter(|t| tool == "trace_viewer" && t.run == run && t.host == host);
         let url = UrlState {
             demo,
             run: (!run.is_empty()).then_some(run),
@@ -376,6 +406,7 @@ fn keep_hash_in_sync(state: AppState) {
             tool: Some(tool),
             base_run: base.as_ref().map(|b| b.run.clone()),
             base_host: base.map(|b| b.host),
+            event: target.map(|t| t.at),
         };
         let hash = url.to_hash();
         if hash != current_hash() {
@@ -391,6 +422,11 @@ fn watch_hash(state: AppState) {
     let on_change = Closure::<dyn FnMut()>::new(move || {
         let url = UrlState::parse(&current_hash());
         let mut tool_changed = false;
+        let target = trace_target(&url);
+        if target.is_some() && target != state.trace_target.get_untracked() {
+            state.trace_target.set(target);
+            tool_changed = true;
+        }
         if let Some(tool) = url.tool {
             if tool != state.tool.get_untracked() {
                 state.tool.set(tool);

@@ -122,6 +122,18 @@ pub enum TraceQuery {
     Summary { tracks: Vec<u32>, start_ps: i64, end_ps: i64 },
     /// The trace as Chrome trace JSON, or only the events overlapping `range`.
     Export { range: Option<(i64, i64)> },
+    /// The event at a model position (what an analysis names), answered as
+    /// [`TraceAnswer::Event`] with where it is drawn.
+    Locate { at: EventAt },
+}
+
+/// An event by its place in the profile: plane, line and index in the line
+/// (what analyses name, e.g. a critical path's segment or an outlier launch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventAt {
+    pub plane: usize,
+    pub line: usize,
+    pub index: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

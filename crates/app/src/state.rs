@@ -6,6 +6,7 @@ use proflens_analysis::registry;
 use wasm_bindgen::JsValue;
 
 use crate::protocol::{RunEntry, SkippedEntry};
+use crate::views::TraceTarget;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
@@ -84,6 +85,8 @@ pub struct AppState {
     pub both_pytorch: RwSignal<bool>,
     /// The XLA module the memory viewer shows (`None`: the largest).
     pub module: RwSignal<Option<String>>,
+    /// The event the trace viewer is to show (`event=` in the URL).
+    pub trace_target: RwSignal<Option<TraceTarget>>,
     pub status: RwSignal<Status>,
     /// Kept on this thread: the model is a JS object.
     pub shown: RwSignal<Option<Shown>, LocalStorage>,
@@ -107,6 +110,7 @@ impl AppState {
             base: RwSignal::new(None),
             both_pytorch: RwSignal::new(false),
             module: RwSignal::new(None),
+            trace_target: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
             shown: RwSignal::new_local(None),
             error: RwSignal::new(None),

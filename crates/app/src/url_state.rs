@@ -1,9 +1,12 @@
 //! The URL hash keeps what is on screen: `#run=<enc>&host=<enc>&tool=overview_page`,
 //! with a leading `demo&` when the bundled demo is open, and in compare mode
 //! the baseline after them: `&base_run=<enc>&base_host=<enc>` (the run and
-//! host are the candidate; `tool` may then be `trace_diff`).
+//! host are the candidate; `tool` may then be `trace_diff`). The trace
+//! viewer's asked-for event follows as `&event=<plane>.<line>.<index>`.
 
 use proflens_analysis::{compare, registry};
+
+use crate::protocol::EventAt;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlState {
@@ -15,6 +18,8 @@ pub struct UrlState {
     /// The baseline of a comparison.
     pub base_run: Option<String>,
     pub base_host: Option<String>,
+    /// The event the trace viewer is to select (plane, line, index).
+    pub event: Option<EventAt>,
 }
 
 impl UrlState {
@@ -31,6 +36,7 @@ impl UrlState {
                 "tool" => state.tool = tool_id(&value),
                 "base_run" => state.base_run = Some(value),
                 "base_host" => state.base_host = Some(value),
+                "event" => state.event = event_at(&value),
                 _ => {}
             }
         }
@@ -58,6 +64,9 @@ impl UrlState {
         if let Some(host) = &self.base_host {
             parts.push(format!("base_host={}", encode(host)));
         }
+        if let Some(at) = self.event {
+            parts.push(format!("event={}.{}.{}", at.plane, at.line, at.index));
+        }
         format!("#{}", parts.join("&"))
     }
 
@@ -74,6 +83,13 @@ pub fn tool_id(name: &str) -> Option<&'static str> {
         return Some(compare::TRACE_DIFF);
     }
     registry::find(name).map(|t| t.id())
+}
+
+/// `plane.line.index`, or `None` when it is not three numbers.
+fn event_at(text: &str) -> Option<EventAt> {
+    let mut parts = text.split('.').map(|p| p.parse::<usize>().ok());
+    let at = EventAt { plane: parts.next()??, line: parts.next()??, index: parts.next()?? };
+    parts.next().is_none().then_some(at)
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -126,9 +142,11 @@ mod tests {
             tool: Some("info"),
             base_run: None,
             base_host: None,
+            event: Some(EventAt { plane: 2, line: 0, index: 117 }),
         };
         let hash = state.to_hash();
         assert!(hash.starts_with("#demo&run=train%2F2026_11%2022%26x%3Dy&host=h%C3%B6st"));
+        assert!(hash.ends_with("&tool=info&event=2.0.117"), "{hash}");
         assert_eq!(UrlState::parse(&hash), state);
     }
 
@@ -141,6 +159,7 @@ mod tests {
             tool: Some("trace_diff"),
             base_run: Some("Selected files (2)".into()),
             base_host: Some("a&b=c".into()),
+            event: None,
         };
         let hash = state.to_hash();
         assert_eq!(
@@ -164,5 +183,8 @@ mod tests {
         let s = UrlState::parse("#tool=nope&&=&run");
         assert_eq!(s.tool, None);
         assert_eq!(s.run, Some(String::new()));
+        for bad in ["1.2", "1.2.3.4", "a.b.c", "1..3", ""] {
+            assert_eq!(UrlState::parse(&format!("#event={bad}")).event, None, "{bad}");
+        }
     }
 }

@@ -9,16 +9,20 @@ use leptos::prelude::*;
 use proflens_analysis::context::Rendered;
 use proflens_analysis::tools::critical_path::{CriticalPath, Kind, StepPath};
 
-use super::ViewProps;
+use super::{ShowInTrace, ViewProps};
+use crate::protocol::EventAt;
 use crate::widgets::chart;
 use crate::widgets::fmt;
-use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
+use crate::widgets::table::{
+    Column, Direction, Filter, FilterExportBar, RowAction, SortValue, SortableTable, ToolbarText,
+};
 use crate::widgets::title::ToolTitle;
 
 /// The view of a model of type `CriticalPath`.
 pub fn view(props: ViewProps) -> AnyView {
     super::with_model(props, |p, model: CriticalPath| {
-        view! { <CriticalPathView run=p.run host=p.host model=model/> }.into_any()
+        let show = p.actions.show_in_trace.clone();
+        view! { <CriticalPathView run=p.run host=p.host model=model show=show/> }.into_any()
     })
 }
 
@@ -33,6 +37,8 @@ struct PathRow {
     event: String,
     cat: String,
     stream: i64,
+    /// The event's place in the profile, for the trace viewer.
+    at: Option<EventAt>,
 }
 
 fn rows_of(step: &StepPath) -> Vec<PathRow> {
@@ -48,6 +54,7 @@ fn rows_of(step: &StepPath) -> Vec<PathRow> {
             event: s.event.as_ref().map_or(String::new(), |e| e.name.clone()),
             cat: s.event.as_ref().map_or(String::new(), |e| e.cat.clone()),
             stream: s.event.as_ref().map_or(-1, |e| e.stream),
+            at: s.event.as_ref().map(|e| EventAt { plane: e.plane, line: e.line, index: e.index }),
         })
         .collect()
 }
@@ -66,7 +73,7 @@ fn us(v: i64) -> String {
 }
 
 #[component]
-fn CriticalPathView(run: String, host: String, model: CriticalPath) -> impl IntoView {
+fn CriticalPathView(run: String, host: String, model: CriticalPath, show: ShowInTrace) -> impl IntoView {
     let csv = model.csv().unwrap_or_default();
     let steps: Arc<Vec<StepPath>> = Arc::new(model.steps);
     let chosen = RwSignal::new(0usize);
@@ -182,9 +189,26 @@ fn CriticalPathView(run: String, host: String, model: CriticalPath) -> impl Into
                     filter=Filter { text: filter_text.into(), matches: row_matches }
                     sort=(0, Direction::Ascending)
                     empty="No segment matches the filter."
+                    row_action=show_action(show)
                 />
             </div>
         </section>
+    }
+}
+
+/// Shows a segment's event, selected, in the trace viewer.
+fn show_action(show: ShowInTrace) -> RowAction<PathRow> {
+    RowAction {
+        label: "Trace",
+        class: "show-in-trace",
+        text: "Show",
+        title: "Show this event in the trace viewer",
+        applies: |r| r.at.is_some(),
+        on: Arc::new(move |r: &PathRow| {
+            if let Some(at) = r.at {
+                show(None, at);
+            }
+        }),
     }
 }
 

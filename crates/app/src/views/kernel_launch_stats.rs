@@ -14,11 +14,14 @@ use proflens_analysis::tools::kernel_launch_stats::{
     self as launch_stats, KernelLaunchStats, Launch, Params, RankLaunches, Stats, LAUNCH_CALLS, MEMORY_CALLS,
 };
 
-use super::ViewProps;
+use super::{ShowInTrace, ViewProps};
+use crate::protocol::EventAt;
 use crate::widgets::chart::{self, ScatterAxes};
 use crate::widgets::fmt;
 use crate::widgets::measure::window_resizes;
-use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
+use crate::widgets::table::{
+    Column, Direction, Filter, FilterExportBar, RowAction, SortValue, SortableTable, ToolbarText,
+};
 use crate::widgets::title::ToolTitle;
 
 /// Longest GPU event name the table shows before cutting it (all of it on hover).
@@ -29,12 +32,13 @@ const COLORS: [RGBColor; 2] = [chart::PALETTE[0], chart::PALETTE[5]];
 /// The view of a `KernelLaunchStats` model.
 pub fn view(props: ViewProps) -> AnyView {
     super::with_model(props, |p, model: KernelLaunchStats| {
-        view! { <LaunchStatsView run=p.run host=p.host model=model/> }.into_any()
+        let show = p.actions.show_in_trace.clone();
+        view! { <LaunchStatsView run=p.run host=p.host model=model show=show/> }.into_any()
     })
 }
 
 #[component]
-fn LaunchStatsView(run: String, host: String, model: KernelLaunchStats) -> impl IntoView {
+fn LaunchStatsView(run: String, host: String, model: KernelLaunchStats, show: ShowInTrace) -> impl IntoView {
     let params = model.params;
     let ranks: Arc<Vec<RankLaunches>> = Arc::new(model.ranks);
     let chosen = RwSignal::new(0usize);
@@ -72,7 +76,7 @@ fn LaunchStatsView(run: String, host: String, model: KernelLaunchStats) -> impl 
         let ranks = ranks.clone();
         move || {
             let rank = ranks.get(chosen.get()).cloned();
-            rank.map(|rank| view! { <RankView rank=rank params=params/> })
+            rank.map(|rank| view! { <RankView rank=rank params=params show=show.clone()/> })
         }
     };
     view! {
@@ -152,7 +156,7 @@ fn notes(rank: &RankLaunches) -> impl IntoView {
 }
 
 #[component]
-fn RankView(rank: RankLaunches, params: Params) -> impl IntoView {
+fn RankView(rank: RankLaunches, params: Params, show: ShowInTrace) -> impl IntoView {
     let notes = notes(&rank);
     if rank.launches.is_empty() {
         return view! {
@@ -205,7 +209,7 @@ fn RankView(rank: RankLaunches, params: Params) -> impl IntoView {
             {summary}
             {stats}
             <LaunchScatter rank=rank.clone() params=params/>
-            <OutlierTable rank=rank params=params/>
+            <OutlierTable rank=rank params=params show=show/>
         </div>
     }
     .into_any()
@@ -382,7 +386,8 @@ pub fn short_name(name: &str) -> String {
 }
 
 #[component]
-fn OutlierTable(rank: Arc<RankLaunches>, params: Params) -> impl IntoView {
+fn OutlierTable(rank: Arc<RankLaunches>, params: Params, show: ShowInTrace) -> impl IntoView {
+    let action = show_action(show, rank.host.clone());
     let rows = Arc::new(outlier_rows(&rank, &params));
     let count = rows.len();
     let filter_text = RwSignal::new(String::new());
@@ -418,8 +423,24 @@ fn OutlierTable(rank: Arc<RankLaunches>, params: Params) -> impl IntoView {
                 sort=(5, Direction::Descending)
                 empty="No outlier matches."
                 cell_title=cell_title
+                row_action=action
             />
         </div>
+    }
+}
+
+/// Shows an outlier's GPU event, selected, in the trace viewer of its rank's host.
+fn show_action(show: ShowInTrace, host: String) -> RowAction<OutlierRow> {
+    RowAction {
+        label: "Trace",
+        class: "show-in-trace",
+        text: "Show",
+        title: "Show this GPU event in the trace viewer",
+        applies: |_| true,
+        on: Arc::new(move |r: &OutlierRow| {
+            let (plane, line, index) = r.launch.at;
+            show(Some(host.clone()), EventAt { plane, line, index });
+        }),
     }
 }
 

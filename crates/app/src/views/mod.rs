@@ -34,7 +34,7 @@ use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
-use crate::protocol::{self, TraceQuery};
+use crate::protocol::{self, EventAt, TraceQuery};
 
 /// Renders a view model.
 pub type Render = fn(ViewProps) -> AnyView;
@@ -85,6 +85,24 @@ pub struct Actions {
     /// A trace-viewer query (with its sequence number); the answer comes to
     /// [`trace_viewer::on_answer`].
     pub trace_query: Arc<dyn Fn(u32, TraceQuery) + Send + Sync>,
+    /// Show this event in the trace viewer: of the host on screen (`None`)
+    /// or of another host of the run (a rank's).
+    pub show_in_trace: ShowInTrace,
+    /// The event the trace viewer is asked to show (by a view or the URL),
+    /// until the user selects another.
+    pub trace_target: RwSignal<Option<TraceTarget>>,
+}
+
+/// Shows an event in the trace viewer: of the host on screen (`None`) or of
+/// another host of the run.
+pub type ShowInTrace = Arc<dyn Fn(Option<String>, EventAt) + Send + Sync>;
+
+/// An event the trace viewer of `run`/`host` is to select and zoom to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceTarget {
+    pub run: String,
+    pub host: String,
+    pub at: EventAt,
 }
 
 /// The view named `view` of the model in `props`.

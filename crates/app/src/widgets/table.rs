@@ -80,6 +80,25 @@ impl<R> Clone for Column<R> {
 
 impl<R> Copy for Column<R> {}
 
+/// A button at the end of each row that does something with the row (say,
+/// shows its event in the trace viewer); rows it does not apply to get none.
+pub struct RowAction<R> {
+    /// The header of its column, and the button's class.
+    pub label: &'static str,
+    pub class: &'static str,
+    /// The button's text and its hover text.
+    pub text: &'static str,
+    pub title: &'static str,
+    pub applies: fn(&R) -> bool,
+    pub on: Arc<dyn Fn(&R) + Send + Sync>,
+}
+
+impl<R> Clone for RowAction<R> {
+    fn clone(&self) -> Self {
+        RowAction { on: self.on.clone(), ..*self }
+    }
+}
+
 /// Rows whose text matches a filter; `matches` gets the filter lower-cased.
 pub struct Filter<R> {
     pub text: Signal<String>,
@@ -134,6 +153,9 @@ pub fn SortableTable<R>(
     /// A class for a row (say, how it changed), for CSS to mark it.
     #[prop(optional)]
     row_class: Option<fn(&R) -> &'static str>,
+    /// A button per row, in a last column.
+    #[prop(optional)]
+    row_action: Option<RowAction<R>>,
 ) -> impl IntoView
 where
     R: Send + Sync + 'static,
@@ -207,6 +229,7 @@ where
             }
         })
         .collect_view();
+    let action_header = row_action.as_ref().map(|a| view! { <th scope="col" data-col="action">{a.label}</th> });
 
     let total = move || rows.with(|r| r.len());
     let count = move || {
@@ -259,6 +282,7 @@ where
     };
     let row_view = {
         let columns = columns.clone();
+        let row_action = row_action.clone();
         move |(_, i): (usize, usize)| {
             let class = row_class.and_then(|f| rows.with_untracked(|rows| rows.get(i).map(f)));
             let cells = rows.with_untracked(|rows| {
@@ -288,17 +312,30 @@ where
                     }
                 })
                 .collect_view();
-            view! { <tr data-row=i.to_string() class=class>{cells}</tr> }
+            let action = row_action.clone().map(|a| {
+                let applies = rows.with_untracked(|rows| rows.get(i).is_some_and(a.applies));
+                let button = applies.then(|| {
+                    let on = a.on.clone();
+                    let click = move |_| rows.with_untracked(|rows| rows.get(i).map(|row| on(row))).unwrap_or(());
+                    view! {
+                        <button type="button" class=format!("button small {}", a.class) title=a.title on:click=click>
+                            {a.text}
+                        </button>
+                    }
+                });
+                view! { <td data-col="action">{button}</td> }
+            });
+            view! { <tr data-row=i.to_string() class=class>{cells}{action}</tr> }
         }
     };
-    let column_count = columns.len().to_string();
+    let column_count = (columns.len() + usize::from(row_action.is_some())).to_string();
 
     view! {
         <div class="sortable-wrap" id=format!("{id}-wrap")>
         <table id=id class="data sortable">
             <caption>{caption} " " <span class="row-count">{count}</span></caption>
             <thead>
-                <tr>{headers}</tr>
+                <tr>{headers}{action_header}</tr>
             </thead>
             <tbody>
                 <For each=each key=|k| *k children=row_view/>

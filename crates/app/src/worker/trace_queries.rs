@@ -13,11 +13,13 @@ use proflens_analysis::passes::trace::index::TraceIndex;
 use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
 use proflens_analysis::passes::trace::search::{search as find, summarize, EventRef, Pattern};
 use proflens_analysis::passes::trace::window::visible;
-use proflens_analysis::passes::trace::{event_details, event_name, track_events};
+use proflens_analysis::passes::trace::{event_details, event_name, track_events, TrackSource};
 use proflens_model::Profile;
 
 use crate::protocol::boxes::{pack, pack_hits, DrawBox};
-use crate::protocol::{Bytes, TraceAnswer, TraceEvent, TraceHit, TraceLink, TraceWindow, TrackBoxes, MAX_HITS};
+use crate::protocol::{
+    Bytes, EventAt, TraceAnswer, TraceEvent, TraceHit, TraceLink, TraceWindow, TrackBoxes, MAX_HITS,
+};
 
 /// Most events linked to one that the details pane lists.
 const LINK_LIMIT: usize = 200;
@@ -94,6 +96,20 @@ pub fn event(t: Timeline, track: u32, event: u32) -> TraceAnswer {
     };
     let category = category(details.long_name.as_deref().unwrap_or(&details.name));
     TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: on.name.clone() }) }
+}
+
+/// The event at a model position (plane, line, index in the line), as
+/// [`event`] gives it: the track of that line holds the line's events in order.
+pub fn locate(t: Timeline, at: EventAt) -> TraceAnswer {
+    let track = t.index.tracks.iter().enumerate().position(|(id, _)| {
+        t.index
+            .track(id as u32)
+            .is_some_and(|(track, _)| matches!(track.source, TrackSource::Line(p, l) if (p, l) == (at.plane, at.line)))
+    });
+    match (track, u32::try_from(at.index)) {
+        (Some(track), Ok(event)) => self::event(t, track as u32, event),
+        _ => TraceAnswer::Failed { message: "That event is not in this host's timeline.".to_string() },
+    }
 }
 
 /// The events linked to one: launches and kernels, producers and consumers.
@@ -236,6 +252,13 @@ mod tests {
         let TraceAnswer::Event { event: e } = event(f.t(), hits[0].track, hits[0].event) else { panic!("no event") };
         assert!(e.details.name.contains("EagerPyFunc"));
         assert_eq!(e.at, hits[0]);
+        // The same event by its model position (the line behind its track).
+        let (track, _) = f.index.track(hits[0].track).expect("track");
+        let TrackSource::Line(plane, line) = track.source else { panic!("a line's track") };
+        let at = EventAt { plane, line, index: hits[0].event as usize };
+        let TraceAnswer::Event { event: found } = locate(f.t(), at) else { panic!("not located") };
+        assert_eq!(found, e);
+        assert!(matches!(locate(f.t(), EventAt { index: usize::MAX, ..at }), TraceAnswer::Failed { .. }));
 
         let TraceAnswer::Summary { rows, .. } = summary(f.t(), &[hits[0].track], hits[0].start_ps, hits[0].end_ps)
         else {

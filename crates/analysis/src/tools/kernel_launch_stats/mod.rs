@@ -106,6 +106,9 @@ pub struct Launch {
     pub gpu_duration: i64,
     /// GPU start − CPU end, at least 0.
     pub launch_delay: i64,
+    /// The GPU event's place in the profile (plane, line, index), for the
+    /// page's link to the trace viewer; `--format hta` leaves it out.
+    pub at: (usize, usize, usize),
 }
 
 impl Launch {
@@ -237,6 +240,7 @@ pub fn rank_launches(profile: &Profile, host: &str, params: &Params) -> RankLaun
                 cpu_duration: c.dur_us,
                 gpu_duration: g.dur_us,
                 launch_delay: g.ts_us.saturating_sub(c.end_us()).max(0),
+                at: g.at,
             });
         }
     }

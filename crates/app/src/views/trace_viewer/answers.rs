@@ -32,6 +32,9 @@ impl Viewer {
                 web_sys::console::warn_1(&format!("Proflens trace viewer: {message}").into());
             }
             (_, _) if stale => {}
+            (Kind::Event, TraceAnswer::Event { event }) if self.locating.take().is_some() => {
+                self.show_located(*event);
+            }
             (Kind::Event, TraceAnswer::Event { event }) => {
                 if self
                     .selected
@@ -43,7 +46,10 @@ impl Viewer {
                     self.request_frame();
                 }
             }
-            (Kind::Event, TraceAnswer::Failed { message }) => self.ui.details.set(Details::Failed(message)),
+            (Kind::Event, TraceAnswer::Failed { message }) => {
+                self.locating = None;
+                self.ui.details.set(Details::Failed(message));
+            }
             (Kind::Links, TraceAnswer::Links { track, event, links }) => {
                 if self.selected.as_ref().is_some_and(|s| (s.hit.track, s.hit.event) == (track, event)) {
                     self.links = links.clone();

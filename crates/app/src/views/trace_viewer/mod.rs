@@ -40,8 +40,8 @@ use web_sys::CanvasRenderingContext2d;
 
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
-use super::ViewProps;
-use crate::protocol::TraceAnswer;
+use super::{TraceTarget, ViewProps};
+use crate::protocol::{EventAt, TraceAnswer};
 use crate::widgets::fmt;
 use crate::widgets::title::ToolTitle;
 use model::format_duration;
@@ -51,6 +51,7 @@ use viewer::{with_viewer, SendQuery, Ui, Viewer, VIEWER};
 pub fn view(props: ViewProps) -> AnyView {
     super::with_model(props, |p, layout: TraceLayout| {
         let send = p.actions.trace_query.clone();
+        let target = p.actions.trace_target;
         view! {
             <TraceViewerView
                 run=p.run
@@ -58,6 +59,7 @@ pub fn view(props: ViewProps) -> AnyView {
                 layout=layout
                 wasm_memory_bytes=p.wasm_memory_bytes
                 send=send
+                target=target
             />
         }
         .into_any()
@@ -82,15 +84,25 @@ pub fn worker_restarted() {
     });
 }
 
-fn mount(
+/// What a viewer goes on screen with, besides its canvas.
+#[derive(Clone)]
+struct Mount {
     id: u32,
     send: SendQuery,
     run: String,
     host: String,
     layout: Arc<TraceLayout>,
-    canvas: web_sys::HtmlCanvasElement,
     ui: Ui,
-) {
+    target: RwSignal<Option<TraceTarget>>,
+}
+
+/// Where the event the page asked for is, when it is of this viewer's host.
+fn asked(target: Option<TraceTarget>, run: &str, host: &str) -> Option<EventAt> {
+    target.filter(|t| t.run == run && t.host == host).map(|t| t.at)
+}
+
+fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
+    let Mount { id, send, run, host, layout, ui, target } = m;
     let ctx = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
     let Some(ctx) = ctx else {
         ui.details.set(viewer::Details::Failed("This browser gave no 2D drawing context for the timeline.".into()));
@@ -98,11 +110,18 @@ fn mount(
     };
     let listeners = interact::attach(&canvas);
     let on_frame = interact::on_frame;
-    let viewer = Viewer::new(viewer::Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners });
+    let at = asked(target.get_untracked(), &run, &host);
+    let viewer =
+        Viewer::new(viewer::Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners, target });
     let replaced = VIEWER.with(|v| v.try_borrow_mut().map(|mut v| v.replace(viewer)).is_ok());
     if replaced {
         hook::record_layout();
-        with_viewer(|v| v.request_frame());
+        with_viewer(|v| {
+            v.request_frame();
+            if let Some(at) = at {
+                v.locate(at);
+            }
+        });
     }
 }
 
@@ -123,6 +142,7 @@ fn TraceViewerView(
     layout: TraceLayout,
     wasm_memory_bytes: u64,
     send: SendQuery,
+    target: RwSignal<Option<TraceTarget>>,
 ) -> impl IntoView {
     let ui = Ui::new();
     let canvas = NodeRef::<Canvas>::new();
@@ -140,12 +160,27 @@ fn TraceViewerView(
         view! { <p class="notice" id="trace-empty">"This host recorded no events: the timeline is empty."</p> }
     });
     {
-        let (run, host, layout) = (run.clone(), host.clone(), layout.clone());
+        let m = Mount { id, send, run: run.clone(), host: host.clone(), layout: layout.clone(), ui, target };
         Effect::new(move |_| {
             if let Some(canvas) = canvas.get() {
-                mount(id, send.clone(), run.clone(), host.clone(), layout.clone(), canvas, ui);
+                mount(m.clone(), canvas);
             }
         });
+        // An event asked for while the viewer is on screen (a hand-edited URL).
+        let (run, host) = (run.clone(), host.clone());
+        let _ = Effect::watch(
+            move || target.get(),
+            move |t, _, _| {
+                if let Some(at) = asked(t.clone(), &run, &host) {
+                    with_viewer(|v| {
+                        if v.id == id && v.locating != Some(at) {
+                            v.locate(at);
+                        }
+                    });
+                }
+            },
+            false,
+        );
     }
     on_cleanup(move || unmount(id));
 

@@ -11,11 +11,12 @@ use super::model::View;
 use super::ui::{Details, SearchState, Summary};
 use super::viewer::{Selected, Viewer};
 use crate::protocol::MAX_HITS;
-use crate::protocol::{TraceHit, TraceQuery};
+use crate::protocol::{EventAt, TraceEvent, TraceHit, TraceQuery};
 
 impl Viewer {
     /// Selects an event: outlines it and asks for its details and links.
     pub fn select(&mut self, hit: TraceHit, name: Option<String>) {
+        self.forget_target();
         self.selected = Some(Selected { hit, name });
         self.links.clear();
         self.ui.details.set(Details::Loading);
@@ -27,12 +28,48 @@ impl Viewer {
     }
 
     pub fn clear_selection(&mut self) {
+        self.forget_target();
         self.selected = None;
         self.links.clear();
         self.ui.details.set(Details::Empty);
         self.ui.links.set(Some(Arc::new(Vec::new())));
         self.publish_selection();
         self.request_frame();
+    }
+
+    /// Looks up the event at a model position (an analysis's), to select
+    /// and zoom to when the worker answers ([`Viewer::show_located`]).
+    pub fn locate(&mut self, at: EventAt) {
+        self.locating = Some(at);
+        self.selected = None;
+        self.links.clear();
+        self.ui.details.set(Details::Loading);
+        self.ui.links.set(None);
+        self.publish_selection();
+        self.post(Kind::Event, TraceQuery::Locate { at });
+        self.request_frame();
+    }
+
+    /// The located event came: selects it, shows its details, asks for its
+    /// links, and zooms to a window around it (the event a fifth of it).
+    pub fn show_located(&mut self, event: TraceEvent) {
+        let hit = event.at;
+        self.selected = Some(Selected { hit, name: Some(event.details.name.clone()) });
+        self.ui.details.set(Details::Shown(Arc::new(event)));
+        self.publish_selection();
+        self.post(Kind::Links, TraceQuery::Links { track: hit.track, event: hit.event });
+        let (a, b) = (hit.start_ps as f64, hit.end_ps as f64);
+        let w = (b - a).max(1000.0);
+        self.set_view(View { start: a - 2.0 * w, end: b + 2.0 * w });
+        self.reveal_track(hit.track, hit.depth);
+    }
+
+    /// The user chose something else: the page's asked-for event no longer holds.
+    fn forget_target(&mut self) {
+        self.locating = None;
+        if self.target.with_untracked(Option::is_some) {
+            self.target.set(None);
+        }
     }
 
     /// What "Export selection" and `f` work on: the range, else the mark,

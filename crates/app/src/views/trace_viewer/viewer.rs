@@ -20,7 +20,8 @@ use super::listeners::Listeners;
 use super::model::{fetch_range, RowHit, Rows, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
 use super::surface::{Drawn, Surface};
 use super::window_data::WindowData;
-use crate::protocol::{TraceHit, TraceLink, TraceQuery};
+use crate::protocol::{EventAt, TraceHit, TraceLink, TraceQuery};
+use crate::views::TraceTarget;
 
 // Re-exported: the panes, the drawing and the page name them through the viewer.
 pub use super::ui::{Details, Summary, Tooltip, Ui};
@@ -64,6 +65,10 @@ pub struct Viewer {
     pub data: Option<WindowData>,
     pub selected: Option<Selected>,
     pub links: Vec<TraceLink>,
+    /// The model position being looked up, to select when the worker answers.
+    pub locating: Option<EventAt>,
+    /// The event the page asked to show; cleared when the user selects another.
+    pub target: RwSignal<Option<TraceTarget>>,
     /// A range selected by shift-drag (ps) and the tracks it covers.
     pub range: Option<(f64, f64)>,
     pub range_tracks: Vec<u32>,
@@ -125,11 +130,12 @@ pub struct Parts {
     pub ctx: CanvasRenderingContext2d,
     pub ui: Ui,
     pub listeners: Listeners,
+    pub target: RwSignal<Option<TraceTarget>>,
 }
 
 impl Viewer {
     pub fn new(parts: Parts) -> Viewer {
-        let Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners } = parts;
+        let Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners, target } = parts;
         let span = (layout.start_ps as f64, layout.end_ps.max(layout.start_ps + 1) as f64);
         let collapsed = vec![false; layout.sections.len()];
         let rows = Rows::new(&layout, &collapsed);
@@ -148,6 +154,8 @@ impl Viewer {
             data: None,
             selected: None,
             links: Vec::new(),
+            locating: None,
+            target,
             range: None,
             range_tracks: Vec::new(),
             mark: None,
