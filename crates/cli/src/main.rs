@@ -114,12 +114,17 @@ enum Command {
         /// One host of the run; without it, all hosts together (XProf's "all hosts").
         #[arg(long)]
         host: Option<String>,
-        /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON.
+        /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON;
+        /// hta: HolisticTraceAnalysis 0.5.0's numbers (PyTorch analyses HTA has).
         #[arg(long, value_enum, default_value = "json")]
         format: output::Format,
         /// Write to FILE instead of standard output.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
+        /// PyTorch analyses that follow HTA: keep the last ProfilerStep (HTA's
+        /// include_last_profiler_step=True); by default it is left out, as HTA does.
+        #[arg(long)]
+        include_last_step: bool,
         /// memory_viewer: the XLA module, as XProf names it (`jit_f(12)`) or by plain name;
         /// default: the module with the most memory.
         #[arg(long)]
@@ -161,8 +166,8 @@ fn main() -> ExitCode {
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())
         }
-        Command::Tool { path, tool, run, host, format, output, module, group_by } => {
-            tool::run(&tool::Args { path, tool, run, host, format, output, module, group_by })
+        Command::Tool { path, tool, run, host, format, output, module, group_by, include_last_step } => {
+            tool::run(&tool::Args { path, tool, run, host, format, output, module, group_by, include_last_step })
         }
         Command::Compare {
             base,

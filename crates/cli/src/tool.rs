@@ -20,6 +20,8 @@ pub struct Args {
     pub module: Option<String>,
     /// op_profile: the grouping of `--format xprof`.
     pub group_by: Grouping,
+    /// HTA's `include_last_profiler_step` for the PyTorch analyses.
+    pub include_last_step: bool,
 }
 
 /// How `op_profile --format xprof` groups ops (XProf's `group_by` parameter).
@@ -49,6 +51,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             Grouping::Program => GroupBy::Program,
             Grouping::Category => GroupBy::Category,
         },
+        include_last_step: args.include_last_step,
     };
     let failure = |e: ToolError| match e {
         ToolError::OneHost => Failure(format!(

@@ -118,3 +118,46 @@ fn hta_counters_print_hta_summaries() {
         assert_eq!(csv.lines().count(), hta_rows.len() + 1, "{tool}: {csv}");
     }
 }
+
+/// `--include-last-step` is HTA's `include_last_profiler_step=True`: the
+/// two-rank job's `.include_last_step` goldens (steps 551 and 552) rather
+/// than the default ones (551 only), through the CLI.
+#[test]
+fn include_last_step_keeps_htas_last_step() {
+    let dir = data("kineto-multirank-sampled");
+    let d = dir.to_str().unwrap();
+    let golden = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("goldens").join(name)).unwrap()).unwrap()
+    };
+    for (tool, file) in [
+        ("stragglers", "hta_potential_stragglers"),
+        ("kernel_launch_stats", "hta_cuda_kernel_launch_stats"),
+        ("idle_time_breakdown", "hta_idle_time_breakdown"),
+        ("queue_length", "hta_queue_length_summary"),
+    ] {
+        let with_last = json(&["tool", d, tool, "--format", "hta", "--include-last-step"]);
+        let default = json(&["tool", d, tool, "--format", "hta"]);
+        for (ours, hta) in [
+            (&with_last, golden(&format!("{file}.include_last_step.json"))),
+            (&default, golden(&format!("{file}.json"))),
+        ] {
+            assert_eq!(ours["load"]["include_last_profiler_step"], hta["load"]["include_last_profiler_step"], "{tool}");
+            assert_eq!(ours["load"]["profiler_steps_used"], hta["load"]["profiler_steps_used"], "{tool}");
+        }
+        assert_eq!(with_last["load"]["profiler_steps_used"], serde_json::json!([551, 552]), "{tool}");
+    }
+    // The numbers follow: the stragglers' counts, and every launch of both ranks.
+    let stragglers = json(&["tool", d, "stragglers", "--format", "hta", "--include-last-step"]);
+    assert_eq!(
+        stragglers["straggler_counts"],
+        golden("hta_potential_stragglers.include_last_step.json")["straggler_counts"]
+    );
+    let launches = json(&["tool", d, "kernel_launch_stats", "--format", "hta", "--include-last-step"]);
+    let hta = golden("hta_cuda_kernel_launch_stats.include_last_step.json");
+    for rank in ["0", "1"] {
+        let (ours, theirs) = (&launches["per_rank"][rank]["summary"], &hta["per_rank"][rank]["summary"]);
+        for k in ["num_launches", "gpu_shorter_than_cpu", "cpu_runtime_outliers", "launch_delay_outliers"] {
+            assert_eq!(ours[k], theirs[k], "rank {rank}: {k}");
+        }
+    }
+}

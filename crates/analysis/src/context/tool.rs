@@ -91,6 +91,10 @@ pub struct Request {
     /// The memory viewer's XLA module (`name(program id)` or the plain name).
     pub module: Option<String>,
     pub group_by: GroupBy,
+    /// PyTorch analyses that follow HTA: keep the last `ProfilerStep` and
+    /// what it launched (HTA's `include_last_profiler_step=True`); HTA's
+    /// default, and Proflens's, leaves it out as often incomplete.
+    pub include_last_step: bool,
 }
 
 /// A tool's result: its view model and the name of the view that renders it.

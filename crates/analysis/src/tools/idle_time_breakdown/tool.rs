@@ -26,18 +26,18 @@ impl Tool for IdleTimeBreakdownTool {
         &[Format::Json, Format::Csv, Format::Hta]
     }
 
-    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
-        breakdown(std::slice::from_ref(&host))
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        breakdown(std::slice::from_ref(&host), request.include_last_step)
     }
 
-    fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
-        breakdown(&hosts.iter().map(|h| h.as_ref()).collect::<Vec<_>>())
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        breakdown(&hosts.iter().map(|h| h.as_ref()).collect::<Vec<_>>(), request.include_last_step)
     }
 }
 
 /// Every rank in HTA's order (by rank); a rank without `distributedInfo`
 /// is its position among the hosts.
-fn breakdown(hosts: &[&HostContext]) -> Result<Output, ToolError> {
+fn breakdown(hosts: &[&HostContext], include_last: bool) -> Result<Output, ToolError> {
     if hosts.is_empty() {
         return Err(ToolError::OneHost);
     }
@@ -48,12 +48,12 @@ fn breakdown(hosts: &[&HostContext]) -> Result<Output, ToolError> {
         }
         let profile = host.profile()?;
         let rank = hta::rank(&profile).unwrap_or(position as i64);
-        ranks.push(rank_idle(&profile, rank, host.name(), false, CONSECUTIVE_KERNEL_DELAY_US));
+        ranks.push(rank_idle(&profile, rank, host.name(), include_last, CONSECUTIVE_KERNEL_DELAY_US));
     }
     ranks.sort_by_key(|r| r.rank);
     let model = IdleTimeBreakdown {
         consecutive_kernel_delay_us: CONSECUTIVE_KERNEL_DELAY_US,
-        include_last_profiler_step: false,
+        include_last_profiler_step: include_last,
         ranks,
     };
     Ok(Output::new("idle_time_breakdown", model))

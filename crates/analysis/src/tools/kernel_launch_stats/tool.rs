@@ -28,14 +28,14 @@ impl Tool for KernelLaunchStatsTool {
         &[Format::Json, Format::Csv, Format::Hta]
     }
 
-    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
-        let params = Params::default();
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        let params = params(request);
         let rank = one_rank(host, &params)?;
         Ok(Output::new(VIEW, KernelLaunchStats { params, ranks: vec![rank] }))
     }
 
     fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
-        let params = Params::default();
+        let params = params(request);
         let mut ranks = Vec::with_capacity(hosts.len());
         for host in hosts {
             // A rank shown on its own already has its numbers.
@@ -47,6 +47,11 @@ impl Tool for KernelLaunchStatsTool {
         }
         Ok(Output::new(VIEW, KernelLaunchStats { params, ranks }))
     }
+}
+
+/// HTA's defaults, with the last step when asked for.
+fn params(request: &Request) -> Params {
+    Params { include_last_profiler_step: request.include_last_step, ..Params::default() }
 }
 
 fn one_rank(host: &HostContext, params: &Params) -> Result<super::RankLaunches, ToolError> {

@@ -24,14 +24,14 @@ impl Tool for KernelSequencesTool {
         &[Format::Json, Format::Csv]
     }
 
-    fn run(&self, host: &HostContext, _request: &Request) -> Result<Output, ToolError> {
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
         if !host.is_kineto()? {
             return Err(ToolError::Failed(format!(
                 "“{}” is not a PyTorch trace; kernel sequences are read from PyTorch operators' launches.",
                 host.name()
             )));
         }
-        let model = kernel_sequences(&*host.profile()?, OPERATOR_NAME, MIN_PATTERN_LEN, false);
+        let model = kernel_sequences(&*host.profile()?, OPERATOR_NAME, MIN_PATTERN_LEN, request.include_last_step);
         Ok(Output::new("kernel_sequences", model))
     }
 }

@@ -25,23 +25,23 @@ impl Tool for MemoryBandwidthTool {
         &[Format::Json, Format::Csv, Format::Hta]
     }
 
-    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
-        Ok(Output::new("memory_bandwidth", of_host(host)?))
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        Ok(Output::new("memory_bandwidth", of_host(host, request)?))
     }
 
-    fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
-        let parts = hosts.iter().map(|h| of_host(h)).collect::<Result<Vec<_>, _>>()?;
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        let parts = hosts.iter().map(|h| of_host(h, request)).collect::<Result<Vec<_>, _>>()?;
         Ok(Output::new("memory_bandwidth", combine(parts)))
     }
 }
 
-/// A host's memory bandwidth with HTA's default (`include_last_profiler_step=False`).
-fn of_host(host: &HostContext) -> Result<MemoryBandwidth, ToolError> {
+/// A host's memory bandwidth with HTA's load (the last step left out unless asked for).
+fn of_host(host: &HostContext, request: &Request) -> Result<MemoryBandwidth, ToolError> {
     if !host.is_kineto()? {
         return Err(ToolError::Failed(format!("{}: memory bandwidth needs a PyTorch (Kineto) trace", host.name())));
     }
     host.progress("Summing the memory bandwidth");
-    Ok(rank_memory_bandwidth(&*host.profile()?, host.name(), false))
+    Ok(rank_memory_bandwidth(&*host.profile()?, host.name(), request.include_last_step))
 }
 
 impl Rendered for MemoryBandwidth {

@@ -25,23 +25,23 @@ impl Tool for QueueLengthTool {
         &[Format::Json, Format::Csv, Format::Hta]
     }
 
-    fn run(&self, host: &HostContext, _: &Request) -> Result<Output, ToolError> {
-        Ok(Output::new("queue_length", of_host(host)?))
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        Ok(Output::new("queue_length", of_host(host, request)?))
     }
 
-    fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
-        let parts = hosts.iter().map(|h| of_host(h)).collect::<Result<Vec<_>, _>>()?;
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        let parts = hosts.iter().map(|h| of_host(h, request)).collect::<Result<Vec<_>, _>>()?;
         Ok(Output::new("queue_length", combine(parts)))
     }
 }
 
-/// A host's queue lengths with HTA's default (`include_last_profiler_step=False`).
-fn of_host(host: &HostContext) -> Result<QueueLength, ToolError> {
+/// A host's queue lengths with HTA's load (the last step left out unless asked for).
+fn of_host(host: &HostContext, request: &Request) -> Result<QueueLength, ToolError> {
     if !host.is_kineto()? {
         return Err(ToolError::Failed(format!("{}: queue length needs a PyTorch (Kineto) trace", host.name())));
     }
     host.progress("Counting the stream queues");
-    Ok(rank_queue_length(&*host.profile()?, host.name(), false))
+    Ok(rank_queue_length(&*host.profile()?, host.name(), request.include_last_step))
 }
 
 impl Rendered for QueueLength {

@@ -26,21 +26,23 @@ impl Tool for StragglersTool {
         &[Format::Json, Format::Csv, Format::Hta]
     }
 
-    fn run(&self, host: &HostContext, _request: &Request) -> Result<Output, ToolError> {
-        let summary = summarize(host, 0)?;
-        Ok(Output::new("stragglers", stragglers(&[summary], NUM_CANDIDATES, false)?))
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
+        let summary = summarize(host, 0, request.include_last_step)?;
+        Ok(Output::new("stragglers", stragglers(&[summary], NUM_CANDIDATES, request.include_last_step)?))
     }
 
-    fn combine(&self, hosts: &[Rc<HostContext>], _request: &Request) -> Result<Output, ToolError> {
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        let include_last = request.include_last_step;
         // One rank's events at a time: each summary is a few numbers.
-        let summaries = hosts.iter().enumerate().map(|(i, h)| summarize(h, i)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Output::new("stragglers", stragglers(&summaries, NUM_CANDIDATES, false)?))
+        let summaries =
+            hosts.iter().enumerate().map(|(i, h)| summarize(h, i, include_last)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Output::new("stragglers", stragglers(&summaries, NUM_CANDIDATES, include_last)?))
     }
 }
 
 /// One rank's summary; its rank is the trace's `distributedInfo.rank`, else
 /// its place in the run.
-fn summarize(host: &HostContext, position: usize) -> Result<RankSummary, ToolError> {
+fn summarize(host: &HostContext, position: usize, include_last: bool) -> Result<RankSummary, ToolError> {
     if !host.is_kineto()? {
         return Err(ToolError::Failed(format!(
             "“{}” is not a PyTorch trace; stragglers are found between PyTorch ranks.",
@@ -48,7 +50,7 @@ fn summarize(host: &HostContext, position: usize) -> Result<RankSummary, ToolErr
         )));
     }
     let rank = host.kineto()?.rank.unwrap_or(position as i64);
-    Ok(RankSummary::new(rank, host.name(), &*host.profile()?, false))
+    Ok(RankSummary::new(rank, host.name(), &*host.profile()?, include_last))
 }
 
 impl Rendered for Stragglers {
