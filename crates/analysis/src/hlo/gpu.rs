@@ -39,6 +39,12 @@ impl<'a> GpuHlo<'a> {
         Some(index.by_name(innermost(hlo_op))?.metadata.op_name.as_str())
     }
 
+    /// The module of `program` and its instruction named `name`.
+    pub fn instruction(&self, program: u64, name: &str) -> Option<(&'a HloModule, &'a HloInstruction)> {
+        let index = self.indexes.get(&program)?;
+        Some((index.module, index.by_name(name)?))
+    }
+
     /// The instruction `hlo_op` (nested names joined by `::`, the innermost
     /// is the op) of `program`, when its module is known.
     pub fn op(&self, program: u64, hlo_op: &str) -> Option<GpuHloOp> {

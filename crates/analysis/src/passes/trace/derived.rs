@@ -3,14 +3,14 @@
 //! `Framework Ops`. Files that already carry these lines (TF writes them at
 //! capture time) keep their own and get none derived.
 
+use super::annotations::{self, Annotation, AnnotationTracks, XLA_MODULES, XLA_OPS};
 use super::{DerivedTrack, Track, TrackSource};
 use crate::common::schema::{event_stat, is_derived_line, StatKeys};
-use crate::hlo::gpu::{innermost, GpuHlo};
+use crate::hlo::gpu::GpuHlo;
 use crate::passes::grouping::Grouping;
-use proflens_model::{nesting_depths, Profile};
+use proflens_model::{nesting_depths, Profile, StatValue};
 
 pub const STEPS: &str = "Steps";
-pub const XLA_OPS: &str = "XLA Ops";
 pub const FRAMEWORK_OPS: &str = "Framework Ops";
 /// Older TensorFlow names the framework-op line this way.
 const LEGACY_FRAMEWORK_OPS: &str = "TensorFlow Ops";
@@ -63,9 +63,10 @@ impl Builder {
 /// Derived line ids: XProf's `0xdeadbeef`-based range (as a 32-bit int).
 const DERIVED_ID: i64 = 0xdead_beef_u32 as i32 as i64;
 
-/// The derived tracks of GPU plane `p`. The framework op of an XLA kernel is
-/// its HLO instruction's `op_name` where `hlo` knows it (JAX kernels carry
-/// only `XlaModule:` as `tf_op`), else the kernel's `tf_op`.
+/// The derived tracks of GPU plane `p`: Steps, then per kernel stream the
+/// annotation tracks ([`annotations`]). The framework op of an XLA kernel
+/// is its HLO instruction's `op_name` where `hlo` knows it (JAX kernels
+/// carry only `XlaModule:` as `tf_op`), else the kernel's `tf_op`.
 pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>, p: usize) -> Vec<Track> {
     let plane = &profile.planes[p];
     let keys = StatKeys::new(profile);
@@ -75,62 +76,107 @@ pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>, p: u
     if !has_line(STEPS) {
         tracks.extend(steps_track(profile, grouping, p));
     }
-    // (line, event) of kernels on the plane's stream lines, per line in time order.
+    let present =
+        annotations::TITLES.map(|title| has_line(title) || (title == FRAMEWORK_OPS && has_line(LEGACY_FRAMEWORK_OPS)));
     let streams: Vec<usize> = (0..plane.lines.len()).filter(|&l| !is_derived_line(&plane.lines[l])).collect();
-    let multi = streams.len() > 1;
-    for (track_name, key, offset, present) in [
-        (XLA_OPS, keys.hlo_op, 5, has_line(XLA_OPS)),
-        (FRAMEWORK_OPS, keys.tf_op, 3, has_line(FRAMEWORK_OPS) || has_line(LEGACY_FRAMEWORK_OPS)),
-    ] {
-        if present || key.is_none() {
-            continue;
-        }
-        for &l in &streams {
-            let line = &plane.lines[l];
-            let mut builder = Builder::default();
-            for i in 0..line.events.len() {
-                if event_stat(profile, plane, line, i, keys.kernel_details).is_none() {
-                    continue;
-                }
-                let from_hlo =
-                    if track_name == FRAMEWORK_OPS { hlo_framework_op(profile, &keys, hlo, p, l, i) } else { None };
-                let full = match from_hlo {
-                    Some(name) => name,
-                    None => {
-                        let Some(value) = event_stat(profile, plane, line, i, key) else { continue };
-                        value.to_string()
-                    }
-                };
-                // XLA op lists are nested `outer::inner`: the innermost names the op.
-                let name = if track_name == XLA_OPS { innermost(&full) } else { &full };
-                builder.merge_or_push(line.events.start_ps[i], line.events.end_ps(i), name);
+    for (n, &l) in streams.iter().enumerate() {
+        let line = &plane.lines[l];
+        let mut derived = AnnotationTracks::new(true, present);
+        for i in 0..line.events.len() {
+            // Kernels only: memcpys and allocations carry no annotations.
+            if event_stat(profile, plane, line, i, keys.kernel_details).is_none() {
+                continue;
             }
-            let title = if multi { format!("{track_name} - from #{}", line.id) } else { track_name.to_string() };
-            tracks.extend(builder.finish(title, DERIVED_ID + offset));
+            let stat = |key| event_stat(profile, plane, line, i, key);
+            let program = stat(keys.program_id).and_then(|v| v.as_u64());
+            let tf_op = stat(keys.tf_op).map(|v| v.to_string());
+            let text = |key| match stat(key) {
+                Some(StatValue::Str(s)) => s,
+                _ => "",
+            };
+            let hlo_op = text(keys.hlo_op);
+            let mut a = Annotation::resolve(hlo, program, hlo_op, tf_op.as_deref());
+            let module = text(keys.hlo_module);
+            if !module.is_empty() {
+                a.module = program.map_or_else(|| module.to_string(), |id| format!("{module}({id})"));
+            }
+            derived.add(&a, line.events.start_ps[i], line.events.end_ps(i), grouping.group(p, l, i));
         }
+        // XProf names a GPU's derived tracks by their stream, even when there is one.
+        // Each stream's tracks get their own ids, as XProf's derived line ids.
+        tracks.extend(derived.finish(&format!(" - from #{}", line.id), DERIVED_ID + 8 * n as i64));
     }
     tracks
 }
 
-/// The framework op (HLO `op_name`) of event `i` when it is an XLA kernel
-/// whose instruction `hlo` knows and names one.
-fn hlo_framework_op(
-    profile: &Profile,
-    keys: &StatKeys,
-    hlo: &GpuHlo<'_>,
-    p: usize,
-    l: usize,
-    i: usize,
-) -> Option<String> {
+/// The tracks XProf derives on a TPU core from its `XLA Ops` line and the
+/// HLO: Framework Name Scope, Framework Ops and Source code (the file has
+/// the XLA Modules and XLA Ops lines). An op's program is that of the
+/// `XLA Modules` event around it (`name(program id)`).
+pub fn tpu_tracks(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>, p: usize) -> Vec<Track> {
+    let plane = &profile.planes[p];
+    let line_named = |name: &str| plane.lines.iter().position(|l| profile.str(l.name) == name);
+    let (Some(ops), Some(modules)) =
+        (line_named(annotations::TITLES[XLA_OPS]), line_named(annotations::TITLES[XLA_MODULES]))
+    else {
+        return Vec::new();
+    };
     if hlo.is_empty() {
-        return None;
+        return Vec::new();
     }
-    let (plane, line) = (&profile.planes[p], &profile.planes[p].lines[l]);
-    let hlo_op = event_stat(profile, plane, line, i, keys.hlo_op)?;
-    let program = event_stat(profile, plane, line, i, keys.program_id)?.as_u64()?;
-    let name = hlo.framework_op(program, hlo_op.as_str()?)?;
-    (!name.is_empty()).then(|| name.to_string())
+    let present = annotations::TITLES.map(|title| line_named(title).is_some());
+    let (ops_line, modules_line) = (&plane.lines[ops], &plane.lines[modules]);
+    let mut derived = AnnotationTracks::new(false, present);
+    let mut m = 0;
+    for i in 0..ops_line.events.len() {
+        let start = ops_line.events.start_ps[i];
+        while m + 1 < modules_line.events.len() && modules_line.events.start_ps[m + 1] <= start {
+            m += 1;
+        }
+        let meta = |events: &proflens_model::Events, k: usize| {
+            let md = &plane.event_metadata[events.metadata[k] as usize];
+            profile.str(md.display_name.unwrap_or(md.name))
+        };
+        let inside = m < modules_line.events.len() && modules_line.events.start_ps[m] <= start;
+        let program = inside.then(|| program_of(meta(&modules_line.events, m))).flatten();
+        let a = Annotation::resolve(hlo, program, meta(&ops_line.events, i), None);
+        // XProf groups a TPU program run's ops together: one run, one group.
+        let group = grouping.group(p, ops, i).or(inside.then_some(m as i32));
+        derived.add(&a, start, ops_line.events.end_ps(i), group);
+    }
+    derived.finish("", DERIVED_ID)
 }
+
+/// The program id of an XLA module event named `name(id)`.
+fn program_of(module_event: &str) -> Option<u64> {
+    module_event.strip_suffix(')')?.rsplit_once('(')?.1.parse().ok()
+}
+
+/// XProf's `ThreadpoolListener::Region` events of host line `l`: one from
+/// each `StartRegion` to the `StopRegion` after it (tsl's threadpool line
+/// mutator), on a track of their own next to the thread.
+pub fn threadpool_regions(profile: &Profile, p: usize, l: usize) -> Option<Track> {
+    let plane = &profile.planes[p];
+    let line = &plane.lines[l];
+    let name_of = |i: usize| profile.str(plane.event_metadata[line.events.metadata[i] as usize].name);
+    let mut builder = Builder::default();
+    let mut open: Option<i64> = None;
+    for i in 0..line.events.len() {
+        match name_of(i) {
+            "ThreadpoolListener::StartRegion" => open = Some(line.events.start_ps[i]),
+            "ThreadpoolListener::StopRegion" => {
+                if let Some(start) = open.take() {
+                    builder.push(start, line.events.end_ps(i), THREADPOOL_REGION);
+                }
+            }
+            _ => {}
+        }
+    }
+    let name = format!("{} · {THREADPOOL_REGION}", profile.str(line.shown_name()));
+    builder.finish(name, line.display_id)
+}
+
+pub const THREADPOOL_REGION: &str = "ThreadpoolListener::Region";
 
 /// One event per step, from the first to the last device event of its group;
 /// ungrouped events belong to the step of the latest grouped event before them.

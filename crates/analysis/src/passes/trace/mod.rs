@@ -4,6 +4,7 @@
 //!
 //! Events stay in the profile's columns; only derived tracks own new columns.
 
+pub mod annotations;
 pub mod derived;
 pub mod export;
 pub mod index;
@@ -82,20 +83,22 @@ impl Trace {
         for (p, plane) in profile.planes.iter().enumerate() {
             let name = profile.str(plane.name);
             let is_device = name.starts_with(GPU_PLANE_PREFIX) || name.starts_with(TPU_PLANE_PREFIX);
-            let mut tracks: Vec<Track> = plane
-                .lines
-                .iter()
-                .enumerate()
-                .map(|(l, line)| Track {
+            let mut tracks: Vec<Track> = Vec::with_capacity(plane.lines.len());
+            for (l, line) in plane.lines.iter().enumerate() {
+                if !is_device {
+                    tracks.extend(derived::threadpool_regions(profile, p, l));
+                }
+                tracks.push(Track {
                     name: profile.str(line.shown_name()).to_string(),
                     tid: line.display_id,
                     source: TrackSource::Line(p, l),
-                })
-                .collect();
+                });
+            }
+            // Derived tracks go first, as in XProf's trace viewer.
             if name.starts_with(GPU_PLANE_PREFIX) {
-                let derived = derived::gpu_tracks(profile, grouping, hlo, p);
-                // Derived tracks go first, as in XProf's trace viewer.
-                tracks.splice(0..0, derived);
+                tracks.splice(0..0, derived::gpu_tracks(profile, grouping, hlo, p));
+            } else if name.starts_with(TPU_PLANE_PREFIX) {
+                tracks.splice(0..0, derived::tpu_tracks(profile, grouping, hlo, p));
             }
             if tracks.is_empty() {
                 continue;

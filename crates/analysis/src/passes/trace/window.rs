@@ -1,6 +1,7 @@
 //! Level of detail: what to draw of a track in a time window at a given
 //! resolution. Events narrower than a pixel merge with their neighbours at
-//! the same depth, so a frame never carries more boxes than pixels × depths,
+//! the same depth, so a frame never carries more than two boxes per pixel
+//! and depth (a sub-pixel event right after a wide one keeps its own box),
 //! however many events the profile has.
 
 use proflens_model::Events;
