@@ -62,6 +62,6 @@ export function assertOwnOrigin(seen, origin) {
 
 /** The tool selector's enabled options, once the worker has said which the chosen host has. */
 export async function offeredTools(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('#tool option')].some((o) => o.disabled));
-  return page.$$eval('#tool option', (options) => options.filter((o) => !o.disabled).map((o) => o.value));
+  await page.waitForFunction(() => [...document.querySelectorAll('#tool > option')].some((o) => o.disabled));
+  return page.$$eval('#tool > option', (options) => options.filter((o) => !o.disabled).map((o) => o.value));
 }

@@ -332,3 +332,17 @@ test('a run of two hosts opens as all hosts together, and the host selector narr
   await close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test("the tool selector lists XProf's tools that are not built, disabled, with the reason", async () => {
+  const { page, seen, close } = await openProfile(AMD_GPU);
+  const missing = await page.$$eval('#tool optgroup[label="XProf tools not built"] option', (options) =>
+    options.map((o) => ({ value: o.value, disabled: o.disabled, title: o.title })));
+  assert.deepEqual(
+    missing.map((o) => o.value),
+    ['perf_counters', 'utilization_viewer', 'kernel_utilization', 'inference_profile', 'smart_suggestion',
+      'megascale_stats', 'hlo_op_profile'],
+  );
+  assert.ok(missing.every((o) => o.disabled && o.title.includes('XProf 2.24')), JSON.stringify(missing));
+  assertOwnOrigin(seen, env.server.url);
+  await close();
+});

@@ -5,6 +5,8 @@
 //! Adding a tool: a folder in `tools/` with a [`Tool`] implementation, and
 //! one line in [`TOOLS`] (ARCHITECTURE.md walks through an example).
 
+pub mod xprof_only;
+
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
     critical_path, framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_launch_stats,

@@ -118,6 +118,19 @@ pub fn Selectors() -> impl IntoView {
                             "Trace diff (compare)"
                         </option>
                     </Show>
+                    // XProf's tools that are not built, listed so its whole set is accounted for.
+                    <optgroup label="XProf tools not built">
+                        {registry::xprof_only::XPROF_ONLY
+                            .iter()
+                            .map(|tool| {
+                                view! {
+                                    <option value=tool.id disabled=true title=tool.why>
+                                        {tool.label}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </optgroup>
                 </select>
             </div>
             <CompareControls/>

@@ -35,6 +35,12 @@ pub enum Grouping {
 }
 
 pub fn run(args: &Args) -> Result<(), Failure> {
+    if let Some(missing) = registry::xprof_only::find(&args.tool) {
+        return Err(Failure(format!(
+            "'{}' ({}) is an XProf tool Proflens does not build: {}",
+            missing.id, missing.label, missing.why
+        )));
+    }
     let tool = registry::find(&args.tool).ok_or_else(|| {
         Failure(format!(
             "unknown tool '{}'; the tools are: {}",

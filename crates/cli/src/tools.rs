@@ -1,6 +1,7 @@
 //! `proflens tools`: the registry as a table, or as JSON.
 
 use crate::Failure;
+use proflens_analysis::registry::xprof_only::XPROF_ONLY;
 use proflens_analysis::registry::TOOLS;
 use serde::Serialize;
 
@@ -10,6 +11,9 @@ struct Entry {
     label: &'static str,
     inputs: Vec<&'static str>,
     formats: Vec<&'static str>,
+    /// XProf's tools that Proflens does not build: why (the others are built).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_built: Option<&'static str>,
 }
 
 pub fn run(json: bool) -> Result<(), Failure> {
@@ -30,8 +34,16 @@ pub fn run(json: bool) -> Result<(), Failure> {
                 }
             }
             inputs.extend(i.tool_files.iter().map(|f| f.file_stem()));
-            Entry { id: t.id(), label: t.label(), inputs, formats: t.formats().iter().map(|f| f.name()).collect() }
+            let formats = t.formats().iter().map(|f| f.name()).collect();
+            Entry { id: t.id(), label: t.label(), inputs, formats, not_built: None }
         })
+        .chain(XPROF_ONLY.iter().map(|t| Entry {
+            id: t.id,
+            label: t.label,
+            inputs: Vec::new(),
+            formats: Vec::new(),
+            not_built: Some(t.why),
+        }))
         .collect();
     if json {
         return crate::output::print(&(serde_json::to_string_pretty(&entries)? + "\n"));
@@ -39,8 +51,12 @@ pub fn run(json: bool) -> Result<(), Failure> {
     let width = entries.iter().map(|e| e.id.len()).max().unwrap_or(0);
     let label_width = entries.iter().map(|e| e.label.len()).max().unwrap_or(0);
     let mut table = format!("{:width$}  {:label_width$}  reads\n", "tool", "label");
-    for e in &entries {
+    for e in entries.iter().filter(|e| e.not_built.is_none()) {
         table += &format!("{:width$}  {:label_width$}  {}\n", e.id, e.label, e.inputs.join(", "));
+    }
+    table += "\nXProf's other tools, not built (nothing to check a port against):\n";
+    for e in entries.iter().filter(|e| e.not_built.is_some()) {
+        table += &format!("{:width$}  {:label_width$}  {}\n", e.id, e.label, e.not_built.unwrap_or_default());
     }
     crate::output::print(&table)
 }

@@ -292,3 +292,42 @@ fn tf_data_tool_names_the_bottleneck() {
     ]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn tools_lists_xprofs_whole_set_and_names_what_is_not_built() {
+    let out = proflens(&["tools".as_ref(), "--json".as_ref()]);
+    assert!(out.status.success());
+    let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
+    // XProf 2.24's tool names (the goldens' index.json), each either built or listed as not built.
+    for xprof in [
+        "overview_page",
+        "input_pipeline_analyzer",
+        "framework_op_stats",
+        "kernel_stats",
+        "memory_profile",
+        "pod_viewer",
+        "op_profile",
+        "hlo_stats",
+        "memory_viewer",
+        "trace_viewer",
+        "perf_counters",
+        "utilization_viewer",
+        "kernel_utilization",
+        "inference_profile",
+        "smart_suggestion",
+        "megascale_stats",
+        "hlo_op_profile",
+    ] {
+        assert!(ids.contains(&xprof), "{xprof} missing from {ids:?}");
+    }
+    let not_built: Vec<&Value> = tools.as_array().unwrap().iter().filter(|t| t.get("not_built").is_some()).collect();
+    assert_eq!(not_built.len(), 7);
+    assert!(not_built.iter().all(|t| t["formats"].as_array().unwrap().is_empty()));
+    // Asking for one says why, and fails.
+    let file = data("xspace/external/tw003.xplane.pb");
+    let out = proflens(&["tool".as_ref(), file.as_os_str(), "smart_suggestion".as_ref()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("XProf tool Proflens does not build") && err.contains("empty"), "{err}");
+}
