@@ -45,8 +45,15 @@ impl Tool for OpProfileTool {
             let by_category = profile.by_program.children.is_empty() && !profile.by_category.children.is_empty();
             return Ok(Output::new("op_profile", OpProfileView { profile, by_category }));
         }
-        let hlo = host.xla_programs()?;
-        let profile = op_profile(&*host.xla_ops()?, &program_names(&hlo.modules));
+        let hlo = host.xla_programs_if_any()?;
+        let db = host.xla_ops()?;
+        // XProf builds its trees from the device's ops, IDLE among them: with
+        // no device time at all (a CPU-only profile) they stay unset.
+        let profile = if db.ops.is_empty() && db.total_time_ps == 0 {
+            OpProfile::without_device()
+        } else {
+            op_profile(&db, &program_names(&hlo.modules))
+        };
         Ok(Output::new("op_profile", OpProfileView { profile, by_category: request.group_by == GroupBy::Category }))
     }
 }
