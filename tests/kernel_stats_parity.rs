@@ -2,21 +2,29 @@
 //! same order and every cell equal (name, launch dimensions, registers,
 //! shared memory, TensorCore columns, op name, occurrences), durations within
 //! 1e-9 relative. XLA kernels take their op names from the HLO protos.
+//! Over all hosts, `--format xprof` lists each host's kernels apart, as
+//! XProf's ALL_HOSTS golden does.
 
+use proflens_analysis::context::{Format, Request};
 use proflens_analysis::hlo::gpu::GpuHlo;
 use proflens_analysis::passes::kernels::kernel_stats_with_hlo;
+use proflens_analysis::registry;
 use proflens_analysis::tools::kernel_stats::to_xprof_json;
-use proflens_tests::{data_dir, load, table_rows};
+use proflens_analysis::tools::kernel_stats::KernelStats;
+use proflens_tests::{data_dir, host_context, load, table_rows};
 use serde_json::Value;
 
 fn check(file: &str, golden: &str) {
     let profile = load(&data_dir().join("xspace/external").join(file)).unwrap();
     let modules = proflens_format::hlo::hlo_modules(&profile).modules;
-    let ours = to_xprof_json(&kernel_stats_with_hlo(&profile, &GpuHlo::new(&modules)));
+    same_table(&to_xprof_json(&kernel_stats_with_hlo(&profile, &GpuHlo::new(&modules))), golden);
+}
+
+fn same_table(ours: &Value, golden: &str) {
     let theirs: Value =
         serde_json::from_slice(&std::fs::read(data_dir().join("goldens").join(golden)).unwrap()).unwrap();
     assert_eq!(ours["cols"], theirs["cols"], "{golden}");
-    let (ours, theirs) = (table_rows(&ours), table_rows(&theirs));
+    let (ours, theirs) = (table_rows(ours), table_rows(&theirs));
     assert_eq!(ours.len(), theirs.len(), "{golden}: kernel rows");
     for (o, t) in ours.iter().zip(&theirs) {
         for (col, (a, b)) in o.iter().zip(t).enumerate() {
@@ -43,4 +51,31 @@ fn amd_gemm_kernels_match_xprof() {
 #[test]
 fn amd_conv_kernels_match_xprof() {
     check("chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", "jax-mi300x-conv-xplane-jax06/kernel_stats.json");
+}
+
+/// The two BERT hosts recorded the same data (the external fixtures' README:
+/// their per-host goldens are byte-identical), so the one file kept here
+/// stands for both, opened as two hosts. XProf's ALL_HOSTS table has 30 rows,
+/// each host's 15 apart; merged they would be 15 rows of doubled counts.
+#[test]
+fn nvidia_bert_all_hosts_list_each_host_s_kernels() {
+    let file = data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb");
+    let hosts = [host_context("34.83.195.179_6003", &file), host_context("34.83.195.180_6003", &file)];
+    let tool = registry::find("kernel_stats").unwrap();
+    let request = Request { format: Format::Xprof, ..Request::default() };
+    let output = registry::run(tool, &hosts, &request).unwrap();
+    let xprof: Value = serde_json::from_str(&output.text(Format::Xprof).unwrap()).unwrap();
+    assert_eq!(table_rows(&xprof).len(), 30, "XProf's rows");
+    same_table(&xprof, "tf-gpu-multiworker-bert-xplane/kernel_stats.ALL_HOSTS.json");
+    // The merged view: one row per kernel, both hosts' launches added up.
+    let stats = output.model_as::<KernelStats>().unwrap();
+    assert_eq!(stats.kernels.len(), 15);
+    let one = registry::run(tool, &hosts[..1], &request).unwrap();
+    let one = &one.model_as::<KernelStats>().unwrap().kernels;
+    for (merged, host) in stats.kernels.iter().zip(one) {
+        let doubled = (&host.name, 2 * host.occurrences, 2 * host.total_ns);
+        assert_eq!((&merged.name, merged.occurrences, merged.total_ns), doubled);
+    }
+    let hosts_of_top: Vec<&str> = stats.host_rows[..2].iter().map(|r| r.host.as_str()).collect();
+    assert_eq!(hosts_of_top, ["34.83.195.179_6003", "34.83.195.180_6003"]);
 }

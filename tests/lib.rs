@@ -41,3 +41,22 @@ pub fn table_rows(table: &serde_json::Value) -> Vec<Vec<serde_json::Value>> {
         })
         .unwrap_or_default()
 }
+
+struct Quiet;
+
+impl proflens_analysis::context::Hooks for Quiet {
+    fn progress(&self, _: Option<f64>, _: &str) {}
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+/// A host context named `name` over one file of events, as the CLI opens
+/// it, for tests that go through `registry::run`.
+pub fn host_context(name: &str, path: &Path) -> std::rc::Rc<proflens_analysis::context::HostContext> {
+    use proflens_analysis::context::{HostContext, HostFile};
+    let file = path.to_path_buf();
+    let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
+    let files = vec![HostFile { path: path.display().to_string(), tool: None, read }];
+    std::rc::Rc::new(HostContext::new(name, files, std::rc::Rc::new(Quiet)))
+}

@@ -232,6 +232,17 @@ impl HostContext {
         }
     }
 
+    /// The HLO of the XLA programs for the tools that answer as XProf does
+    /// when a profile records none (op profile, HLO op stats, memory viewer:
+    /// empty, not an error); an error only when the programs are damaged.
+    pub fn xla_programs_if_any(&self) -> Result<Rc<Hlo>, String> {
+        let hlo = self.hlo()?;
+        if hlo.modules.is_empty() && hlo.errors.is_empty() {
+            return Ok(hlo);
+        }
+        self.xla_programs()
+    }
+
     /// The events grouped into steps, iterations and launches.
     pub fn grouping(&self) -> Result<Rc<Grouping>, String> {
         let profile = self.profile()?;

@@ -242,16 +242,61 @@ pub fn combine(tables: &[&[KernelRow]]) -> Vec<KernelRow> {
     out
 }
 
+/// XProf's kernel table over several hosts (op_stats_combiner.cc): every
+/// host's rows side by side, not merged, ranked again by total time and cut
+/// to the top 1000. Each row comes with the index of its table; rows that
+/// rank alike keep the tables' order.
+pub fn side_by_side(tables: &[&[KernelRow]]) -> Vec<(usize, KernelRow)> {
+    let mut rows: Vec<(usize, KernelRow)> =
+        tables.iter().enumerate().flat_map(|(i, t)| t.iter().map(move |r| (i, r.clone()))).collect();
+    rows.sort_by(|(_, a), (_, b)| rank_order(a, b));
+    rows.truncate(MAX_KERNELS);
+    rows
+}
+
+/// Longest total time first; ties by name, then grid.
+fn rank_order(a: &KernelRow, b: &KernelRow) -> std::cmp::Ordering {
+    b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)).then_with(|| a.grid.cmp(&b.grid))
+}
+
 fn sort_and_cut(rows: &mut Vec<KernelRow>) {
-    rows.sort_by(|a, b| {
-        b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)).then_with(|| a.grid.cmp(&b.grid))
-    });
+    rows.sort_by(rank_order);
     rows.truncate(MAX_KERNELS);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(name: &str, total_ns: u64) -> KernelRow {
+        KernelRow {
+            name: name.into(),
+            registers_per_thread: 32,
+            static_shmem_bytes: 0,
+            dynamic_shmem_bytes: 0,
+            block: [128, 1, 1],
+            grid: [4, 1, 1],
+            occupancy_pct: 50.0,
+            op_tensor_core_eligible: false,
+            uses_tensor_core: false,
+            op_name: String::new(),
+            occurrences: 2,
+            total_ns,
+            min_ns: total_ns / 2,
+            max_ns: total_ns / 2,
+        }
+    }
+
+    #[test]
+    fn hosts_side_by_side_keep_their_rows() {
+        let (a, b) = (vec![row("k1", 10), row("k2", 4)], vec![row("k1", 6), row("k3", 8)]);
+        let rows = side_by_side(&[&a, &b]);
+        let got: Vec<(usize, &str, u64)> = rows.iter().map(|(h, r)| (*h, r.name.as_str(), r.total_ns)).collect();
+        assert_eq!(got, [(0, "k1", 10), (1, "k3", 8), (1, "k1", 6), (0, "k2", 4)]);
+        // Merging instead adds the two k1 rows up.
+        let merged = combine(&[&a, &b]);
+        assert_eq!((merged.len(), merged[0].total_ns, merged[0].occurrences), (3, 16, 4));
+    }
 
     #[test]
     fn parses_both_detail_formats() {

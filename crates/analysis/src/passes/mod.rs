@@ -14,3 +14,4 @@ pub mod steps;
 pub mod trace;
 pub mod training;
 pub mod xla_ops;
+pub mod xla_ops_combine;

@@ -42,7 +42,7 @@ fn MemoryViewerView(
     page: MemoryViewerPage,
     choose: Arc<dyn Fn(String) + Send + Sync>,
 ) -> impl IntoView {
-    let MemoryViewerPage { modules, module, viewer, failed } = page;
+    let MemoryViewerPage { modules, module, viewer, failed, .. } = page;
     let picker = (modules.len() > 1).then(|| {
         let options = modules
             .iter()

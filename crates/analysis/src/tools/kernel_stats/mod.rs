@@ -5,7 +5,7 @@ pub mod legacy;
 pub mod pytorch;
 mod tool;
 
-pub use tool::{KernelStats, KernelStatsTool};
+pub use tool::{HostKernelRow, KernelStats, KernelStatsTool};
 
 use crate::common::datatable::DataTable;
 use crate::passes::kernels::KernelRow;
@@ -34,6 +34,19 @@ pub fn to_csv(rows: &[KernelRow]) -> String {
             us(r.min_ns),
             us(r.max_ns)
         );
+    }
+    out
+}
+
+/// XProf's all-hosts rows as CSV: the table of [`to_csv`] with the host of
+/// each row first.
+pub fn to_csv_by_host(rows: &[HostKernelRow]) -> String {
+    let kernels: Vec<KernelRow> = rows.iter().map(|r| r.kernel.clone()).collect();
+    let table = to_csv(&kernels);
+    let mut lines = table.lines();
+    let mut out = format!("host,{}\n", lines.next().unwrap_or_default());
+    for (row, line) in rows.iter().zip(lines) {
+        out += &format!("{},{line}\n", crate::common::csv::csv_field(&row.host));
     }
     out
 }
@@ -82,4 +95,37 @@ pub fn to_xprof_json(rows: &[KernelRow]) -> Value {
         ]);
     }
     t.into_json()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_by_host_name_their_host() {
+        let kernel = KernelRow {
+            name: "k, with a comma".into(),
+            registers_per_thread: 32,
+            static_shmem_bytes: 0,
+            dynamic_shmem_bytes: 0,
+            block: [128, 1, 1],
+            grid: [4, 1, 1],
+            occupancy_pct: 50.0,
+            op_tensor_core_eligible: false,
+            uses_tensor_core: false,
+            op_name: String::new(),
+            occurrences: 2,
+            total_ns: 3000,
+            min_ns: 1000,
+            max_ns: 2000,
+        };
+        let rows =
+            [HostKernelRow { host: "a".into(), kernel: kernel.clone() }, HostKernelRow { host: "b".into(), kernel }];
+        let csv = to_csv_by_host(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("host,rank,kernel_name,"));
+        assert!(lines[1].starts_with("a,1,\"k, with a comma\",32,"), "{}", lines[1]);
+        assert!(lines[2].starts_with("b,2,"), "{}", lines[2]);
+    }
 }

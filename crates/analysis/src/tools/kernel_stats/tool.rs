@@ -5,7 +5,7 @@ use super::pytorch::kernel_stats_of_ranks;
 use super::{legacy, to_csv, to_xprof_json};
 use crate::common::hardware::HardwareType;
 use crate::context::{kineto_ranks, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
-use crate::passes::kernels::{combine, KernelRow};
+use crate::passes::kernels::{combine, side_by_side, KernelRow};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,8 +16,21 @@ pub struct KernelStatsTool;
 /// The kernels, and what the host ran on (to say why there are none).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelStats {
+    /// One row per kernel, launch shape and op; over several hosts, the
+    /// hosts' rows of a kernel added up.
     pub kernels: Vec<KernelRow>,
     pub hardware: HardwareType,
+    /// Over several XSpace hosts: XProf's all-hosts rows, each host's
+    /// kernels apart (empty on one host, where they are `kernels`).
+    #[serde(default)]
+    pub host_rows: Vec<HostKernelRow>,
+}
+
+/// A kernel row of one host, in a table of several hosts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostKernelRow {
+    pub host: String,
+    pub kernel: KernelRow,
 }
 
 impl Tool for KernelStatsTool {
@@ -66,17 +79,24 @@ impl Tool for KernelStatsTool {
             return Ok(output(rows, HardwareType::Gpu));
         }
         let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
-        let kernels = combine(&analyses.iter().map(|a| a.kernels.as_slice()).collect::<Vec<_>>());
-        Ok(output(kernels, analyses[0].environment.hardware_type))
+        let tables: Vec<&[KernelRow]> = analyses.iter().map(|a| a.kernels.as_slice()).collect();
+        let host_rows = side_by_side(&tables)
+            .into_iter()
+            .map(|(i, kernel)| HostKernelRow { host: hosts[i].name().to_string(), kernel })
+            .collect();
+        let stats =
+            KernelStats { kernels: combine(&tables), hardware: analyses[0].environment.hardware_type, host_rows };
+        Ok(Output::new("kernel_stats", stats))
     }
 }
 
 fn output(kernels: Vec<KernelRow>, hardware: HardwareType) -> Output {
-    Output::new("kernel_stats", KernelStats { kernels, hardware })
+    Output::new("kernel_stats", KernelStats { kernels, hardware, host_rows: Vec::new() })
 }
 
 impl Rendered for KernelStats {
-    /// The rows alone, as `proflens tool` has always printed them.
+    /// The rows alone (over several hosts merged), as `proflens tool` has
+    /// always printed them.
     fn json(&self) -> Result<Value, ToolError> {
         serde_json::to_value(&self.kernels).map_err(|e| ToolError::Failed(e.to_string()))
     }
@@ -85,7 +105,13 @@ impl Rendered for KernelStats {
         Ok(to_csv(&self.kernels))
     }
 
+    /// XProf's rows: over several hosts each host's kernels apart, as
+    /// XProf's all-hosts table lists them.
     fn xprof(&self) -> Result<Value, ToolError> {
-        Ok(to_xprof_json(&self.kernels))
+        if self.host_rows.is_empty() {
+            return Ok(to_xprof_json(&self.kernels));
+        }
+        let rows: Vec<KernelRow> = self.host_rows.iter().map(|r| r.kernel.clone()).collect();
+        Ok(to_xprof_json(&rows))
     }
 }

@@ -30,5 +30,5 @@ pub use layout::{memory_viewer, select_module, SMALL_BUFFER_SIZE};
 pub use model::{
     AllocatedBuffer, BufferBlock, HeapObject, IndefiniteAllocation, MemoryViewer, MemoryViewerError, Source,
 };
-pub use tool::{MemoryViewerPage, MemoryViewerTool};
+pub use tool::{MemoryViewerPage, MemoryViewerTool, NO_MODULE};
 pub use xprof::{max_heap_csv, to_xprof_json};

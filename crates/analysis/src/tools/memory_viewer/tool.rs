@@ -16,7 +16,14 @@ pub struct MemoryViewerPage {
     pub module: String,
     pub viewer: Option<Box<MemoryViewer>>,
     pub failed: Option<String>,
+    /// The profile records no XLA program: XProf's answer (for its
+    /// placeholder module `NO_MODULE`) is an empty document.
+    #[serde(default)]
+    pub no_programs: bool,
 }
+
+/// XProf's name for the one module it offers when a profile has none.
+pub const NO_MODULE: &str = "NO_MODULE";
 
 impl Tool for MemoryViewerTool {
     fn id(&self) -> &'static str {
@@ -43,13 +50,16 @@ impl Tool for MemoryViewerTool {
                 module: name,
                 viewer: Some(Box::new(viewer)),
                 failed: None,
+                no_programs: false,
             };
             return Ok(Output::new("memory_viewer", page));
         }
         let hlo = host.hlo()?;
         let modules: Vec<String> = hlo.modules.iter().map(|m| m.display_name()).collect();
+        let no_programs = hlo.modules.is_empty() && hlo.errors.is_empty();
         let Some(chosen) = select_module(&hlo.modules, request.module.as_deref()) else {
-            if let Some(name) = &request.module {
+            let placeholder = request.module.as_deref().is_none_or(|m| m == NO_MODULE);
+            if let Some(name) = request.module.as_ref().filter(|_| !(no_programs && placeholder)) {
                 return Err(ToolError::Failed(format!(
                     "no module {}; the modules are: {}",
                     proflens_format::quoted(name),
@@ -62,18 +72,21 @@ impl Tool for MemoryViewerTool {
             };
             return Ok(Output::new(
                 "memory_viewer",
-                MemoryViewerPage { modules, module: String::new(), viewer: None, failed: Some(failed) },
+                MemoryViewerPage { modules, module: String::new(), viewer: None, failed: Some(failed), no_programs },
             ));
         };
         host.progress("Laying out the buffers");
         let name = chosen.display_name();
         let page = match memory_viewer(chosen, 0) {
-            Ok(viewer) => MemoryViewerPage { modules, module: name, viewer: Some(Box::new(viewer)), failed: None },
+            Ok(viewer) => {
+                MemoryViewerPage { modules, module: name, viewer: Some(Box::new(viewer)), failed: None, no_programs }
+            }
             Err(e) => MemoryViewerPage {
                 modules,
                 module: name.clone(),
                 viewer: None,
                 failed: Some(format!("The buffers of {name} cannot be shown: {e}")),
+                no_programs,
             },
         };
         Ok(Output::new("memory_viewer", page))
@@ -87,16 +100,27 @@ impl MemoryViewerPage {
 }
 
 impl Rendered for MemoryViewerPage {
-    /// The chosen module's viewer (an error when it has none).
+    /// The chosen module's viewer (an error when it has none; `{}` when the
+    /// profile has no XLA program, as XProf answers).
     fn json(&self) -> Result<Value, ToolError> {
+        if self.no_programs {
+            return Ok(Value::Object(Default::default()));
+        }
         serde_json::to_value(self.viewer()?).map_err(|e| ToolError::Failed(e.to_string()))
     }
 
+    /// The largest buffers; without XLA programs, the header alone.
     fn csv(&self) -> Result<String, ToolError> {
+        if self.no_programs {
+            return Ok(max_heap_csv(&MemoryViewer::default()));
+        }
         Ok(max_heap_csv(self.viewer()?))
     }
 
     fn xprof(&self) -> Result<Value, ToolError> {
+        if self.no_programs {
+            return Ok(Value::Object(Default::default()));
+        }
         Ok(to_xprof_json(self.viewer()?))
     }
 }

@@ -44,6 +44,14 @@ pub struct OpProfile {
     pub agg_dvfs_time_scale_multiplier: f64,
 }
 
+impl OpProfile {
+    /// XProf's answer for a profile whose device ran nothing (CPU only): the
+    /// trees unset (nameless, no metrics) and the device type `CPU_ONLY`.
+    pub fn without_device() -> OpProfile {
+        OpProfile { device_type: "CPU_ONLY".into(), ..OpProfile::default() }
+    }
+}
+
 /// A node of an op profile tree.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Node {
@@ -360,6 +368,10 @@ fn number(x: f64) -> Value {
 }
 
 fn node_json(node: &Node) -> Value {
+    // A tree XProf never built (no device ops): proto3 JSON of an empty node.
+    if node.name.is_empty() && node.children.is_empty() {
+        return json!({ "name": "", "children": [], "numChildren": 0 });
+    }
     let m = &node.metrics;
     let mut out = json!({
         "name": node.name,

@@ -2,10 +2,13 @@
 
 use super::{legacy, op_profile, to_xprof_json, OpProfile};
 use crate::context::{Format, GroupBy, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
-use crate::passes::xla_ops::program_names;
+use crate::passes::xla_ops::{program_names, XlaOpDb};
+use crate::passes::xla_ops_combine::combine;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::rc::Rc;
 
 pub struct OpProfileTool;
 
@@ -32,7 +35,7 @@ impl Tool for OpProfileTool {
     }
 
     fn inputs(&self) -> Inputs {
-        Inputs { xspace: true, tool_files: &[LegacyTool::OpProfile], ..Inputs::default() }
+        Inputs { xspace: true, tool_files: &[LegacyTool::OpProfile], all_hosts: true, ..Inputs::default() }
     }
 
     fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
@@ -45,10 +48,32 @@ impl Tool for OpProfileTool {
             let by_category = profile.by_program.children.is_empty() && !profile.by_category.children.is_empty();
             return Ok(Output::new("op_profile", OpProfileView { profile, by_category }));
         }
-        let hlo = host.xla_programs()?;
-        let profile = op_profile(&*host.xla_ops()?, &program_names(&hlo.modules));
-        Ok(Output::new("op_profile", OpProfileView { profile, by_category: request.group_by == GroupBy::Category }))
+        let hlo = host.xla_programs_if_any()?;
+        Ok(output(&*host.xla_ops()?, &program_names(&hlo.modules), request))
     }
+
+    /// Every host's device ops as one database, as XProf combines the op
+    /// stats of all hosts: the same instruction of the same program adds up.
+    fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
+        let mut names = FxHashMap::default();
+        let mut dbs = Vec::with_capacity(hosts.len());
+        for host in hosts {
+            if host.tool_file_kinds().contains(&LegacyTool::OpProfile) {
+                return Err(ToolError::OneHost);
+            }
+            names.extend(program_names(&host.xla_programs_if_any()?.modules));
+            dbs.push(host.xla_ops()?);
+        }
+        Ok(output(&combine(&dbs.iter().map(|d| d.as_ref()).collect::<Vec<_>>()), &names, request))
+    }
+}
+
+fn output(db: &XlaOpDb, names: &FxHashMap<u64, String>, request: &Request) -> Output {
+    // XProf builds its trees from the device's ops, IDLE among them: with no
+    // device time at all (a CPU-only profile) they stay unset.
+    let profile =
+        if db.ops.is_empty() && db.total_time_ps == 0 { OpProfile::without_device() } else { op_profile(db, names) };
+    Output::new("op_profile", OpProfileView { profile, by_category: request.group_by == GroupBy::Category })
 }
 
 impl Rendered for OpProfileView {

@@ -11,7 +11,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use proflens_analysis::common::hardware::HardwareType;
 use proflens_analysis::passes::kernels::KernelRow;
-use proflens_analysis::tools::kernel_stats::{self, KernelStats};
+use proflens_analysis::tools::kernel_stats::{self, HostKernelRow, KernelStats};
 
 use super::ViewProps;
 use crate::widgets::chart;
@@ -20,29 +20,45 @@ use crate::widgets::measure::{self, window_resizes};
 use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::widgets::title::ToolTitle;
 
+mod names;
+pub use names::short_kernel_name;
+
 /// Kernels the pie shows before the rest is summed as "Other".
 const PIE_SLICES: usize = 10;
-/// Template arguments nested deeper than this are always shown as `<…>`.
-const MAX_TEMPLATE_DEPTH: usize = 6;
-/// Longest shortened name, in characters.
-const SHORT_NAME_CHARS: usize = 120;
 
-/// A table row: the kernel with its rank and its shortened name.
+/// A table row: the kernel with its rank, its shortened name and, in a
+/// table of several hosts, its host ("all" where the hosts' rows add up).
 pub struct Row {
     pub rank: usize,
     pub short_name: String,
+    pub host: String,
     pub kernel: KernelRow,
 }
 
 /// The view of a `kernel_stats` model.
 pub fn view(props: ViewProps) -> AnyView {
     super::with_model(props, |p, model: KernelStats| {
-        view! { <KernelStatsView run=p.run host=p.host kernels=model.kernels hardware=model.hardware/> }.into_any()
+        view! { <KernelStatsView run=p.run host=p.host stats=model/> }.into_any()
     })
 }
 
+fn table(rows: impl Iterator<Item = (String, KernelRow)>) -> Arc<Vec<Row>> {
+    let rows = rows.enumerate().map(|(i, (host, kernel))| Row {
+        rank: i + 1,
+        short_name: short_kernel_name(&kernel.name),
+        host,
+        kernel,
+    });
+    Arc::new(rows.collect())
+}
+
+/// Over several hosts the table shows the hosts' rows added up by default
+/// (one row per kernel, launch shape and op: what the run did); "One row
+/// per host" lists each host's kernels apart, as XProf's all-hosts table
+/// and `--format xprof` do.
 #[component]
-fn KernelStatsView(run: String, host: String, kernels: Vec<KernelRow>, hardware: HardwareType) -> impl IntoView {
+fn KernelStatsView(run: String, host: String, stats: KernelStats) -> impl IntoView {
+    let KernelStats { kernels, hardware, host_rows } = stats;
     if kernels.is_empty() {
         let why = match hardware {
             HardwareType::CpuOnly => {
@@ -63,20 +79,24 @@ fn KernelStatsView(run: String, host: String, kernels: Vec<KernelRow>, hardware:
     }
 
     let slices = pie_slices(&kernels, PIE_SLICES);
-    let rows: Arc<Vec<Row>> = Arc::new(
-        kernels
-            .into_iter()
-            .enumerate()
-            .map(|(i, kernel)| Row { rank: i + 1, short_name: short_kernel_name(&kernel.name), kernel })
-            .collect(),
-    );
-    let count = rows.len();
+    let several = !host_rows.is_empty();
+    let merged = table(kernels.into_iter().map(|k| (if several { "all".to_string() } else { String::new() }, k)));
+    let by_host = table(host_rows.into_iter().map(|r| (r.host, r.kernel)));
+    let per_host = RwSignal::new(false);
     let filter_text = RwSignal::new(String::new());
-    let stored = StoredValue::new(rows.clone());
+    let shown = StoredValue::new((merged, by_host));
+    let rows = move || shown.with_value(|(m, h)| if per_host.get() { h.clone() } else { m.clone() });
     let csv = move || {
-        stored.with_value(|rows| {
+        let by_host = per_host.get_untracked();
+        shown.with_value(|(m, h)| {
+            let rows = if by_host { h } else { m };
             let kernels: Vec<KernelRow> = rows.iter().map(|r| r.kernel.clone()).collect();
-            kernel_stats::to_csv(&kernels)
+            if by_host {
+                let hosts = rows.iter().zip(kernels).map(|(r, kernel)| HostKernelRow { host: r.host.clone(), kernel });
+                kernel_stats::to_csv_by_host(&hosts.collect::<Vec<_>>())
+            } else {
+                kernel_stats::to_csv(&kernels)
+            }
         })
     };
     let toolbar = ToolbarText {
@@ -87,28 +107,49 @@ fn KernelStatsView(run: String, host: String, kernels: Vec<KernelRow>, hardware:
         export_label: "Export table (CSV)",
         file_name: "kernel_stats.csv",
     };
-    let table_rows = Signal::derive(move || rows.clone());
+    let toggle = several.then(|| {
+        view! {
+            <div class="toolbar">
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        id="kernels-per-host"
+                        prop:checked=move || per_host.get()
+                        on:change=move |ev| per_host.set(event_target_checked(&ev))
+                    />
+                    " One row per host (as XProf lists them; otherwise the hosts' launches add up)"
+                </label>
+            </div>
+        }
+    });
+    let table = move || {
+        let rows = rows();
+        let what = if per_host.get() {
+            fmt::plural(rows.len(), "kernel row of the hosts", "kernel rows of the hosts")
+        } else {
+            fmt::plural(rows.len(), "kernel launch shape", "kernel launch shapes")
+        };
+        view! {
+            <SortableTable
+                id="kernel-stats"
+                caption=format!("{what} by total time — select a heading to sort; hover a name for all of it")
+                columns=columns(several)
+                rows=Signal::derive(move || rows.clone())
+                filter=Filter { text: filter_text.into(), matches: kernel_matches }
+                sort=(0, Direction::Ascending)
+                empty="No kernel matches the filter."
+                cell_title=cell_title
+            />
+        }
+    };
 
     view! {
         <section id="tool-kernel_stats" class="tool" aria-labelledby="tool-kernel_stats-title">
             <ToolTitle tool="kernel_stats" run=run host=host/>
             <KernelPie slices=slices/>
+            {toggle}
             <FilterExportBar text=toolbar filter=filter_text csv=csv/>
-            <div class="table-scroll">
-                <SortableTable
-                    id="kernel-stats"
-                    caption=format!(
-                        "{} by total time — select a heading to sort; hover a name for all of it",
-                        fmt::plural(count, "kernel launch shape", "kernel launch shapes"),
-                    )
-                    columns=columns()
-                    rows=table_rows
-                    filter=Filter { text: filter_text.into(), matches: kernel_matches }
-                    sort=(0, Direction::Ascending)
-                    empty="No kernel matches the filter."
-                    cell_title=cell_title
-                />
-            </div>
+            <div class="table-scroll">{table}</div>
         </section>
     }
     .into_any()
@@ -215,140 +256,6 @@ fn KernelPie(slices: Vec<Slice>) -> impl IntoView {
     }
 }
 
-/// A kernel's name for display: without its return type, parameter list
-/// and namespaces, with template arguments nested too deep to fit in 120
-/// characters as `<…>` (and cut there if even that is too long). A mangled
-/// name (`_ZN…`) reads as its unqualified name.
-pub fn short_kernel_name(name: &str) -> String {
-    let name = name.trim();
-    if let Some(demangled) = demangle_qualified(name) {
-        return demangled;
-    }
-    // A return type is a word before the qualified name, ahead of any `<` or `(`.
-    let head_end = name.find(['<', '(']).unwrap_or(name.len());
-    let start = name[..head_end].rfind(' ').map_or(0, |i| i + 1);
-    let body = &name[start..];
-    let mut shortest = String::new();
-    for depth in (1..=MAX_TEMPLATE_DEPTH).rev() {
-        shortest = without_namespaces(&templates_to_depth(body, depth));
-        if shortest.chars().count() <= SHORT_NAME_CHARS {
-            break;
-        }
-    }
-    let out = shortest.trim();
-    let out = if out.is_empty() { name } else { out };
-    if out.chars().count() > SHORT_NAME_CHARS {
-        let cut: String = out.chars().take(SHORT_NAME_CHARS - 1).collect();
-        format!("{}…", cut.trim_end())
-    } else {
-        out.to_string()
-    }
-}
-
-/// `body` up to its parameter list, with template arguments nested deeper
-/// than `max` levels as `<…>`.
-fn templates_to_depth(body: &str, max: usize) -> String {
-    let mut out = String::with_capacity(body.len());
-    let mut depth = 0usize;
-    let mut rest = body;
-    while let Some(c) = rest.chars().next() {
-        match c {
-            '(' if depth == 0 => {
-                // `(anonymous namespace)::` is part of the name; anything else is the parameter list.
-                const ANON: &str = "(anonymous namespace)";
-                if rest.starts_with(ANON) {
-                    out.push_str(ANON);
-                    rest = &rest[ANON.len()..];
-                    continue;
-                }
-                break;
-            }
-            '<' => {
-                depth += 1;
-                if depth <= max {
-                    out.push('<');
-                } else if depth == max + 1 {
-                    out.push_str("<…");
-                }
-            }
-            '>' => {
-                if depth <= max + 1 {
-                    out.push('>');
-                }
-                depth = depth.saturating_sub(1);
-            }
-            c if depth <= max => out.push(c),
-            _ => {}
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    out
-}
-
-/// Every qualified name with its namespaces left out: `Eigen::internal::EigenMetaKernel<Eigen::half>`
-/// → `EigenMetaKernel<half>`.
-fn without_namespaces(text: &str) -> String {
-    const ANON: &str = "(anonymous namespace)";
-    let mut out = String::with_capacity(text.len());
-    // Where the identifier being written started in `out`.
-    let mut ident_start = 0;
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("::") {
-            out.truncate(ident_start);
-            if out.ends_with(ANON) {
-                out.truncate(out.len() - ANON.len());
-            }
-            rest = &rest[2..];
-            continue;
-        }
-        if !(c.is_alphanumeric() || c == '_') {
-            ident_start = out.len() + c.len_utf8();
-        }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    out
-}
-
-/// The unqualified name of an Itanium-mangled function (`_ZN4cuda6kernelIfEEvT_`
-/// → `kernel<…>`), or `None` when `name` is not one this reads.
-fn demangle_qualified(name: &str) -> Option<String> {
-    let rest = name.strip_prefix("_Z")?;
-    let (nested, mut rest) = match rest.strip_prefix('N') {
-        // Const/volatile member functions: `_ZNK…`.
-        Some(r) => (true, r.trim_start_matches(['K', 'V'])),
-        None => (false, rest),
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    let mut templated = false;
-    loop {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            break;
-        }
-        let len: usize = rest[..digits].parse().ok()?;
-        let ident = rest.get(digits..digits + len)?;
-        parts.push(ident);
-        rest = &rest[digits + len..];
-        if rest.starts_with('I') {
-            templated = true;
-            break;
-        }
-        if !nested {
-            break;
-        }
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    let mut out = parts.last()?.to_string();
-    if templated {
-        out.push_str("<…>");
-    }
-    Some(out)
-}
-
 fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"
@@ -374,8 +281,24 @@ fn avg_ns(k: &KernelRow) -> f64 {
     }
 }
 
-/// XProf's columns, in its order.
-fn columns() -> Vec<Column<Row>> {
+/// XProf's columns, in its order; over several hosts the host second.
+fn columns(with_host: bool) -> Vec<Column<Row>> {
+    let host = Column {
+        id: "host",
+        label: "Host",
+        title: "\"all\": the hosts' launches added up",
+        numeric: false,
+        value: |r: &Row| SortValue::Text(&r.host),
+        cell: |r: &Row| r.host.clone(),
+    };
+    let mut out = xprof_columns();
+    if with_host {
+        out.insert(1, host);
+    }
+    out
+}
+
+fn xprof_columns() -> Vec<Column<Row>> {
     vec![
         Column {
             id: "rank",
@@ -524,32 +447,6 @@ mod tests {
     }
 
     #[test]
-    fn names_are_shortened() {
-        let eigen = "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::Tensor<float, 1, 1, int>, 16>, Eigen::TensorMap<float> const> const, Eigen::GpuDevice>, int>(Eigen::TensorEvaluator<int>, int)";
-        // As deep as fits in 120 characters, without namespaces.
-        assert_eq!(
-            short_kernel_name(eigen),
-            "EigenMetaKernel<TensorEvaluator<TensorAssignOp<TensorMap<Tensor<…>, 16>, TensorMap<float> const> const, GpuDevice>, int>"
-        );
-        let nested = format!("void ns::f<{}int{}>(int)", "ns::Wrapper<".repeat(20), ">".repeat(20));
-        assert_eq!(short_kernel_name(&nested), format!("f{}<…{}", "<Wrapper".repeat(6), ">".repeat(7)));
-        assert_eq!(short_kernel_name("input_transpose_fusion"), "input_transpose_fusion");
-        assert_eq!(short_kernel_name("void (anonymous namespace)::foo<int>(int*)"), "foo<int>");
-        assert_eq!(short_kernel_name("_ZN10tensorflow7functor6kernelIfEEvPT_"), "kernel<…>");
-        assert_eq!(short_kernel_name("_Z6addOnePf"), "addOne");
-        assert_eq!(short_kernel_name("_Z"), "_Z");
-        assert_eq!(short_kernel_name("_ZN99x"), "_ZN99x");
-        let long = format!("k{}", "a".repeat(300));
-        let short = short_kernel_name(&long);
-        assert_eq!(short.chars().count(), SHORT_NAME_CHARS);
-        assert!(short.ends_with('…'));
-        // Unbalanced brackets never panic.
-        assert_eq!(short_kernel_name("a>>b<<<c"), "a>>b<<<c");
-        assert_eq!(short_kernel_name("()"), "()");
-        assert_eq!(short_kernel_name("::"), "::");
-    }
-
-    #[test]
     fn pie_sums_launch_shapes_and_keeps_the_largest() {
         let kernels: Vec<KernelRow> =
             (0..13).map(|i| kernel(&format!("k{i}"), "op", 100 - i as u64)).chain([kernel("k0", "op2", 50)]).collect();
@@ -565,7 +462,12 @@ mod tests {
 
     #[test]
     fn filter_matches_kernel_or_op() {
-        let row = Row { rank: 1, short_name: String::new(), kernel: kernel("void Eigen::x", "model/MatMul", 1) };
+        let row = Row {
+            rank: 1,
+            short_name: String::new(),
+            host: String::new(),
+            kernel: kernel("void Eigen::x", "model/MatMul", 1),
+        };
         assert!(kernel_matches(&row, "eigen"));
         assert!(kernel_matches(&row, "matmul"));
         assert!(!kernel_matches(&row, "conv"));
