@@ -3,6 +3,7 @@
 //! at most once per host.
 
 pub mod device_env;
+pub mod duty_cycle;
 pub mod grouping;
 pub mod host_analysis;
 pub mod input_pipeline;
