@@ -185,6 +185,31 @@ mod tests {
     }
 
     #[test]
+    fn planes_of_one_chip_merge_and_off_duty_ops_are_idle() {
+        use crate::passes::op_metrics::test_builder::{Builder, V};
+        // CoreDetails with local_chip_id (field 4) = 7.
+        let chip7 = V::B(vec![0x20, 7]);
+        let mut b = Builder::new();
+        let core = |b: &mut Builder, name: &str, chip: Option<V>, busy: (i64, i64), category: &'static str| {
+            let p = b.plane(name);
+            if let Some(chip) = chip {
+                b.plane_stat(p, "core_details", chip);
+            }
+            let module = b.meta(p, "jit_f", None, &[]);
+            let op = b.meta(p, "fusion", None, &[("hlo_category", V::S(category))]);
+            b.line(p, 1, "XLA Modules", vec![(module, 0, 100, vec![])]);
+            b.line(p, 2, "XLA Ops", vec![(op, busy.0, busy.1, vec![])]);
+        };
+        core(&mut b, "/device:TPU:0", Some(V::B(vec![0x20, 7])), (10, 20), "loop fusion");
+        core(&mut b, "/device:TPU:1", Some(chip7), (20, 30), "convolution");
+        // A lone core whose only op waits for infeed: all of its span is idle.
+        core(&mut b, "/device:TPU:2", None, (0, 50), "infeed");
+        let d = duty_cycle(&b.build());
+        // Chip 7: busy 10..50 of 0..100; core 2: busy 0 of 100.
+        assert_eq!(d, DutyCycle { busy_ps: 40, idle_ps: 160 });
+    }
+
+    #[test]
     fn off_duty_categories() {
         assert!(is_off_duty("infeed") && is_off_duty("megacore fusion") && is_off_duty("host recv-done"));
         assert!(!is_off_duty("copy-done") && !is_off_duty("all-reduce"));
