@@ -32,6 +32,9 @@ test('overview: TPU duty cycle and idle shares, in TPU terms', async () => {
   assert.equal(await page.locator('#tpu-duty-cycle').textContent(), '86.5%');
   assert.equal(await page.locator('#tpu-idle').textContent(), '13.4%');
   assert.equal(await page.locator('#host-idle').textContent(), '100.0%');
+  // The runtime recorded an MXU utilisation (0) and no HBM one.
+  assert.equal(await page.locator('#mxu-utilization').textContent(), '0.0%');
+  assert.equal(await page.locator('#hbm-utilization').count(), 0);
   const summary = await page.locator('#performance-summary').textContent();
   assert.match(summary, /TPU duty cycle/);
   assert.match(summary, /TensorCore compute/);

@@ -7,6 +7,7 @@ use crate::passes::duty_cycle::{duty_cycle, DutyCycle};
 use crate::passes::grouping::{group_events, group_events_with, Grouping, KERAS_BATCH_MARKER};
 use crate::passes::input_pipeline::{self, InputPipelineAnalysis};
 use crate::passes::op_metrics::{device_op_metrics_with_hlo, host_op_metrics, OpMetricsDb};
+use crate::passes::performance_counters::{performance_counters, PerformanceCounters};
 use crate::passes::run_environment::{run_environment, RunEnvironment};
 use crate::passes::steps::{self, step_db, StepDb};
 use proflens_model::hlo::HloModule;
@@ -22,6 +23,8 @@ pub struct HostAnalysis {
     pub device_ops: OpMetricsDb,
     /// TPU busy and idle time (zero without TPUs).
     pub duty_cycle: DutyCycle,
+    /// MXU and HBM utilisation, where the host plane records them.
+    pub counters: PerformanceCounters,
     /// GPU kernel stats.
     pub kernels: Vec<crate::passes::kernels::KernelRow>,
     pub environment: RunEnvironment,
@@ -60,6 +63,7 @@ impl HostAnalysis {
             host_ops,
             device_ops,
             duty_cycle: duty_cycle(profile),
+            counters: performance_counters(profile),
             kernels,
             environment: RunEnvironment {
                 is_training: crate::passes::training::programs_train(modules),
@@ -112,6 +116,8 @@ impl HostAnalysis {
             host_ops,
             device_ops,
             duty_cycle,
+            // Counters are per host; the combined view shows the first host's.
+            counters: hosts.first().map(|h| h.counters).unwrap_or_default(),
             kernels: crate::passes::kernels::combine(&hosts.iter().map(|h| h.kernels.as_slice()).collect::<Vec<_>>()),
             environment,
             device_env: hosts.first().map(|h| h.device_env).unwrap_or_default(),

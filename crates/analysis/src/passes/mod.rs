@@ -10,6 +10,7 @@ pub mod input_pipeline;
 pub mod kernels;
 pub mod kineto;
 pub mod op_metrics;
+pub mod performance_counters;
 pub mod run_environment;
 pub mod steps;
 pub mod trace;

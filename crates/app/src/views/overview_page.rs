@@ -187,6 +187,16 @@ fn PerformanceSummary(
     }
 }
 
+/// A utilisation counter the TPU runtime recorded, percent.
+fn counter(id: &'static str, label: &'static str, value: f64) -> impl IntoView {
+    view! {
+        <div>
+            <dt>{label}</dt>
+            <dd id=id>{fmt::percent(value)}</dd>
+        </div>
+    }
+}
+
 /// XProf's TPU analysis: how busy the TensorCores were over the profile.
 #[component]
 fn TpuUtilizationView(u: TpuUtilization) -> impl IntoView {
@@ -210,6 +220,8 @@ fn TpuUtilizationView(u: TpuUtilization) -> impl IntoView {
                 </dt>
                 <dd id="host-idle">{fmt::percent(u.host_idle_time_percent)}</dd>
             </div>
+            {u.counters.mxu_utilization_percent.map(|v| counter("mxu-utilization", "MXU utilisation", v))}
+            {u.counters.hbm_utilization_percent.map(|v| counter("hbm-utilization", "HBM utilisation", v))}
         </dl>
     }
 }

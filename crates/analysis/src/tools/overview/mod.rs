@@ -14,8 +14,10 @@ pub use tool::{page_of, OverviewTool};
 use crate::common::datatable::DataTable;
 use crate::common::stats::general;
 use crate::passes::duty_cycle::DutyCycle;
+use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::{self, host_input_ops, Diagnostic, HardwareType, InputPipelineAnalysis, NextStep};
 use crate::passes::op_metrics::{OpMetrics, OpMetricsDb};
+use crate::passes::performance_counters::PerformanceCounters;
 use crate::passes::run_environment::RunEnvironment;
 use crate::passes::steps::StepDb;
 use serde::{Deserialize, Serialize};
@@ -70,10 +72,18 @@ pub struct TpuUtilization {
     /// Share of the host threads' measured time in which no op ran, percent.
     pub host_idle_time_percent: f64,
     pub idle_time_high_confidence_ps: u64,
+    /// MXU (matrix unit) and HBM utilisation, where the profile records them.
+    #[serde(default)]
+    pub counters: PerformanceCounters,
 }
 
 impl TpuUtilization {
-    fn of(duty: &DutyCycle, host_db: &OpMetricsDb, device_db: &OpMetricsDb) -> TpuUtilization {
+    fn of(
+        duty: &DutyCycle,
+        counters: PerformanceCounters,
+        host_db: &OpMetricsDb,
+        device_db: &OpMetricsDb,
+    ) -> TpuUtilization {
         // XProf's IdleTimeRatio: 1 - op time / measured time.
         let idle = |db: &OpMetricsDb| 100.0 - percent(db.total_op_time_ps as f64, db.total_time_ps as f64);
         TpuUtilization {
@@ -82,6 +92,7 @@ impl TpuUtilization {
             device_idle_time_percent: idle(device_db),
             host_idle_time_percent: idle(host_db),
             idle_time_high_confidence_ps: duty.idle_ps,
+            counters,
         }
     }
 }
@@ -130,15 +141,11 @@ fn percent(part: f64, whole: f64) -> f64 {
     }
 }
 
-pub fn overview(
-    db: &StepDb,
-    host_db: &OpMetricsDb,
-    device_db: &OpMetricsDb,
-    duty: &DutyCycle,
-    env: &RunEnvironment,
-    xspace_errors: &[String],
-    xspace_warnings: &[String],
-) -> OverviewPage {
+/// The overview of host analysis `a` over the steps `db` (XProf's, or the
+/// ones Proflens infers).
+pub fn overview(db: &StepDb, a: &HostAnalysis) -> OverviewPage {
+    let (host_db, device_db, env) = (&a.host_ops, &a.device_ops, &a.environment);
+    let (xspace_errors, xspace_warnings) = (&a.errors, &a.warnings);
     let host_ops = host_input_ops(host_db);
     let input = input_pipeline::analyze(db, env.hardware_type, &host_ops);
     let device_fw = device_db.framework_ops(false);
@@ -168,7 +175,8 @@ pub fn overview(
         device_tf_op_percent: percent(device_n, host_n + device_n),
         host_op_time_eager_percent: eager_share(host_db),
         device_op_time_eager_percent: eager_share(&device_fw),
-        tpu: (env.hardware_type == HardwareType::Tpu).then(|| TpuUtilization::of(duty, host_db, device_db)),
+        tpu: (env.hardware_type == HardwareType::Tpu)
+            .then(|| TpuUtilization::of(&a.duty_cycle, a.counters, host_db, device_db)),
     };
 
     let precision_statement = if compute > 0.0 && stats.device_compute_16bit_percent < 10.0 {
@@ -320,8 +328,9 @@ pub fn to_xprof_json(page: &OverviewPage) -> Value {
     analysis.property("device_op_time_eager_percent", pct(s.device_op_time_eager_percent));
     analysis.property("remark_text", "");
     analysis.property("remark_color", "");
-    analysis.property("mxu_utilization_percent", pct(0.0));
-    analysis.property("hbm_utilization_percent", pct(0.0));
+    let counters = s.tpu.as_ref().map(|t| t.counters).unwrap_or_default();
+    analysis.property("mxu_utilization_percent", pct(counters.mxu_utilization_percent.unwrap_or(0.0)));
+    analysis.property("hbm_utilization_percent", pct(counters.hbm_utilization_percent.unwrap_or(0.0)));
     if is_gpu {
         analysis.property("device_compute_16bit_percent", pct(s.device_compute_16bit_percent));
         analysis.property("device_compute_32bit_percent", pct(s.device_compute_32bit_percent));
