@@ -203,3 +203,39 @@ fn pod_viewer_without_step_markers_matches_xprof() {
         assert_eq!(ours, golden(&format!("{case}/pod_viewer.json")), "{case}");
     }
 }
+
+/// The TPU v6e inference profile (4 chips, no step markers): XProf's TPU
+/// analysis. Every property, column and row of the overview and the input
+/// pipeline analyzer is compared by the checks above (the duty cycle and idle
+/// shares are printed with one decimal by XProf, so equal strings mean within
+/// 0.05 points; `idle_time_high_confidence_ps` with six significant digits);
+/// the tables beyond them here.
+#[test]
+fn tpu_profile_matches_xprof() {
+    let case = "jax-tpu-v6e-inference-xplane";
+    let a = analysis(&data_dir().join("xspace/external/tpu_inference_2.xplane.pb"));
+    let (overview_golden, input_golden) =
+        (golden(&format!("{case}/overview_page.json")), golden(&format!("{case}/input_pipeline_analyzer.json")));
+    check_overview(case, &a, &overview_golden);
+    check_input_pipeline(case, &a, &input_golden);
+    // The TPU step table: columns and rows (none: no step markers) exactly.
+    let ours = overview::to_xprof_json(&overview::page_of(&a, true));
+    assert_eq!(ours[1], overview_golden[1], "overview step table");
+    let ours = input_pipeline::to_xprof_json(&a.input_pipeline_xprof());
+    assert_eq!(ours[1], input_golden[1], "input pipeline step table");
+    // Busy time from the duty-cycle pass: 86.5 % of the chips' time, the rest
+    // (4.90776e13 ps, six digits) idle.
+    let duty = a.duty_cycle;
+    assert!((duty.percent() - 86.5).abs() < 0.05, "duty cycle {}", duty.percent());
+    assert!((duty.idle_ps as f64 - 4.90776e13).abs() < 5e7, "idle {}", duty.idle_ps);
+}
+
+#[test]
+fn gpu_and_cpu_profiles_have_no_tpu_analysis() {
+    let gpu = analysis(&data_dir().join("xspace/external/34.83.195.179_6003.xplane.pb"));
+    let cpu = analysis(&xplane_files(&data_dir().join("xspace/jax_mlp"))[0]);
+    for a in [gpu, cpu] {
+        assert_eq!(a.duty_cycle.busy_ps + a.duty_cycle.idle_ps, 0);
+        assert!(overview::page_of(&a, true).stats.tpu.is_none());
+    }
+}

@@ -44,6 +44,40 @@ pub fn one_digit(v: Option<f64>) -> String {
     }
 }
 
+/// `%.2f`, as XProf prints the TPU step-time averages; NaN as C prints it.
+pub fn two_digits(v: Option<f64>) -> String {
+    match v {
+        Some(v) => format!("{v:.2}"),
+        None => "-nan".to_string(),
+    }
+}
+
+/// C's `%g` (six significant digits), as `std::ostream` and absl print a
+/// double: fixed notation for exponents -4..6, else `d.ddddde+XX`; trailing
+/// zeros dropped.
+pub fn general(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    }
+    let scientific = format!("{v:.5e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if (-4..6).contains(&exponent) {
+        let decimals = usize::try_from(5 - exponent).unwrap_or(0);
+        trim(&format!("{v:.decimals$}"))
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +91,16 @@ mod tests {
         assert_eq!(Summary::of(&[0.0, 0.0]).standard_deviation, Some(0.0));
         assert_eq!(one_digit(None), "-nan");
         assert_eq!(one_digit(Some(110.17)), "110.2");
+        assert_eq!(two_digits(Some(0.0)), "0.00");
+    }
+
+    #[test]
+    fn general_is_printf_g() {
+        assert_eq!(general(4.907_757e13), "4.90776e+13");
+        assert_eq!(general(0.0), "0");
+        assert_eq!(general(123456.0), "123456");
+        assert_eq!(general(1234567.0), "1.23457e+06");
+        assert_eq!(general(0.5), "0.5");
+        assert_eq!(general(0.00001), "1e-05");
     }
 }

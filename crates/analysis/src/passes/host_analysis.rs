@@ -3,9 +3,11 @@
 
 use crate::hlo::gpu::GpuHlo;
 use crate::passes::device_env::DeviceEnv;
+use crate::passes::duty_cycle::{duty_cycle, DutyCycle};
 use crate::passes::grouping::{group_events, group_events_with, Grouping, KERAS_BATCH_MARKER};
 use crate::passes::input_pipeline::{self, InputPipelineAnalysis};
 use crate::passes::op_metrics::{device_op_metrics_with_hlo, host_op_metrics, OpMetricsDb};
+use crate::passes::performance_counters::{performance_counters, PerformanceCounters};
 use crate::passes::run_environment::{run_environment, RunEnvironment};
 use crate::passes::steps::{self, step_db, StepDb};
 use proflens_model::hlo::HloModule;
@@ -19,6 +21,10 @@ pub struct HostAnalysis {
     pub inferred_steps: Option<(StepDb, String)>,
     pub host_ops: OpMetricsDb,
     pub device_ops: OpMetricsDb,
+    /// TPU busy and idle time (zero without TPUs).
+    pub duty_cycle: DutyCycle,
+    /// MXU and HBM utilisation, where the host plane records them.
+    pub counters: PerformanceCounters,
     /// GPU kernel stats.
     pub kernels: Vec<crate::passes::kernels::KernelRow>,
     pub environment: RunEnvironment,
@@ -56,6 +62,8 @@ impl HostAnalysis {
             inferred_steps,
             host_ops,
             device_ops,
+            duty_cycle: duty_cycle(profile),
+            counters: performance_counters(profile),
             kernels,
             environment: RunEnvironment {
                 is_training: crate::passes::training::programs_train(modules),
@@ -73,9 +81,11 @@ impl HostAnalysis {
     pub fn combine(hosts: &[&HostAnalysis]) -> HostAnalysis {
         let mut host_ops = OpMetricsDb::default();
         let mut device_ops = OpMetricsDb::default();
+        let mut duty_cycle = DutyCycle::default();
         for h in hosts {
             host_ops.combine(&h.host_ops);
             device_ops.combine(&h.device_ops);
+            duty_cycle.add(&h.duty_cycle);
         }
         let steps = steps::combine_hosts(&hosts.iter().map(|h| &h.steps).collect::<Vec<_>>());
         let inferred: Vec<&StepDb> = hosts.iter().filter_map(|h| h.inferred_steps.as_ref().map(|(db, _)| db)).collect();
@@ -105,6 +115,9 @@ impl HostAnalysis {
             inferred_steps,
             host_ops,
             device_ops,
+            duty_cycle,
+            // Counters are per host; the combined view shows the first host's.
+            counters: hosts.first().map(|h| h.counters).unwrap_or_default(),
             kernels: crate::passes::kernels::combine(&hosts.iter().map(|h| h.kernels.as_slice()).collect::<Vec<_>>()),
             environment,
             device_env: hosts.first().map(|h| h.device_env).unwrap_or_default(),

@@ -3,12 +3,14 @@
 //! at most once per host.
 
 pub mod device_env;
+pub mod duty_cycle;
 pub mod grouping;
 pub mod host_analysis;
 pub mod input_pipeline;
 pub mod kernels;
 pub mod kineto;
 pub mod op_metrics;
+pub mod performance_counters;
 pub mod run_environment;
 pub mod steps;
 pub mod trace;

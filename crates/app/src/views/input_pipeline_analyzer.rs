@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use proflens_analysis::passes::input_pipeline::{
-    self, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown, NextStep,
+    self, HardwareType, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown, NextStep,
 };
 
 use super::ViewProps;
@@ -32,6 +32,12 @@ fn InputPipelineView(run: String, host: String, analysis: InputPipelineAnalysis)
         .filter(|s| !s.trim().is_empty())
         .cloned()
         .collect();
+    // TPUs wait for input in their infeed: XProf's TPU terms.
+    let device_title = if analysis.hardware_type == HardwareType::Tpu {
+        "TPU side: TensorCore step time and time waiting for infeed"
+    } else {
+        "Device side: step time and time waiting for input"
+    };
     let device_side = if analysis.steps.is_empty() {
         view! { <NoSteps/> }.into_any()
     } else {
@@ -69,7 +75,7 @@ fn InputPipelineView(run: String, host: String, analysis: InputPipelineAnalysis)
                 <p id="next-step" class="next-step">{next_step_text(analysis.next_step)}</p>
             </section>
             <section class="panel" id="device-side" aria-labelledby="device-side-title">
-                <h3 id="device-side-title">"Device side: step time and time waiting for input"</h3>
+                <h3 id="device-side-title">{device_title}</h3>
                 {device_side}
             </section>
             <section class="panel" id="host-side" aria-labelledby="host-side-title">

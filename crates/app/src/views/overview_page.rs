@@ -9,7 +9,7 @@ use proflens_analysis::common::hardware::HardwareType;
 use proflens_analysis::common::stats::Summary;
 use proflens_analysis::passes::input_pipeline::BreakdownSummary;
 use proflens_analysis::passes::run_environment::RunEnvironment;
-use proflens_analysis::tools::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp};
+use proflens_analysis::tools::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp, TpuUtilization};
 
 use super::ViewProps;
 use crate::widgets::diagnostics::Diagnostics;
@@ -28,6 +28,7 @@ pub fn view(props: ViewProps) -> AnyView {
 fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView {
     let has_device = page.run_environment.hardware_type != HardwareType::CpuOnly;
     let gpu = page.run_environment.hardware_type == HardwareType::Gpu;
+    let tpu = page.run_environment.hardware_type == HardwareType::Tpu;
     let input = Arc::new(page.input);
     let graph = if input.steps.is_empty() {
         view! { <NoSteps/> }.into_any()
@@ -47,6 +48,7 @@ fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView 
                         steps=input.steps.len()
                         stats=page.stats.clone()
                         has_device=has_device
+                        tpu=tpu
                     />
                 </section>
                 <section class="panel wide" aria-labelledby="step-graph-title">
@@ -58,7 +60,7 @@ fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView 
             <div class="panels">
                 <section class="panel wide" aria-labelledby="top-ops-title">
                     <h3 id="top-ops-title">"Top 10 operations"</h3>
-                    <TopOps ops=page.top_ops side=page.top_ops_side gpu=gpu/>
+                    <TopOps ops=page.top_ops side=page.top_ops_side gpu=gpu tpu=tpu/>
                 </section>
                 <section class="panel" aria-labelledby="run-environment-title">
                     <h3 id="run-environment-title">"Run environment"</h3>
@@ -69,9 +71,24 @@ fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView 
     }
 }
 
-/// The step-time categories as the summary lists them (XProf's order).
-fn breakdown_rows(b: &BreakdownSummary) -> [(&'static str, &'static str, Summary); 9] {
-    [
+/// The step-time categories as the summary lists them (XProf's order); on
+/// TPUs in XProf's TPU terms (a TPU step's input is its infeed, its output
+/// its outfeed, its collectives all-reduce and all-to-all), without the
+/// GPU-only kernel launches.
+fn breakdown_rows(b: &BreakdownSummary, tpu: bool) -> Vec<(&'static str, &'static str, Summary)> {
+    if tpu {
+        return vec![
+            ("compilation", "Compilation", b.compile),
+            ("input", "TensorCore input (infeed)", b.input),
+            ("output", "TensorCore output (outfeed)", b.output),
+            ("host-compute", "Host compute", b.host_compute),
+            ("device-to-device", "Device to device (send, recv)", b.device_to_device),
+            ("device-collectives", "All-reduce and all-to-all", b.device_collectives),
+            ("device-compute", "TensorCore compute", b.device_compute),
+            ("all-others", "TensorCore idle and other", b.other),
+        ];
+    }
+    vec![
         ("compilation", "Compilation", b.compile),
         ("input", "Input", b.input),
         ("output", "Output", b.output),
@@ -91,8 +108,9 @@ fn PerformanceSummary(
     steps: usize,
     stats: OverviewStats,
     has_device: bool,
+    tpu: bool,
 ) -> impl IntoView {
-    let rows = breakdown_rows(&breakdown)
+    let rows = breakdown_rows(&breakdown, tpu)
         .into_iter()
         .map(|(id, label, s)| {
             let share = if step_time.average > 0.0 {
@@ -110,7 +128,8 @@ fn PerformanceSummary(
             }
         })
         .collect_view();
-    let precision = has_device.then(|| {
+    let utilization = stats.tpu.clone().map(|u| view! { <TpuUtilizationView u=u/> });
+    let precision = (has_device && !tpu).then(|| {
         view! {
             <dl class="summary" id="precision">
                 <div>
@@ -145,6 +164,7 @@ fn PerformanceSummary(
             </thead>
             <tbody>{rows}</tbody>
         </table>
+        {utilization}
         {precision}
         <dl class="summary">
             <div>
@@ -163,6 +183,45 @@ fn PerformanceSummary(
                 <dt>"Device op time run eagerly"</dt>
                 <dd>{fmt::percent(stats.device_op_time_eager_percent)}</dd>
             </div>
+        </dl>
+    }
+}
+
+/// A utilisation counter the TPU runtime recorded, percent.
+fn counter(id: &'static str, label: &'static str, value: f64) -> impl IntoView {
+    view! {
+        <div>
+            <dt>{label}</dt>
+            <dd id=id>{fmt::percent(value)}</dd>
+        </div>
+    }
+}
+
+/// XProf's TPU analysis: how busy the TensorCores were over the profile.
+#[component]
+fn TpuUtilizationView(u: TpuUtilization) -> impl IntoView {
+    view! {
+        <dl class="summary" id="tpu-utilization">
+            <div>
+                <dt title="Share of the measured time in which the TensorCores (and SparseCores) ran ops">
+                    "TPU duty cycle"
+                </dt>
+                <dd id="tpu-duty-cycle" data-value=u.device_duty_cycle_percent.to_string()>
+                    {fmt::percent(u.device_duty_cycle_percent)}
+                </dd>
+            </div>
+            <div>
+                <dt title="Share of the TensorCores' measured time in which no op ran">"TensorCore idle time"</dt>
+                <dd id="tpu-idle">{fmt::percent(u.device_idle_time_percent)}</dd>
+            </div>
+            <div>
+                <dt title="Share of the host threads' measured time in which no framework op ran">
+                    "Host idle time"
+                </dt>
+                <dd id="host-idle">{fmt::percent(u.host_idle_time_percent)}</dd>
+            </div>
+            {u.counters.mxu_utilization_percent.map(|v| counter("mxu-utilization", "MXU utilisation", v))}
+            {u.counters.hbm_utilization_percent.map(|v| counter("hbm-utilization", "HBM utilisation", v))}
         </dl>
     }
 }
@@ -218,7 +277,9 @@ fn RecommendationView(recommendation: Recommendation) -> impl IntoView {
 }
 
 #[component]
-fn TopOps(ops: Vec<TopOp>, side: OpsSide, gpu: bool) -> impl IntoView {
+fn TopOps(ops: Vec<TopOp>, side: OpsSide, gpu: bool, tpu: bool) -> impl IntoView {
+    // XProf normalises TPU FLOPs to bf16.
+    let flop_label = if tpu { "GFLOP/s (bf16-normalised)" } else { "GFLOP/s" };
     let note = (side == OpsSide::Host).then(|| {
         view! {
             <p id="top-ops-note" class="note">
@@ -273,7 +334,7 @@ fn TopOps(ops: Vec<TopOp>, side: OpsSide, gpu: bool) -> impl IntoView {
                     <th scope="col" class="num">"Cumulative"</th>
                     <th scope="col">"Category"</th>
                     <th scope="col">"Operation"</th>
-                    <th scope="col" class="num">"GFLOP/s"</th>
+                    <th scope="col" class="num">{flop_label}</th>
                     {tensor_core_head}
                 </tr>
             </thead>
@@ -295,7 +356,7 @@ fn Environment(env: RunEnvironment) -> impl IntoView {
     let mut rows: Vec<(&'static str, &'static str, String)> = vec![
         ("env-hosts", "Hosts", hosts),
         ("env-device-type", "Device type", env.device_type.clone()),
-        ("env-device-count", "Devices", devices),
+        ("env-device-count", if env.hardware_type == HardwareType::Tpu { "TPU cores" } else { "Devices" }, devices),
     ];
     if let Some(caps) = &env.device {
         let amd = caps.vendor == "AMD" || env.device_type.starts_with("AMD");

@@ -42,12 +42,17 @@ pub fn view(props: ViewProps) -> AnyView {
 #[component]
 fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
     if pod.steps.is_empty() {
+        let why = if pod.is_tpu() {
+            "TPU steps come from the TPU runtime's per-core step lines, which Proflens does not read yet; this profile's TensorCore time is in the Overview (duty cycle) and the Op profile."
+        } else {
+            "Steps come from step markers (Keras, tf.profiler.experimental.Trace with step_num, or a loop the profiler recognises)."
+        };
         return view! {
             <section id="tool-pod_viewer" class="tool" aria-labelledby="tool-pod_viewer-title">
                 <ToolTitle tool="pod_viewer" run=run host=host/>
                 <p id="no-pod-steps" class="empty">
                     "No steps were found that every worker ran, so there is nothing to compare. "
-                    "Steps come from step markers (Keras, tf.profiler.experimental.Trace with step_num, or a loop the profiler recognises)."
+                    {why}
                 </p>
             </section>
         }
@@ -56,6 +61,8 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
     let count = pod.steps.len();
     let used = used_buckets(&pod);
     let device_type = pod.device_type.clone();
+    // TPU profiles name the buckets in TPU terms (TensorCore, infeed, outfeed).
+    let labels: [&'static str; BUCKETS.len()] = std::array::from_fn(|b| pod.bucket_label(b));
     let pod = StoredValue::new(Arc::new(pod));
     let step = RwSignal::new(0usize);
     let canvas = NodeRef::<Canvas>::new();
@@ -103,7 +110,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             view! {
                 <li>
                     <span class="swatch" style:background-color=chart::css_color(color_of(b))></span>
-                    {BUCKETS[b].1}
+                    {labels[b]}
                 </li>
             }
         })
@@ -121,7 +128,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                     <tr>
                         <th scope="row">
                             <span class="swatch" style:background-color=chart::css_color(color_of(b))></span>
-                            {BUCKETS[b].1}
+                            {labels[b]}
                         </th>
                         <td class="num">{fmt::ms(ms_of(&core, b))}</td>
                     </tr>
@@ -158,7 +165,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
     let table = move || {
         let index = step.get();
         let cores = pod.with_value(|p| p.steps.get(index).map(|s| s.cores.clone())).unwrap_or_default();
-        let head = table_used.iter().map(|&b| view! { <th scope="col" class="num">{BUCKETS[b].1}</th> }).collect_view();
+        let head = table_used.iter().map(|&b| view! { <th scope="col" class="num">{labels[b]}</th> }).collect_view();
         let rows = cores
             .iter()
             .enumerate()

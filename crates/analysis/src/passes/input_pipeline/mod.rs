@@ -2,11 +2,14 @@
 //! host input ops (tf.data iterators, enqueue, host-to-device copies) cost what.
 //!
 //! Mirrors XProf's op_stats_to_input_pipeline_analysis.cc for GPU and CPU
-//! profiles (the "generic" analysis); its JSON is produced by [`to_xprof_json`].
+//! profiles (the "generic" analysis); its JSON is produced by [`to_xprof_json`],
+//! in XProf's TPU form on TPUs (`tpu.rs`).
 
 pub mod legacy;
+mod tpu;
 mod xprof;
 
+pub use tpu::*;
 pub use xprof::*;
 
 pub use crate::common::hardware::HardwareType;

@@ -51,8 +51,12 @@ fn recommendations_xprof() -> Vec<String> {
     ]
 }
 
-/// The generic step-time table with its properties (shared with the overview page).
+/// The step-time table with its properties (shared with the overview page):
+/// XProf's TPU table on TPUs, its generic one elsewhere.
 pub fn step_table_xprof(a: &InputPipelineAnalysis) -> DataTable {
+    if a.hardware_type == HardwareType::Tpu {
+        return tpu_step_table_xprof(a);
+    }
     let mut t = DataTable::new()
         .column("stepnum", "string", "Step number")
         .column("deviceComputeTimeMs", "number", "Device compute")
@@ -174,8 +178,14 @@ pub fn to_xprof_json(a: &InputPipelineAnalysis) -> Value {
     for tip in recommendations_xprof() {
         tips.row(vec![json!(tip)]);
     }
+    // XProf fills its first table (the core that waited longest for input) on TPUs only.
+    let max_infeed_core = if a.hardware_type == HardwareType::Tpu {
+        max_infeed_core_table_xprof(a).into_json()
+    } else {
+        json!({"cols": [], "rows": []})
+    };
     json!([
-        {"cols": [], "rows": []},
+        max_infeed_core,
         step_table_xprof(a).into_json(),
         host.into_json(),
         tips.into_json(),

@@ -60,6 +60,7 @@ pub fn overview_from_proto(page: &proto::OverviewPage) -> OverviewPage {
         device_tf_op_percent: analysis.device_tf_op_percent,
         host_op_time_eager_percent: analysis.host_op_time_eager_percent,
         device_op_time_eager_percent: analysis.device_op_time_eager_percent,
+        tpu: None,
     };
     let rec = page.recommendation.clone().unwrap_or_default();
     let generic = rec
@@ -139,6 +140,7 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
         device_tf_op_percent: pct("device_tf_op_percent"),
         host_op_time_eager_percent: pct("host_op_time_eager_percent"),
         device_op_time_eager_percent: pct("device_op_time_eager_percent"),
+        tpu: None,
     };
     let env = find("host_id");
     let env_prop = |k: &str| env.and_then(|t| t.property(k));

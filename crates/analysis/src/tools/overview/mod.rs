@@ -12,8 +12,12 @@ mod tool;
 pub use tool::{page_of, OverviewTool};
 
 use crate::common::datatable::DataTable;
+use crate::common::stats::general;
+use crate::passes::duty_cycle::DutyCycle;
+use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::{self, host_input_ops, Diagnostic, HardwareType, InputPipelineAnalysis, NextStep};
 use crate::passes::op_metrics::{OpMetrics, OpMetricsDb};
+use crate::passes::performance_counters::PerformanceCounters;
 use crate::passes::run_environment::RunEnvironment;
 use crate::passes::steps::StepDb;
 use serde::{Deserialize, Serialize};
@@ -50,6 +54,47 @@ pub struct OverviewStats {
     pub device_tf_op_percent: f64,
     pub host_op_time_eager_percent: f64,
     pub device_op_time_eager_percent: f64,
+    /// TPU profiles only: XProf's TPU analysis (duty cycle, idle shares).
+    #[serde(default)]
+    pub tpu: Option<TpuUtilization>,
+}
+
+/// How busy the TPUs and the host were (XProf's `ComputeTpuAnalysisResult`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TpuUtilization {
+    /// Busy share of the TensorCores' (and SparseCores') measured time, percent.
+    pub device_duty_cycle_percent: f64,
+    /// The same over the time XProf is confident about; Proflens knows no
+    /// low-confidence time, so it equals the duty cycle.
+    pub device_duty_cycle_high_confidence_percent: f64,
+    /// Share of the device ops' measured time in which no op ran, percent.
+    pub device_idle_time_percent: f64,
+    /// Share of the host threads' measured time in which no op ran, percent.
+    pub host_idle_time_percent: f64,
+    pub idle_time_high_confidence_ps: u64,
+    /// MXU (matrix unit) and HBM utilisation, where the profile records them.
+    #[serde(default)]
+    pub counters: PerformanceCounters,
+}
+
+impl TpuUtilization {
+    fn of(
+        duty: &DutyCycle,
+        counters: PerformanceCounters,
+        host_db: &OpMetricsDb,
+        device_db: &OpMetricsDb,
+    ) -> TpuUtilization {
+        // XProf's IdleTimeRatio: 1 - op time / measured time.
+        let idle = |db: &OpMetricsDb| 100.0 - percent(db.total_op_time_ps as f64, db.total_time_ps as f64);
+        TpuUtilization {
+            device_duty_cycle_percent: duty.percent(),
+            device_duty_cycle_high_confidence_percent: duty.percent(),
+            device_idle_time_percent: idle(device_db),
+            host_idle_time_percent: idle(host_db),
+            idle_time_high_confidence_ps: duty.idle_ps,
+            counters,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,14 +141,11 @@ fn percent(part: f64, whole: f64) -> f64 {
     }
 }
 
-pub fn overview(
-    db: &StepDb,
-    host_db: &OpMetricsDb,
-    device_db: &OpMetricsDb,
-    env: &RunEnvironment,
-    xspace_errors: &[String],
-    xspace_warnings: &[String],
-) -> OverviewPage {
+/// The overview of host analysis `a` over the steps `db` (XProf's, or the
+/// ones Proflens infers).
+pub fn overview(db: &StepDb, a: &HostAnalysis) -> OverviewPage {
+    let (host_db, device_db, env) = (&a.host_ops, &a.device_ops, &a.environment);
+    let (xspace_errors, xspace_warnings) = (&a.errors, &a.warnings);
     let host_ops = host_input_ops(host_db);
     let input = input_pipeline::analyze(db, env.hardware_type, &host_ops);
     let device_fw = device_db.framework_ops(false);
@@ -133,6 +175,8 @@ pub fn overview(
         device_tf_op_percent: percent(device_n, host_n + device_n),
         host_op_time_eager_percent: eager_share(host_db),
         device_op_time_eager_percent: eager_share(&device_fw),
+        tpu: (env.hardware_type == HardwareType::Tpu)
+            .then(|| TpuUtilization::of(&a.duty_cycle, a.counters, host_db, device_db)),
     };
 
     let precision_statement = if compute > 0.0 && stats.device_compute_16bit_percent < 10.0 {
@@ -284,21 +328,26 @@ pub fn to_xprof_json(page: &OverviewPage) -> Value {
     analysis.property("device_op_time_eager_percent", pct(s.device_op_time_eager_percent));
     analysis.property("remark_text", "");
     analysis.property("remark_color", "");
-    analysis.property("mxu_utilization_percent", pct(0.0));
-    analysis.property("hbm_utilization_percent", pct(0.0));
+    let counters = s.tpu.as_ref().map(|t| t.counters).unwrap_or_default();
+    analysis.property("mxu_utilization_percent", pct(counters.mxu_utilization_percent.unwrap_or(0.0)));
+    analysis.property("hbm_utilization_percent", pct(counters.hbm_utilization_percent.unwrap_or(0.0)));
     if is_gpu {
         analysis.property("device_compute_16bit_percent", pct(s.device_compute_16bit_percent));
         analysis.property("device_compute_32bit_percent", pct(s.device_compute_32bit_percent));
     } else {
-        for key in [
-            "flop_rate_utilization_relative_to_roofline",
-            "memory_bw_utilization_relative_to_hw_limit",
-            "device_idle_time_percent",
-            "device_duty_cycle_percent",
-            "device_duty_cycle_high_confidence_percent",
-            "host_idle_time_percent",
+        let tpu = s.tpu.clone().unwrap_or_default();
+        for (key, value) in [
+            ("flop_rate_utilization_relative_to_roofline", 0.0),
+            ("memory_bw_utilization_relative_to_hw_limit", 0.0),
+            ("device_idle_time_percent", tpu.device_idle_time_percent),
+            ("device_duty_cycle_percent", tpu.device_duty_cycle_percent),
+            ("device_duty_cycle_high_confidence_percent", tpu.device_duty_cycle_high_confidence_percent),
+            ("host_idle_time_percent", tpu.host_idle_time_percent),
         ] {
-            analysis.property(key, pct(0.0));
+            analysis.property(key, pct(value));
+        }
+        if s.tpu.is_some() {
+            analysis.property("idle_time_high_confidence_ps", general(tpu.idle_time_high_confidence_ps as f64));
         }
     }
     if page.top_ops_side == OpsSide::Device {
@@ -333,6 +382,12 @@ pub fn to_xprof_json(page: &OverviewPage) -> Value {
 
     let r = &page.recommendation;
     let device_name = page.input.hardware_type.xprof_name();
+    // XProf points TPU users to the op profile and to each TPU core's timeline.
+    let (op_tool, timeline) = if page.input.hardware_type == HardwareType::Tpu {
+        ("op_profile", "TPU core")
+    } else {
+        ("framework_op_stats", device_name)
+    };
     let mut tips = DataTable::new().column("tip_type", "string", "tip_type").column("link", "string", "link").column(
         "description",
         "string",
@@ -343,8 +398,8 @@ pub fn to_xprof_json(page: &OverviewPage) -> Value {
         ("faq", "Refer to the TF2 Profiler FAQ".to_string(), "Tool troubleshooting / FAQ"),
         ("host", "input_pipeline_analyzer (especially Section 3 for the breakdown of input operations on the Host)".into(), "Next steps for reducing the Host time"),
         ("host", "trace_viewer (look at the activities on the timeline of each Host Thread near the bottom of the trace view)".into(), "Next steps for reducing the Host time"),
-        ("device", format!("framework_op_stats (identify the time-consuming operations executed on the {device_name})"), "Next steps for reducing the Device time"),
-        ("device", format!("trace_viewer (look at the activities on the timeline of each {device_name} in the trace view)"), "Next steps for reducing the Device time"),
+        ("device", format!("{op_tool} (identify the time-consuming operations executed on the {device_name})"), "Next steps for reducing the Device time"),
+        ("device", format!("trace_viewer (look at the activities on the timeline of each {timeline} in the trace view)"), "Next steps for reducing the Device time"),
         ("doc", doc("https://www.tensorflow.org/guide/data_performance_analysis", "Analyze tf.data performance with the TF Profiler"), "Other useful resources"),
         ("doc", doc("https://www.tensorflow.org/guide/data_performance", "Better performance with the tf.data API"), "Other useful resources"),
     ] {

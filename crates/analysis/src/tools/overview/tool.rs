@@ -70,7 +70,7 @@ fn page(a: &HostAnalysis, request: &Request) -> Output {
 /// Proflens's page (inferred steps where XProf finds none), or XProf's own.
 pub fn page_of(a: &HostAnalysis, as_xprof: bool) -> OverviewPage {
     let (steps, note) = if as_xprof { (&a.steps, None) } else { a.shown_steps() };
-    let mut page = overview(steps, &a.host_ops, &a.device_ops, &a.environment, &a.errors, &a.warnings);
+    let mut page = overview(steps, a);
     page.steps_note = note.map(str::to_owned);
     page
 }

@@ -26,6 +26,36 @@ pub const BUCKETS: [(u32, &str); 9] = [
     (9, "All others"),
 ];
 
+/// The buckets in TPU terms, index for index with [`BUCKETS`]: XProf fills
+/// the generic buckets of a TPU step from its TPU categories
+/// (op_stats_to_pod_stats.cc): compute is TensorCore busy time less
+/// collectives and send/recv, device to device is send, recv and megacore
+/// fusion, collectives are all-reduce and all-to-all, input is infeed and
+/// host recv, output is outfeed and host send, all others is idle time.
+pub const TPU_BUCKET_LABELS: [&str; 9] = [
+    "TensorCore compute",
+    "Device to device (send, recv, megacore)",
+    "All-reduce and all-to-all",
+    "Host compute",
+    "Kernel launch",
+    "Infeed (input)",
+    "Outfeed (output)",
+    "Compilation",
+    "TensorCore idle",
+];
+
+impl PodViewer {
+    pub fn is_tpu(&self) -> bool {
+        self.device_type.starts_with("TPU")
+    }
+
+    /// The label of bucket `index` (into [`BUCKETS`]) for this profile's hardware.
+    pub fn bucket_label(&self, index: usize) -> &'static str {
+        if self.is_tpu() { TPU_BUCKET_LABELS.get(index).copied() } else { BUCKETS.get(index).map(|b| b.1) }
+            .unwrap_or("")
+    }
+}
+
 /// XProf numbers the cores of host `h` from `h * 1000`; a GPU host's steps are on core 1.
 const CORES_PER_HOST: u32 = 1000;
 const GPU_CORE: u32 = 1;
@@ -167,4 +197,18 @@ pub fn to_xprof_json(view: &PodViewer) -> Value {
         "stepBreakdownEvents": BUCKETS.iter().map(|(id, name)| json!({"id": id, "name": name})).collect::<Vec<_>>(),
         "deviceType": view.device_type,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tpu_buckets_use_tpu_terms() {
+        let view = |device: &str| PodViewer { device_type: device.into(), steps: Vec::new(), warnings: Vec::new() };
+        assert_eq!(view("TPU v6 Lite").bucket_label(0), "TensorCore compute");
+        assert_eq!(view("TPU v6 Lite").bucket_label(5), "Infeed (input)");
+        assert_eq!(view("GPU").bucket_label(0), "Device compute");
+        assert_eq!(view("GPU").bucket_label(9), "");
+    }
 }
