@@ -19,6 +19,7 @@ pub use record::{Metrics, RooflineRecord};
 pub use tool::RooflineModelTool;
 pub use xprof::{to_csv, to_xprof_json};
 
+pub use crate::passes::input_pipeline::Diagnostic;
 use crate::passes::op_metrics::MemoryBreakdown;
 use crate::passes::xla_ops::{XlaOp, XlaOpDb};
 use record::{op_record, program_record};
@@ -26,14 +27,6 @@ use serde::{Deserialize, Serialize};
 
 /// XProf writes at most this many op records per database.
 const MAX_OP_RECORDS: usize = 1000;
-
-/// One diagnostic line of XProf's second table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Diagnostic {
-    /// `INFO`, `WARNING` or `ERROR`.
-    pub severity: String,
-    pub message: String,
-}
 
 /// The tool's view model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
