@@ -134,7 +134,7 @@ pub fn RooflineChart(
                     <tr><th>"Intensity"</th><td>{format!("{} FLOP/byte", fmt::decimal(record.operational_intensity, 3))}</td></tr>
                     <tr><th>"Bound by"</th><td>{record.bound_by.clone()}</td></tr>
                     <tr><th>"Roofline efficiency"</th><td>{fmt::fraction_percent(record.roofline_efficiency)}</td></tr>
-                    <tr><th>"Total time"</th><td>{measure::us(record.total_time_us)}</td></tr>
+                    <tr><th>"Total time"</th><td>{format!("{} µs", measure::us(record.total_time_us))}</td></tr>
                 </table>
             </div>
         })
