@@ -75,7 +75,7 @@ test('roofline model: peaks, chart, hover, select a row, controls and CSV', asyn
   assert.equal(await points.count(), plottable.length);
   assert.match(await chart.getAttribute('aria-label'), /under 3 roofs/);
   assert.deepEqual(
-    await page.$$eval('.legend.categories li', (l) => l.map((x) => x.dataset.category)).then((c) => c.slice(0, 1)),
+    await page.$$eval('.legend.categories li', (l) => l.map((x) => x.dataset.item)).then((c) => c.slice(0, 1)),
     ['Program'],
   );
 

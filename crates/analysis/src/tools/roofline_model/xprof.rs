@@ -10,68 +10,98 @@ use crate::common::datatable::DataTable;
 use crate::common::html::escape;
 use serde_json::{json, Value};
 
-/// A column: id, type, label, and its cell of a record.
-type Column = (&'static str, &'static str, &'static str, fn(&RooflineRecord) -> Value);
-
-fn num(x: f64) -> Value {
-    json!(x)
-}
-
-const COLUMNS: &[Column] = &[
-    ("step", "string", "Step", |r| json!(r.step)),
-    ("rank", "number", "Rank", |r| num(f64::from(r.rank))),
-    ("category", "string", "Category", |r| json!(r.category)),
-    ("operation", "string", "Operation", |r| json!(r.operation)),
-    ("occurrences", "number", "# Occurrences", |r| num(r.occurrences as f64)),
-    ("total_time", "number", "Total Time (us)", |r| num(r.total_time_us)),
-    ("avg_time", "number", "Avg. time (us)", |r| num(r.avg_time_us)),
-    ("total_self_time", "number", "Total self time (us)", |r| num(r.total_self_time_us)),
-    ("avg_self_time", "number", "Avg. self time (us)", |r| num(r.avg_self_time_us)),
-    ("total_self_time_percent", "number", "Total self time (%)", |r| num(r.self_time_fraction)),
-    ("cumulative_total_self_time_percent", "number", "Cumulative total self time (%)", |r| {
-        num(r.cumulative_self_time_fraction)
-    }),
-    ("dma_stall_percent", "number", "%time stalled by DMA", |_| num(0.0)),
-    ("measured_flop_rate", "number", "Normalized FLOP Rate (GFLOP/s)", |r| num(r.measured_flop_rate)),
-    ("model_flop_rate", "number", "Model FLOP Rate (GFLOP/s)", |r| num(r.model_flop_rate)),
-    ("measured_memory_bw", "number", "Memory BW (GiB/s)", |r| num(r.measured_memory_bw)),
-    ("hbm_bw", "number", "HBM BW (GiB/s)", |r| num(r.hbm_bw)),
-    ("cmem_read_bw", "number", "CMEM Read BW (GiB/s)", |r| num(r.cmem_read_bw)),
-    ("cmem_write_bw", "number", "CMEM Write BW (GiB/s)", |r| num(r.cmem_write_bw)),
-    ("vmem_read_bw", "number", "VMEM Read BW (GiB/s)", |r| num(r.vmem_read_bw)),
-    ("vmem_write_bw", "number", "VMEM Write BW (GiB/s)", |r| num(r.vmem_write_bw)),
-    ("operational_intensity", "number", "Operational Intensity (FLOP/Byte)", |r| num(r.operational_intensity)),
-    ("hbm_operational_intensity", "number", "HBM Operational Intensity (FLOP/Byte)", |r| {
-        num(r.hbm_operational_intensity)
-    }),
-    ("cmem_read_operational_intensity", "number", "CMEM Read Operational Intensity (FLOP/Byte)", |r| {
-        num(r.cmem_read_operational_intensity)
-    }),
-    ("cmem_write_operational_intensity", "number", "CMEM Write Operational Intensity (FLOP/Byte)", |r| {
-        num(r.cmem_write_operational_intensity)
-    }),
-    ("vmem_read_operational_intensity", "number", "VMEM Read Operational Intensity (FLOP/Byte)", |r| {
-        num(r.vmem_read_operational_intensity)
-    }),
-    ("vmem_write_operational_intensity", "number", "VMEM Write Operational Intensity (FLOP/Byte)", |r| {
-        num(r.vmem_write_operational_intensity)
-    }),
-    ("bottleneck_operational_intensity", "number", "Bottleneck Operational Intensity (FLOP/Byte)", |r| {
-        num(r.bottleneck_operational_intensity)
-    }),
-    ("bound_by", "string", "Bound by", |r| json!(r.bound_by)),
-    ("total_time_per_core", "number", "Total Time per core (us)", |r| num(r.total_time_per_core_us)),
-    ("total_time_in_percentage", "number", "Total Time (%)", |r| num(r.total_time_fraction)),
-    ("optimal_flop_rate", "number", "Optimal FLOP Rate (GFLOP/s)", |r| num(r.optimal_flop_rate)),
-    ("roofline_efficiency", "number", "Roofline efficiency (%)", |r| num(r.roofline_efficiency)),
-    ("compute_efficiency", "number", "FLOP Rate / Peak (%)", |r| num(r.compute_efficiency)),
-    ("max_mem_bw_utilization", "number", "Max memory BW utilization (among supported memories) (%)", |r| {
-        num(r.max_mem_bw_utilization)
-    }),
-    ("include_infeed_outfeed", "boolean", "Include Infeed/Outfeed", |r| json!(r.include_infeed_outfeed)),
-    ("hlo_module_id", "string", "Program ID", |r| json!(r.program_id.to_string())),
-    ("source_info", "string", "Source Info", |r| json!(source_cell(r))),
+/// XProf's columns (id, type, label), its TPU table's order; [`cells`]
+/// gives a record's cells in the same order.
+const COLUMNS: &[(&str, &str, &str)] = &[
+    ("step", "string", "Step"),
+    ("rank", "number", "Rank"),
+    ("category", "string", "Category"),
+    ("operation", "string", "Operation"),
+    ("occurrences", "number", "# Occurrences"),
+    ("total_time", "number", "Total Time (us)"),
+    ("avg_time", "number", "Avg. time (us)"),
+    ("total_self_time", "number", "Total self time (us)"),
+    ("avg_self_time", "number", "Avg. self time (us)"),
+    ("total_self_time_percent", "number", "Total self time (%)"),
+    ("cumulative_total_self_time_percent", "number", "Cumulative total self time (%)"),
+    ("dma_stall_percent", "number", "%time stalled by DMA"),
+    ("measured_flop_rate", "number", "Normalized FLOP Rate (GFLOP/s)"),
+    ("model_flop_rate", "number", "Model FLOP Rate (GFLOP/s)"),
+    ("measured_memory_bw", "number", "Memory BW (GiB/s)"),
+    ("hbm_bw", "number", "HBM BW (GiB/s)"),
+    ("cmem_read_bw", "number", "CMEM Read BW (GiB/s)"),
+    ("cmem_write_bw", "number", "CMEM Write BW (GiB/s)"),
+    ("vmem_read_bw", "number", "VMEM Read BW (GiB/s)"),
+    ("vmem_write_bw", "number", "VMEM Write BW (GiB/s)"),
+    ("operational_intensity", "number", "Operational Intensity (FLOP/Byte)"),
+    ("hbm_operational_intensity", "number", "HBM Operational Intensity (FLOP/Byte)"),
+    ("cmem_read_operational_intensity", "number", "CMEM Read Operational Intensity (FLOP/Byte)"),
+    ("cmem_write_operational_intensity", "number", "CMEM Write Operational Intensity (FLOP/Byte)"),
+    ("vmem_read_operational_intensity", "number", "VMEM Read Operational Intensity (FLOP/Byte)"),
+    ("vmem_write_operational_intensity", "number", "VMEM Write Operational Intensity (FLOP/Byte)"),
+    ("bottleneck_operational_intensity", "number", "Bottleneck Operational Intensity (FLOP/Byte)"),
+    ("bound_by", "string", "Bound by"),
+    ("total_time_per_core", "number", "Total Time per core (us)"),
+    ("total_time_in_percentage", "number", "Total Time (%)"),
+    ("optimal_flop_rate", "number", "Optimal FLOP Rate (GFLOP/s)"),
+    ("roofline_efficiency", "number", "Roofline efficiency (%)"),
+    ("compute_efficiency", "number", "FLOP Rate / Peak (%)"),
+    ("max_mem_bw_utilization", "number", "Max memory BW utilization (among supported memories) (%)"),
+    ("include_infeed_outfeed", "boolean", "Include Infeed/Outfeed"),
+    ("hlo_module_id", "string", "Program ID"),
+    ("source_info", "string", "Source Info"),
 ];
+
+/// A record's cells, in [`COLUMNS`]' order.
+fn cells(r: &RooflineRecord) -> Vec<Value> {
+    let numbers = [
+        f64::from(r.rank),
+        0.0, // category, operation: text below
+        0.0,
+        r.occurrences as f64,
+        r.total_time_us,
+        r.avg_time_us,
+        r.total_self_time_us,
+        r.avg_self_time_us,
+        r.self_time_fraction,
+        r.cumulative_self_time_fraction,
+        0.0, // DMA stalls: not in the profile
+        r.measured_flop_rate,
+        r.model_flop_rate,
+        r.measured_memory_bw,
+        r.hbm_bw,
+        r.cmem_read_bw,
+        r.cmem_write_bw,
+        r.vmem_read_bw,
+        r.vmem_write_bw,
+        r.operational_intensity,
+        r.hbm_operational_intensity,
+        r.cmem_read_operational_intensity,
+        r.cmem_write_operational_intensity,
+        r.vmem_read_operational_intensity,
+        r.vmem_write_operational_intensity,
+        r.bottleneck_operational_intensity,
+    ];
+    let mut out = vec![json!(r.step)];
+    out.extend(numbers.iter().map(|&x| json!(x)));
+    out[2] = json!(r.category);
+    out[3] = json!(r.operation);
+    out.push(json!(r.bound_by));
+    out.extend(
+        [
+            r.total_time_per_core_us,
+            r.total_time_fraction,
+            r.optimal_flop_rate,
+            r.roofline_efficiency,
+            r.compute_efficiency,
+            r.max_mem_bw_utilization,
+        ]
+        .iter()
+        .map(|&x| json!(x)),
+    );
+    out.extend([json!(r.include_infeed_outfeed), json!(r.program_id.to_string()), json!(source_cell(r))]);
+    out
+}
 
 /// Columns XProf leaves out of its GPU table.
 const NOT_ON_GPU: &[&str] = &[
@@ -93,13 +123,14 @@ fn gpu_label(id: &str, label: &'static str) -> &'static str {
     }
 }
 
-/// The columns of the model's table, with their labels.
-fn columns(peaks: &Peaks) -> Vec<(&'static Column, &'static str)> {
+/// The model's table's columns: (index in [`COLUMNS`], id, type, label).
+fn columns(peaks: &Peaks) -> Vec<(usize, &'static str, &'static str, &'static str)> {
     let gpu = is_gpu_table(peaks);
     COLUMNS
         .iter()
-        .filter(|c| !gpu || !NOT_ON_GPU.contains(&c.0))
-        .map(|c| (c, if gpu { gpu_label(c.0, c.2) } else { c.2 }))
+        .enumerate()
+        .filter(|(_, c)| !gpu || !NOT_ON_GPU.contains(&c.0))
+        .map(|(i, &(id, kind, label))| (i, id, kind, if gpu { gpu_label(id, label) } else { label }))
         .collect()
 }
 
@@ -194,11 +225,12 @@ fn properties(table: &mut DataTable, peaks: &Peaks) {
 pub fn to_xprof_json(model: &RooflineModel) -> Value {
     let cols = columns(&model.peaks);
     let mut table = DataTable::new();
-    for ((id, kind, _, _), label) in &cols {
+    for (_, id, kind, label) in &cols {
         table = table.column(id, kind, label);
     }
     for r in &model.records {
-        table.row(cols.iter().map(|((_, _, _, cell), _)| cell(r)).collect());
+        let all = cells(r);
+        table.row(cols.iter().map(|(i, ..)| all[*i].clone()).collect());
     }
     properties(&mut table, &model.peaks);
     let mut diagnostics =
@@ -218,27 +250,26 @@ pub fn to_csv(model: &RooflineModel) -> String {
         l.push_str("\r\n");
         l
     };
-    let mut out = line(cols.iter().map(|(_, label)| (*label).to_string()).collect());
+    let mut out = line(cols.iter().map(|(.., label)| (*label).to_string()).collect());
     for r in &model.records {
+        let mut all = cells(r);
+        if let Some(source) = all.last_mut() {
+            *source = if r.source.file_name.is_empty() {
+                json!("")
+            } else {
+                json!(format!("{}:{}", r.source.file_name, r.source.line_number))
+            };
+        }
         out.push_str(&line(
             cols.iter()
-                .map(|((id, _, _, cell), _)| {
-                    if *id == "source_info" {
-                        return if r.source.file_name.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{}:{}", r.source.file_name, r.source.line_number)
-                        };
-                    }
-                    match cell(r) {
-                        Value::String(s) => s,
-                        // Counts and ranks as integers, not XProf's doubles.
-                        Value::Number(n) => match n.as_f64() {
-                            Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
-                            _ => n.to_string(),
-                        },
-                        v => v.to_string(),
-                    }
+                .map(|(i, ..)| match &all[*i] {
+                    Value::String(s) => s.clone(),
+                    // Counts and ranks as integers, not XProf's doubles.
+                    Value::Number(n) => match n.as_f64() {
+                        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+                        _ => n.to_string(),
+                    },
+                    v => v.to_string(),
                 })
                 .collect(),
         ));

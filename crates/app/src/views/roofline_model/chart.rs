@@ -128,14 +128,7 @@ pub fn RooflineChart(
         Some(view! {
             <div id="roofline-hover" class="chart-tooltip" style:left=left style:right=right style:top="0.5rem">
                 <p class="tooltip-title"><strong>{record.operation.clone()}</strong></p>
-                <table>
-                    <tr><th>"Category"</th><td>{record.category.clone()}</td></tr>
-                    <tr><th>"FLOP rate"</th><td>{format!("{} GFLOP/s", fmt::decimal(record.measured_flop_rate, 2))}</td></tr>
-                    <tr><th>"Intensity"</th><td>{format!("{} FLOP/byte", fmt::decimal(record.operational_intensity, 3))}</td></tr>
-                    <tr><th>"Bound by"</th><td>{record.bound_by.clone()}</td></tr>
-                    <tr><th>"Roofline efficiency"</th><td>{fmt::fraction_percent(record.roofline_efficiency)}</td></tr>
-                    <tr><th>"Total time"</th><td>{format!("{} µs", measure::us(record.total_time_us))}</td></tr>
-                </table>
+                <p class="hover-lines">{hover_text(&record)}</p>
             </div>
         })
     };
@@ -146,41 +139,18 @@ pub fn RooflineChart(
         if order.len() > COLORED_CATEGORIES {
             items.push(("Other categories".into(), OTHER));
         }
-        items
-            .into_iter()
-            .map(|(text, color)| {
-                let category = text.clone();
-                view! {
-                    <li data-category=category>
-                        <span class="swatch" style:background-color=chart::css_color(color)></span>
-                        {text}
-                    </li>
-                }
-            })
-            .collect_view()
+        legend_items(items)
     };
-    let roof_legend = {
-        let mut items = Vec::new();
-        if peak_gflops > 0.0 {
-            items.push(("Peak FLOP rate".to_string(), ROOF_COLORS[0]));
+    let mut roofs = Vec::new();
+    if peak_gflops > 0.0 {
+        roofs.push(("Peak FLOP rate".to_string(), ROOF_COLORS[0]));
+    }
+    for (m, label) in memories.iter().zip(std::iter::once("HBM").chain(on_chip(&peaks).into_iter().map(|c| c.1))) {
+        if m.gb_per_s > 0.0 {
+            roofs.push((format!("{label} roof"), m.color));
         }
-        for (m, label) in memories.iter().zip(std::iter::once("HBM").chain(on_chip(&peaks).into_iter().map(|c| c.1))) {
-            if m.gb_per_s > 0.0 {
-                items.push((format!("{label} roof"), m.color));
-            }
-        }
-        items
-            .into_iter()
-            .map(|(text, color)| {
-                view! {
-                    <li class="roof">
-                        <span class="swatch" style:background-color=chart::css_color(color)></span>
-                        {text}
-                    </li>
-                }
-            })
-            .collect_view()
-    };
+    }
+    let roof_legend = legend_items(roofs);
     let label = move || {
         format!(
             "Roofline chart: {} ops and programs as points, FLOP rate against operational intensity on log scales, \
@@ -217,6 +187,35 @@ pub fn RooflineChart(
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
         </figure>
     }
+}
+
+/// A legend: each item's swatch and text (`data-item` names it).
+fn legend_items(items: Vec<(String, RGBColor)>) -> impl IntoView {
+    items
+        .into_iter()
+        .map(|(text, color)| {
+            let item = text.clone();
+            view! {
+                <li data-item=item>
+                    <span class="swatch" style:background-color=chart::css_color(color)></span>
+                    {text}
+                </li>
+            }
+        })
+        .collect_view()
+}
+
+/// The hover card's lines after the op's name.
+fn hover_text(r: &RooflineRecord) -> String {
+    format!(
+        "{}\n{} GFLOP/s at {} FLOP/byte\nBound by {}, roofline efficiency {}\nTotal time {} µs",
+        r.category,
+        fmt::decimal(r.measured_flop_rate, 2),
+        fmt::decimal(r.operational_intensity, 3),
+        r.bound_by,
+        fmt::fraction_percent(r.roofline_efficiency),
+        measure::us(r.total_time_us)
+    )
 }
 
 /// Scrolls the table to the row just marked, once it is drawn.
