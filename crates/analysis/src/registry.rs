@@ -11,7 +11,7 @@ use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
     critical_path, framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_launch_stats,
     kernel_sequences, kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules, op_profile, overview,
-    pod_viewer, queue_length, stragglers, tf_data, trace_viewer,
+    pod_viewer, queue_length, roofline_model, stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -36,6 +36,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &trace_viewer::TraceViewerTool,
     &op_profile::OpProfileTool,
     &hlo_stats::HloStatsTool,
+    &roofline_model::RooflineModelTool,
     &memory_viewer::MemoryViewerTool,
     &info::InfoTool,
 ];

@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod datatable;
 pub mod hardware;
+pub mod html;
 pub mod legacy;
 pub mod schema;
 pub mod stats;

@@ -15,7 +15,7 @@ use crate::hlo::cost::gpu_cost;
 use crate::hlo::gpu::{innermost, provenance};
 use crate::hlo::text::{category, ModuleIndex};
 use crate::passes::grouping::Grouping;
-use crate::passes::op_metrics::{device_op_metrics, OpMetrics};
+use crate::passes::op_metrics::{device_op_metrics, MemoryBreakdown, OpMetrics};
 use proflens_model::hlo::{HloInstruction, HloModule};
 use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashMap;
@@ -58,6 +58,10 @@ pub struct XlaOp {
     pub hbm_bytes: u64,
     /// Whether the op has a memory breakdown (GPU cost model: always).
     pub has_memory_breakdown: bool,
+    /// The TPU op's bytes per memory space (on-chip ones included), when
+    /// its metadata has a breakdown; GPUs give HBM bytes only.
+    #[serde(default)]
+    pub memory_breakdown: Option<MemoryBreakdown>,
     /// Fused instructions (fusions on TPU): symbol and FLOPs only.
     pub children: Vec<XlaOp>,
 }
@@ -209,6 +213,7 @@ fn from_op_metrics(m: &OpMetrics) -> XlaOp {
         // TPU ops without a breakdown moved no HBM bytes that XProf counts.
         hbm_bytes: m.memory_breakdown.map_or(0, |b| b.hbm),
         has_memory_breakdown: m.memory_breakdown.is_some(),
+        memory_breakdown: m.memory_breakdown,
         ..XlaOp::default()
     }
 }

@@ -20,6 +20,7 @@ pub mod op_profile;
 pub mod overview;
 pub mod pod_viewer;
 pub mod queue_length;
+pub mod roofline_model;
 pub mod stragglers;
 pub mod tf_data;
 pub mod trace_viewer;

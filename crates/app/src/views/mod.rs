@@ -24,6 +24,7 @@ pub mod overview_page;
 pub mod pod_viewer;
 pub mod pytorch_overview;
 pub mod queue_length;
+pub mod roofline_model;
 pub mod stragglers;
 pub mod tf_data_bottleneck_analysis;
 pub mod trace_viewer;
@@ -60,6 +61,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("trace_viewer", trace_viewer::view),
     ("op_profile", op_profile::view),
     ("hlo_stats", hlo_stats::view),
+    ("roofline_model", roofline_model::view),
     ("memory_viewer", memory_viewer::view),
     ("stragglers", stragglers::view),
     ("info", info::view),

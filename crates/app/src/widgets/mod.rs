@@ -7,6 +7,7 @@ pub mod diagnostics;
 pub mod download;
 pub mod fmt;
 pub mod measure;
+pub mod roofline;
 pub mod step_lines;
 pub mod step_time;
 pub mod table;

@@ -6,6 +6,7 @@ mod tool;
 
 pub use tool::HloStatsTool;
 
+use crate::common::html::escape;
 use crate::passes::xla_ops::{DeviceKind, XlaOp, XlaOpDb};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -134,26 +135,10 @@ fn source_cell(r: &HloStatsRow) -> String {
     }
     format!(
         "<div class='source-info-cell' title='{}'>{}:{}</div>",
-        html_escape(&r.source_stack),
-        html_escape(&r.source_file),
+        escape(&r.source_stack),
+        escape(&r.source_file),
         r.source_line
     )
-}
-
-/// Escapes text for HTML content and attributes, as XProf does.
-fn html_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\'' => out.push_str("&#39;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// (id, type, label) of XProf's columns.
