@@ -311,6 +311,7 @@ fn tools_lists_xprofs_whole_set_and_names_what_is_not_built() {
         "hlo_stats",
         "memory_viewer",
         "trace_viewer",
+        "roofline_model",
         "perf_counters",
         "utilization_viewer",
         "kernel_utilization",
