@@ -80,3 +80,47 @@ fn every_long_txt_golden_is_byte_equal() {
     assert_eq!(checked + failures.iter().filter(|f| f.contains(": no module")).count(), 30);
     assert!(failures.is_empty(), "{} of 30 differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The graph around every instruction of the CPU training step (fusions
+/// expanded and merged): the centre is drawn, no two nodes overlap, every
+/// edge goes down from its operand to its user.
+#[test]
+fn graphs_around_every_instruction_are_drawn_cleanly() {
+    use proflens_analysis::tools::graph_viewer::{graph_viewer, Graph};
+    let profile = load(&data_dir().join(FIXTURES[0].0)).unwrap();
+    let modules = proflens_format::hlo::hlo_modules(&profile).modules;
+    let module = modules.iter().find(|m| m.display_name() == "jit_train_step(30)").unwrap();
+    let check = |g: &Graph, what: &str| {
+        for (i, a) in g.nodes.iter().enumerate() {
+            for b in &g.nodes[i + 1..] {
+                let apart =
+                    a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+                assert!(apart, "{what}: {} and {} overlap", a.name, b.name);
+            }
+        }
+        for e in &g.edges {
+            let (from, to) = (&g.nodes[e.from], &g.nodes[e.to]);
+            assert!(from.y + from.height < to.y, "{what}: edge {} -> {} goes up", from.name, to.name);
+        }
+    };
+    let mut drawn = 0;
+    for (_, instr) in module.instructions() {
+        for merge in [false, true] {
+            let page = graph_viewer(vec![], module, Some(&instr.name), 2, merge);
+            let g = page.graph.as_ref().unwrap_or_else(|| panic!("no graph around {}", instr.name));
+            let what = format!("{} (merge {merge})", instr.name);
+            let centred = g.nodes.iter().any(|n| n.center && n.name == instr.name)
+                || g.clusters.iter().any(|c| c.center && c.name == instr.name);
+            assert!(centred, "{what}: the centre is not drawn");
+            check(g, &what);
+            drawn += 1;
+        }
+    }
+    assert!(drawn > 400, "{drawn}");
+    // Merged fusions draw fewer nodes than expanded ones around a fusion.
+    let expanded = graph_viewer(vec![], module, Some("add_reduce_fusion"), 1, false).graph.unwrap();
+    let merged = graph_viewer(vec![], module, Some("add_reduce_fusion"), 1, true).graph.unwrap();
+    assert!(merged.clusters.is_empty() && !expanded.clusters.is_empty());
+    assert!(merged.nodes.len() < expanded.nodes.len());
+    assert!(graph_viewer(vec![], module, Some("no such op"), 2, false).failed.is_some());
+}

@@ -7,9 +7,9 @@
 
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
-    critical_path, framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_launch_stats,
-    kernel_sequences, kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules, op_profile, overview,
-    pod_viewer, queue_length, stragglers, tf_data, trace_viewer,
+    critical_path, framework_op_stats, graph_viewer, hlo_stats, idle_time_breakdown, info, input_pipeline,
+    kernel_launch_stats, kernel_sequences, kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules,
+    op_profile, overview, pod_viewer, queue_length, stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -35,6 +35,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &op_profile::OpProfileTool,
     &hlo_stats::HloStatsTool,
     &memory_viewer::MemoryViewerTool,
+    &graph_viewer::GraphViewerTool,
     &info::InfoTool,
 ];
 
