@@ -68,9 +68,11 @@ pub fn decode_hlo_proto(bytes: &[u8], program_id: u64) -> Result<HloModule, Erro
         detail: format!("the HLO proto of XLA program {program_id} does not decode ({e})"),
     })?;
     let module = proto.hlo_module.unwrap_or_default();
-    let attributes = crate::hlo_attributes::module_attributes(&module, shape);
+    let attributes = crate::hlo_attributes::module_attributes(&module);
+    let entry_layout = crate::hlo_attributes::entry_layout(&module, shape);
     Ok(HloModule {
         attributes,
+        entry_layout,
         name: module.name,
         program_id,
         module_id: module.id as u64,

@@ -9,7 +9,17 @@ use proflens_model::hlo_attributes::{
     Sharding,
 };
 
-pub(crate) fn module_attributes(m: &pb::HloModuleProto, shape: impl Fn(pb::ShapeProto) -> Shape) -> ModuleAttributes {
+/// The entry's parameter and result shapes with layouts, when recorded.
+pub(crate) fn entry_layout(
+    m: &pb::HloModuleProto,
+    shape: impl Fn(pb::ShapeProto) -> Shape,
+) -> Option<(Vec<Shape>, Shape)> {
+    m.host_program_shape
+        .clone()
+        .map(|p| (p.parameters.into_iter().map(&shape).collect(), p.result.map(&shape).unwrap_or_default()))
+}
+
+pub(crate) fn module_attributes(m: &pb::HloModuleProto) -> ModuleAttributes {
     let mut schedule: Vec<(i64, Vec<i64>)> = m
         .schedule
         .as_ref()
@@ -36,10 +46,6 @@ pub(crate) fn module_attributes(m: &pb::HloModuleProto, shape: impl Fn(pb::Shape
     ModuleAttributes {
         is_scheduled: m.schedule.is_some(),
         schedule,
-        entry_layout: m
-            .host_program_shape
-            .clone()
-            .map(|p| (p.parameters.into_iter().map(&shape).collect(), p.result.map(&shape).unwrap_or_default())),
         input_output_alias,
         frontend_attributes: frontend_attributes(m.frontend_attributes.as_ref()),
     }
@@ -71,6 +77,7 @@ fn words(bytes: &[u8]) -> Vec<u16> {
 }
 
 fn literal(l: &pb::LiteralProto, shape: Shape) -> Literal {
+    let dimensions = shape.dimensions;
     let values = match shape.element_type {
         1 => LiteralValues::Pred(l.preds.clone()),
         2 => LiteralValues::Signed(l.s8s.iter().map(|&b| i64::from(b as i8)).collect()),
@@ -87,7 +94,7 @@ fn literal(l: &pb::LiteralProto, shape: Shape) -> Literal {
         16 => LiteralValues::Half { bf16: true, bits: words(&l.bf16s) },
         _ => LiteralValues::Other,
     };
-    Literal { shape, values }
+    Literal { dimensions, values }
 }
 
 pub(crate) fn instruction_attributes(

@@ -25,7 +25,10 @@ pub struct HloModule {
     pub computations: Vec<HloComputation>,
     pub stack_frames: StackFrameIndex,
     pub buffer_assignment: Option<BufferAssignment>,
-    /// Schedule, entry layout, aliasing: what the module's text header shows.
+    /// The entry's parameter shapes and result with their layouts, when
+    /// recorded (the text's `entry_computation_layout`).
+    pub entry_layout: Option<(Vec<Shape>, Shape)>,
+    /// Schedule, aliasing: what the module's text header shows.
     pub attributes: ModuleAttributes,
 }
 

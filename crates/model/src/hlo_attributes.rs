@@ -1,9 +1,7 @@
 //! What XLA's HLO text printer shows of a module beyond what the profiler
 //! tools compute with: the instructions' remaining attributes, constants'
-//! values, the schedule, the entry layout and the module's aliasing. The
+//! values, the schedule and the module's aliasing. The
 //! graph viewer's `long_txt` prints them (`proflens_analysis::hlo::print`).
-
-use crate::hlo::Shape;
 
 /// The attributes of one instruction that only its text shows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -104,7 +102,8 @@ pub enum LiteralValues {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Literal {
-    pub shape: Shape,
+    /// Its shape's dimensions (none for a scalar).
+    pub dimensions: Vec<i64>,
     pub values: LiteralValues,
 }
 
@@ -115,8 +114,6 @@ pub struct ModuleAttributes {
     pub schedule: Vec<(i64, Vec<i64>)>,
     /// Whether the module carries a schedule (`is_scheduled=true`).
     pub is_scheduled: bool,
-    /// The entry's parameter shapes and result with layouts.
-    pub entry_layout: Option<(Vec<Shape>, Shape)>,
     pub input_output_alias: Vec<AliasEntry>,
     /// Sorted by key.
     pub frontend_attributes: Vec<(String, String)>,

@@ -100,7 +100,7 @@ fn header(module: &HloModule) -> String {
             .collect();
         out.push_str(&format!(", input_output_alias={{ {} }}", entries.join(", ")));
     }
-    let layout = a.entry_layout.clone().or_else(|| {
+    let layout = module.entry_layout.clone().or_else(|| {
         // Without the proto's host program shape: the entry's own signature.
         let entry = module.entry_computation()?;
         let root = entry.instructions.iter().find(|i| i.id == entry.root_id)?;

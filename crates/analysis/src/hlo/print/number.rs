@@ -110,7 +110,7 @@ fn elements(values: &LiteralValues) -> Option<Vec<String>> {
 /// known.
 pub fn literal_text(literal: &Literal) -> String {
     let Some(items) = elements(&literal.values) else { return "{...}".into() };
-    let dims = &literal.shape.dimensions;
+    let dims = &literal.dimensions;
     let count: usize = dims.iter().map(|&d| usize::try_from(d).unwrap_or(0)).product();
     if items.len() != count.max(usize::from(dims.is_empty())) {
         return "{...}".into();
