@@ -16,37 +16,44 @@ use proflens_model::hlo::{HloComputation, HloInstruction, HloModule, Shape, TOKE
 use rustc_hash::FxHashMap;
 
 /// Lookups the printer needs: instructions by id within each computation,
-/// computation names by id.
+/// computation names by id. (Maps of one type, index values: each distinct
+/// map type costs the wasm its own copy of the hash table code.)
 pub(crate) struct Names<'a> {
-    computations: FxHashMap<i64, &'a str>,
-    /// (computation id, instruction id) → instruction.
-    instructions: FxHashMap<(i64, i64), &'a HloInstruction>,
-    /// Instruction id → its computation (ids are unique within a module).
-    owner: FxHashMap<i64, i64>,
+    module: &'a HloModule,
+    /// Computation id → its index.
+    computations: FxHashMap<i64, usize>,
+    /// Per computation: instruction id → its index.
+    instructions: Vec<FxHashMap<i64, usize>>,
+    /// Instruction id → its computation's index (ids are unique within a module).
+    owner: FxHashMap<i64, usize>,
 }
 
 impl<'a> Names<'a> {
     pub(crate) fn new(module: &'a HloModule) -> Names<'a> {
-        let mut instructions = FxHashMap::default();
         let mut owner = FxHashMap::default();
-        for c in &module.computations {
-            for i in &c.instructions {
-                instructions.insert((c.id, i.id), i);
-                owner.insert(i.id, c.id);
+        let mut instructions = Vec::with_capacity(module.computations.len());
+        let mut computations = FxHashMap::default();
+        for (ci, c) in module.computations.iter().enumerate() {
+            computations.insert(c.id, ci);
+            let mut ids = FxHashMap::default();
+            for (ii, i) in c.instructions.iter().enumerate() {
+                ids.insert(i.id, ii);
+                owner.insert(i.id, ci);
             }
+            instructions.push(ids);
         }
-        let computations = module.computations.iter().map(|c| (c.id, c.name.as_str())).collect();
-        Names { computations, instructions, owner }
+        Names { module, computations, instructions, owner }
     }
 
     pub(crate) fn computation(&self, id: i64) -> &'a str {
-        self.computations.get(&id).copied().unwrap_or("")
+        self.computations.get(&id).map_or("", |&ci| self.module.computations[ci].name.as_str())
     }
 
     /// The instruction `id` of the computation `user` belongs to.
     pub(crate) fn instruction(&self, user: &HloInstruction, id: i64) -> Option<&'a HloInstruction> {
-        let c = self.owner.get(&user.id)?;
-        self.instructions.get(&(*c, id)).copied()
+        let ci = *self.owner.get(&user.id)?;
+        let ii = *self.instructions[ci].get(&id)?;
+        Some(&self.module.computations[ci].instructions[ii])
     }
 
     pub(crate) fn operand(&self, instr: &HloInstruction, n: usize) -> Option<&'a HloInstruction> {

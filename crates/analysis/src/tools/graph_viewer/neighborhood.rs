@@ -87,31 +87,33 @@ fn node(instr: &HloInstruction, cluster: Option<usize>) -> GraphNode {
 /// hops; fusions expanded into clusters unless `merge_fusion`.
 pub fn neighborhood(module: &HloModule, center: &str, width: u32, merge_fusion: bool) -> Option<Graph> {
     let (computation, start) = find(module, center)?;
-    let by_id: FxHashMap<i64, &HloInstruction> = computation.instructions.iter().map(|i| (i.id, i)).collect();
-    let mut users: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
-    for i in &computation.instructions {
-        for &o in &i.operand_ids {
-            let list = users.entry(o).or_default();
-            if !list.contains(&i.id) {
-                list.push(i.id);
+    let instrs = &computation.instructions;
+    // Indexes into the computation's instructions (one map type: see
+    // hlo::print's Names).
+    let index: FxHashMap<i64, usize> = instrs.iter().enumerate().map(|(k, i)| (i.id, k)).collect();
+    let operands = |k: usize| instrs[k].operand_ids.iter().filter_map(|o| index.get(o).copied());
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); instrs.len()];
+    for k in 0..instrs.len() {
+        for o in operands(k) {
+            if !users[o].contains(&k) {
+                users[o].push(k);
             }
         }
     }
-    // Breadth-first over operands and users, in the order the text lists them.
-    let mut depth: FxHashMap<i64, u32> = FxHashMap::default();
-    let mut chosen: Vec<i64> = Vec::new();
-    let mut queue = VecDeque::from([(start.id, 0u32)]);
-    depth.insert(start.id, 0);
-    while let Some((id, d)) = queue.pop_front() {
-        chosen.push(id);
+    let start_k = index[&start.id];
+    // Breadth-first over operands and users.
+    let mut depth: Vec<Option<u32>> = vec![None; instrs.len()];
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut queue = VecDeque::from([(start_k, 0u32)]);
+    depth[start_k] = Some(0);
+    while let Some((k, d)) = queue.pop_front() {
+        chosen.push(k);
         if d == width {
             continue;
         }
-        let Some(instr) = by_id.get(&id) else { continue };
-        let next = instr.operand_ids.iter().chain(users.get(&id).into_iter().flatten());
-        for &n in next {
-            if by_id.contains_key(&n) && !depth.contains_key(&n) {
-                depth.insert(n, d + 1);
+        for n in operands(k).chain(users[k].iter().copied()) {
+            if depth[n].is_none() {
+                depth[n] = Some(d + 1);
                 queue.push_back((n, d + 1));
             }
         }
@@ -125,60 +127,53 @@ pub fn neighborhood(module: &HloModule, center: &str, width: u32, merge_fusion: 
     };
     let mut nodes: Vec<GraphNode> = Vec::new();
     let mut clusters: Vec<Cluster> = Vec::new();
-    // Outer instruction id → the node its value comes out of, and the node
+    // Per outer instruction: the node its value comes out of, and the nodes
     // each of its operands goes into (a fused parameter, or itself).
-    let mut output_of: FxHashMap<i64, usize> = FxHashMap::default();
-    let mut inputs_of: FxHashMap<i64, Vec<Vec<usize>>> = FxHashMap::default();
+    let mut output_of: Vec<Option<usize>> = vec![None; instrs.len()];
+    let mut inputs_of: Vec<Vec<Vec<usize>>> = vec![Vec::new(); instrs.len()];
     let mut edges: Vec<(usize, usize)> = Vec::new();
-    for &id in &chosen {
-        let instr = by_id[&id];
+    for &k in &chosen {
+        let instr = &instrs[k];
         if let Some(c) = fused(instr) {
             let cluster = clusters.len();
             clusters.push(Cluster {
                 name: instr.name.clone(),
                 computation: c.name.clone(),
-                center: id == start.id,
+                center: k == start_k,
                 x: 0.0,
                 y: 0.0,
                 width: 0.0,
                 height: 0.0,
             });
-            let mut inner: FxHashMap<i64, usize> = FxHashMap::default();
-            for f in &c.instructions {
-                inner.insert(f.id, nodes.len());
-                nodes.push(node(f, Some(cluster)));
-            }
-            for f in &c.instructions {
-                for o in &f.operand_ids {
-                    if let Some(&from) = inner.get(o) {
-                        edges.push((from, inner[&f.id]));
-                    }
-                }
+            let first = nodes.len();
+            let inner: FxHashMap<i64, usize> =
+                c.instructions.iter().enumerate().map(|(j, f)| (f.id, first + j)).collect();
+            nodes.extend(c.instructions.iter().map(|f| node(f, Some(cluster))));
+            for (j, f) in c.instructions.iter().enumerate() {
+                edges.extend(f.operand_ids.iter().filter_map(|o| inner.get(o)).map(|&from| (from, first + j)));
             }
             let mut inputs = vec![Vec::new(); instr.operand_ids.len()];
-            for f in c.instructions.iter().filter(|f| f.opcode == "parameter") {
-                if let Some(slot) = usize::try_from(f.parameter_number).ok().and_then(|k| inputs.get_mut(k)) {
-                    slot.push(inner[&f.id]);
+            for (j, f) in c.instructions.iter().enumerate().filter(|(_, f)| f.opcode == "parameter") {
+                if let Some(slot) = usize::try_from(f.parameter_number).ok().and_then(|p| inputs.get_mut(p)) {
+                    slot.push(first + j);
                 }
             }
-            inputs_of.insert(id, inputs);
-            let root = inner.get(&c.root_id).copied().unwrap_or(nodes.len() - 1);
-            output_of.insert(id, root);
+            inputs_of[k] = inputs;
+            output_of[k] = Some(inner.get(&c.root_id).copied().unwrap_or(nodes.len() - 1));
         } else {
             let mut n = node(instr, None);
-            n.center = id == start.id;
-            output_of.insert(id, nodes.len());
-            inputs_of.insert(id, vec![vec![nodes.len()]; instr.operand_ids.len()]);
+            n.center = k == start_k;
+            output_of[k] = Some(nodes.len());
+            inputs_of[k] = vec![vec![nodes.len()]; instr.operand_ids.len()];
             nodes.push(n);
         }
     }
-    for &id in &chosen {
-        let instr = by_id[&id];
+    for &k in &chosen {
         let mut missing = 0;
-        for (k, o) in instr.operand_ids.iter().enumerate() {
-            match output_of.get(o) {
-                Some(&from) => {
-                    for &to in &inputs_of[&id][k] {
+        for (slot, o) in instrs[k].operand_ids.iter().enumerate() {
+            match index.get(o).and_then(|&ok| output_of[ok]) {
+                Some(from) => {
+                    for &to in &inputs_of[k][slot] {
                         if !edges.contains(&(from, to)) {
                             edges.push((from, to));
                         }
@@ -189,8 +184,8 @@ pub fn neighborhood(module: &HloModule, center: &str, width: u32, merge_fusion: 
         }
         // What the drawing leaves out, counted on the node the value leaves
         // (itself, or a fusion's root).
-        let out = output_of[&id];
-        nodes[out].more_users = users.get(&id).map_or(0, |u| u.iter().filter(|u| !output_of.contains_key(u)).count());
+        let Some(out) = output_of[k] else { continue };
+        nodes[out].more_users = users[k].iter().filter(|&&u| output_of[u].is_none()).count();
         nodes[out].more_operands = missing;
     }
     let sizes: Vec<(f64, f64)> = nodes.iter().map(|n| (n.width, n.height)).collect();

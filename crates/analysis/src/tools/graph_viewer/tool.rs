@@ -2,9 +2,8 @@
 //! XProf's `long_txt` of the module; `json` the laid-out graph around the
 //! node; `svg` that graph drawn.
 
-use super::{graph_viewer, select_module, svg, GraphViewer, DEFAULT_WIDTH};
+use super::{graph_viewer, select_module, GraphViewer, DEFAULT_WIDTH};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
-use serde_json::Value;
 
 pub struct GraphViewerTool;
 
@@ -68,6 +67,7 @@ impl GraphViewer {
         self.module.is_empty().then(|| ToolError::Failed(self.failed.clone().unwrap_or_else(|| NO_HLO.into())))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn graph_or_error(&self) -> Result<&super::Graph, ToolError> {
         if let Some(e) = self.no_module() {
             return Err(e);
@@ -78,7 +78,8 @@ impl GraphViewer {
 
 impl Rendered for GraphViewer {
     /// The module, the node and the laid-out graph (no text: `txt` has it).
-    fn json(&self) -> Result<Value, ToolError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn json(&self) -> Result<serde_json::Value, ToolError> {
         let graph = self.graph_or_error()?;
         Ok(serde_json::json!({
             "module": self.module,
@@ -101,8 +102,10 @@ impl Rendered for GraphViewer {
         }
     }
 
+    /// The CLI's drawing (the page draws its own SVG).
+    #[cfg(not(target_arch = "wasm32"))]
     fn svg(&self) -> Result<String, ToolError> {
         self.graph_or_error()?;
-        svg::to_svg(self).ok_or_else(|| ToolError::Failed("no graph".into()))
+        super::svg::to_svg(self).ok_or_else(|| ToolError::Failed("no graph".into()))
     }
 }
