@@ -9,9 +9,9 @@ pub mod xprof_only;
 
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
-    critical_path, framework_op_stats, hlo_stats, idle_time_breakdown, info, input_pipeline, kernel_launch_stats,
-    kernel_sequences, kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules, op_profile, overview,
-    pod_viewer, queue_length, roofline_model, stragglers, tf_data, trace_viewer,
+    critical_path, framework_op_stats, graph_viewer, hlo_stats, idle_time_breakdown, info, input_pipeline,
+    kernel_launch_stats, kernel_sequences, kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules,
+    op_profile, overview, pod_viewer, queue_length, roofline_model, stragglers, tf_data, trace_viewer,
 };
 use proflens_format::legacy::LegacyTool;
 use std::rc::Rc;
@@ -38,6 +38,7 @@ pub static TOOLS: &[&dyn Tool] = &[
     &hlo_stats::HloStatsTool,
     &roofline_model::RooflineModelTool,
     &memory_viewer::MemoryViewerTool,
+    &graph_viewer::GraphViewerTool,
     &info::InfoTool,
 ];
 

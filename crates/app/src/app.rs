@@ -353,6 +353,13 @@ fn actions(state: AppState, run: &str, host: &str) -> Actions {
             state.module.set(Some(module));
             bridge::show_tool(state);
         }),
+        choose_graph: Arc::new(move |module, graph| {
+            if module.is_some() {
+                state.module.set(module);
+            }
+            state.graph.set(Some(graph));
+            bridge::show_tool(state);
+        }),
         trace_query: {
             let (run, host) = (run.clone(), host.clone());
             Arc::new(move |seq, query| bridge::post_trace(state, run.clone(), host.clone(), seq, query))

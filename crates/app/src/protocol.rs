@@ -40,13 +40,16 @@ pub enum Request {
     OpenLogdirUrl { logdir: String },
     /// Run one tool (by its registry id) on one host, or on every host of
     /// the run when `host` is [`ALL_HOSTS`], and answer with its view model.
-    /// `module` picks the memory viewer's XLA module.
+    /// `module` picks the memory viewer's (and graph viewer's) XLA module,
+    /// `graph` the graph viewer's node, hops and fusion drawing.
     Tool {
         run: String,
         host: String,
         tool: String,
         #[serde(default)]
         module: Option<String>,
+        #[serde(default)]
+        graph: Option<GraphRequest>,
     },
     /// Compare `tool` on a baseline (`base_run`, `base_host`) with a
     /// candidate (`run`, `host`); either host may be [`ALL_HOSTS`]. `tool`
@@ -56,6 +59,15 @@ pub enum Request {
     /// A trace-viewer query on one host's timeline (built once, cached
     /// beside the decoded profile). `seq` comes back with the answer.
     Trace { run: String, host: String, seq: u32, query: TraceQuery },
+}
+
+/// What the graph viewer draws: around which instruction (default: the
+/// entry's root), how many hops, fusions as one node or expanded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphRequest {
+    pub node: Option<String>,
+    pub graph_width: Option<u32>,
+    pub merge_fusion: bool,
 }
 
 /// Worker → page.

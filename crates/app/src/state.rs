@@ -85,6 +85,8 @@ pub struct AppState {
     pub both_pytorch: RwSignal<bool>,
     /// The XLA module the memory viewer shows (`None`: the largest).
     pub module: RwSignal<Option<String>>,
+    /// What the graph viewer draws (`None`: around the entry's root).
+    pub graph: RwSignal<Option<crate::protocol::GraphRequest>>,
     /// The event the trace viewer is to show (`event=` in the URL).
     pub trace_target: RwSignal<Option<TraceTarget>>,
     pub status: RwSignal<Status>,
@@ -110,6 +112,7 @@ impl AppState {
             base: RwSignal::new(None),
             both_pytorch: RwSignal::new(false),
             module: RwSignal::new(None),
+            graph: RwSignal::new(None),
             trace_target: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
             shown: RwSignal::new_local(None),

@@ -114,8 +114,9 @@ enum Command {
         /// One host of the run; without it, all hosts together (XProf's "all hosts").
         #[arg(long)]
         host: Option<String>,
-        /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON;
-        /// hta: HolisticTraceAnalysis 0.5.0's numbers (PyTorch analyses HTA has).
+        /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON
+        /// (graph_viewer: its long_txt HLO text); hta: HolisticTraceAnalysis 0.5.0's numbers
+        /// (PyTorch analyses HTA has); txt, svg: graph_viewer's HLO text and graph drawing.
         #[arg(long, value_enum, default_value = "json")]
         format: output::Format,
         /// Write to FILE instead of standard output.
@@ -125,13 +126,23 @@ enum Command {
         /// include_last_profiler_step=True); by default it is left out, as HTA does.
         #[arg(long)]
         include_last_step: bool,
-        /// memory_viewer: the XLA module, as XProf names it (`jit_f(12)`) or by plain name;
-        /// default: the module with the most memory.
+        /// memory_viewer, graph_viewer: the XLA module, as XProf names it (`jit_f(12)`) or by
+        /// plain name; default: the module with the most memory (graph_viewer: the most
+        /// instructions).
         #[arg(long)]
         module: Option<String>,
         /// op_profile --format xprof: group by program (XProf's default) or by category.
         #[arg(long, value_enum, default_value = "program")]
         group_by: tool::Grouping,
+        /// graph_viewer: the instruction to draw the graph around; default: the entry's root.
+        #[arg(long)]
+        node: Option<String>,
+        /// graph_viewer: hops around the node (XProf's graph_width; default 3, at most 10).
+        #[arg(long)]
+        graph_width: Option<u32>,
+        /// graph_viewer: draw each fusion as one node instead of its fused instructions.
+        #[arg(long)]
+        merge_fusion: bool,
     },
 }
 
@@ -166,9 +177,33 @@ fn main() -> ExitCode {
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())
         }
-        Command::Tool { path, tool, run, host, format, output, module, group_by, include_last_step } => {
-            tool::run(&tool::Args { path, tool, run, host, format, output, module, group_by, include_last_step })
-        }
+        Command::Tool {
+            path,
+            tool,
+            run,
+            host,
+            format,
+            output,
+            module,
+            group_by,
+            include_last_step,
+            node,
+            graph_width,
+            merge_fusion,
+        } => tool::run(&tool::Args {
+            path,
+            tool,
+            run,
+            host,
+            format,
+            output,
+            module,
+            group_by,
+            include_last_step,
+            node,
+            graph_width,
+            merge_fusion,
+        }),
         Command::Compare {
             base,
             candidate,

@@ -15,6 +15,10 @@ pub enum Format {
     Xprof,
     /// HolisticTraceAnalysis 0.5.0's numbers, in its goldens' shape.
     Hta,
+    /// Plain text (graph_viewer: the module's HLO text).
+    Txt,
+    /// An SVG drawing (graph_viewer: the graph around the node).
+    Svg,
 }
 
 impl From<Format> for proflens_analysis::context::Format {
@@ -24,6 +28,8 @@ impl From<Format> for proflens_analysis::context::Format {
             Format::Csv => Self::Csv,
             Format::Xprof => Self::Xprof,
             Format::Hta => Self::Hta,
+            Format::Txt => Self::Txt,
+            Format::Svg => Self::Svg,
         }
     }
 }

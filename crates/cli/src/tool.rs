@@ -22,6 +22,10 @@ pub struct Args {
     pub group_by: Grouping,
     /// HTA's `include_last_profiler_step` for the PyTorch analyses.
     pub include_last_step: bool,
+    /// graph_viewer: the node, the hops around it, fusions as one node.
+    pub node: Option<String>,
+    pub graph_width: Option<u32>,
+    pub merge_fusion: bool,
 }
 
 /// How `op_profile --format xprof` groups ops (XProf's `group_by` parameter).
@@ -58,6 +62,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             Grouping::Category => GroupBy::Category,
         },
         include_last_step: args.include_last_step,
+        node: args.node.clone(),
+        graph_width: args.graph_width,
+        merge_fusion: args.merge_fusion,
     };
     let failure = |e: ToolError| match e {
         ToolError::OneHost => Failure(format!(

@@ -312,6 +312,7 @@ fn tools_lists_xprofs_whole_set_and_names_what_is_not_built() {
         "memory_viewer",
         "trace_viewer",
         "roofline_model",
+        "graph_viewer",
         "perf_counters",
         "utilization_viewer",
         "kernel_utilization",
@@ -331,4 +332,59 @@ fn tools_lists_xprofs_whole_set_and_names_what_is_not_built() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("XProf tool Proflens does not build") && err.contains("empty"), "{err}");
+
+/// `graph_viewer`: `--format xprof` is XProf's long_txt (the golden, byte for
+/// byte), `--node`/`--graph-width`/`--merge-fusion` shape the JSON graph,
+/// `--format svg` draws it, and a profile without HLO fails as XProf does.
+#[test]
+fn graph_viewer_formats_and_flags() {
+    let profile = data("xspace/jax_mlp/plugins/profile/2026_11_22_09_04_56/vm.xplane.pb");
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "tool".as_ref(),
+            profile.as_os_str(),
+            "graph_viewer".as_ref(),
+            "--module".as_ref(),
+            "jit_train_step(30)".as_ref(),
+        ];
+        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+        proflens(&args)
+    };
+    let text = run(&["--format", "xprof"]);
+    assert!(text.status.success(), "{}", String::from_utf8_lossy(&text.stderr));
+    let golden = std::fs::read(data("goldens/jax_mlp/graph_viewer.jit_train_step(30).long_txt.txt.gz")).unwrap();
+    let golden = proflens_format::inflate::gunzip(&golden, 1 << 24, &mut |_| {}).unwrap();
+    assert!(text.stdout == golden, "--format xprof is not the golden");
+    assert_eq!(run(&["--format", "txt"]).stdout, text.stdout);
+
+    let graph = |extra: &[&str]| -> Value {
+        let out = run(extra);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let one = graph(&["--node", "dot.2", "--graph-width", "1", "--merge-fusion"]);
+    assert_eq!(one["node"], "dot.2");
+    let names: Vec<&str> =
+        one["graph"]["nodes"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+    // dot.2 = dot(broadcast_maximum_fusion, multiply_add_fusion), used by multiply_subtract_fusion.1.
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["broadcast_maximum_fusion", "dot.2", "multiply_add_fusion", "multiply_subtract_fusion.1"]);
+    assert_eq!(one["graph"]["edges"].as_array().unwrap().len(), 3);
+    let expanded = graph(&["--node", "dot.2", "--graph-width", "1"]);
+    assert_eq!(expanded["graph"]["clusters"].as_array().unwrap().len(), 3);
+
+    let svg = run(&["--node", "dot.2", "--format", "svg"]);
+    let svg = String::from_utf8(svg.stdout).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.contains(">dot.2</text>"), "{}", &svg[..svg.len().min(200)]);
+
+    let missing = run(&["--node", "no-such-op"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("There is no instruction 'no-such-op'"));
+
+    let keras = data("xspace/keras_fit/train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb");
+    let out =
+        proflens(&["tool".as_ref(), keras.as_os_str(), "graph_viewer".as_ref(), "--format".as_ref(), "xprof".as_ref()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No HLO module found in the HLO proto"));
 }

@@ -68,7 +68,11 @@ pub fn decode_hlo_proto(bytes: &[u8], program_id: u64) -> Result<HloModule, Erro
         detail: format!("the HLO proto of XLA program {program_id} does not decode ({e})"),
     })?;
     let module = proto.hlo_module.unwrap_or_default();
+    let attributes = crate::hlo_attributes::module_attributes(&module);
+    let entry_layout = crate::hlo_attributes::entry_layout(&module, shape);
     Ok(HloModule {
+        attributes,
+        entry_layout,
         name: module.name,
         program_id,
         module_id: module.id as u64,
@@ -143,9 +147,11 @@ fn float_text(x: f64) -> String {
     }
 }
 
-fn instruction(i: pb::HloInstructionProto) -> HloInstruction {
+fn instruction(mut i: pb::HloInstructionProto) -> HloInstruction {
+    let attributes = Box::new(crate::hlo_attributes::instruction_attributes(&mut i, shape));
     let metadata = i.metadata.unwrap_or_default();
     HloInstruction {
+        attributes,
         name: i.name,
         opcode: i.opcode,
         shape: i.shape.map(shape).unwrap_or_default(),

@@ -10,6 +10,7 @@
 pub mod chrome_trace;
 pub mod error;
 pub mod hlo;
+mod hlo_attributes;
 pub mod inflate;
 pub mod legacy;
 pub mod logdir;

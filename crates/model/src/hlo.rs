@@ -5,6 +5,8 @@
 //! `proflens_format::hlo` fills these from the `Hlo Proto` bytes; tools only
 //! read them.
 
+pub use crate::hlo_attributes::{InstructionAttributes, ModuleAttributes};
+
 /// One XLA program: its HLO and, when recorded, its buffer assignment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HloModule {
@@ -23,6 +25,11 @@ pub struct HloModule {
     pub computations: Vec<HloComputation>,
     pub stack_frames: StackFrameIndex,
     pub buffer_assignment: Option<BufferAssignment>,
+    /// The entry's parameter shapes and result with their layouts, when
+    /// recorded (the text's `entry_computation_layout`).
+    pub entry_layout: Option<(Vec<Shape>, Shape)>,
+    /// Schedule, aliasing: what the module's text header shows.
+    pub attributes: ModuleAttributes,
 }
 
 impl HloModule {
@@ -132,6 +139,8 @@ pub struct HloInstruction {
     /// Constants: their values as XLA prints them, when they are scalars of
     /// a common type (`1`, `0.5`, `true`).
     pub scalar_literal: Option<String>,
+    /// The rest of what XLA's text printer shows (the graph viewer's long_txt).
+    pub attributes: Box<InstructionAttributes>,
 }
 
 /// The device groups of a collective.

@@ -9,6 +9,7 @@
 //! start of the capture when the file records it.
 
 pub mod hlo;
+pub mod hlo_attributes;
 mod interner;
 mod stats;
 

@@ -58,6 +58,10 @@ pub enum Format {
     Csv,
     Xprof,
     Hta,
+    /// Plain text (the graph viewer's HLO text).
+    Txt,
+    /// An SVG drawing (the graph viewer's graph).
+    Svg,
 }
 
 impl Format {
@@ -68,6 +72,8 @@ impl Format {
             Format::Csv => "csv",
             Format::Xprof => "xprof",
             Format::Hta => "hta",
+            Format::Txt => "txt",
+            Format::Svg => "svg",
         }
     }
 }
@@ -95,6 +101,12 @@ pub struct Request {
     /// what it launched (HTA's `include_last_profiler_step=True`); HTA's
     /// default, and Proflens's, leaves it out as often incomplete.
     pub include_last_step: bool,
+    /// Graph viewer: the instruction to draw the graph around (default: the
+    /// entry's root), the hops around it (default 3) and whether fusions
+    /// stay single nodes (XProf's `merge_fusion`).
+    pub node: Option<String>,
+    pub graph_width: Option<u32>,
+    pub merge_fusion: bool,
 }
 
 /// A tool's result: its view model and the name of the view that renders it.
@@ -120,9 +132,14 @@ impl Output {
             |v: &Value| serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| ToolError::Failed(e.to_string()));
         match format {
             Format::Json => pretty(&self.model.json()?),
-            Format::Xprof => pretty(&self.model.xprof()?),
+            Format::Xprof => match self.model.xprof_text() {
+                Some(text) => text,
+                None => pretty(&self.model.xprof()?),
+            },
             Format::Hta => pretty(&self.model.hta()?),
             Format::Csv => self.model.csv(),
+            Format::Txt => self.model.txt(),
+            Format::Svg => self.model.svg(),
         }
     }
 }
@@ -141,6 +158,19 @@ pub trait Rendered: AsSerialize {
     /// `--format xprof`: XProf 2.24's JSON for the tool.
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("XProf has no JSON for it; use --format json or csv".into()))
+    }
+    /// `--format xprof` when XProf's output is text, not JSON (the graph
+    /// viewer's long_txt): written as it is.
+    fn xprof_text(&self) -> Option<Result<String, ToolError>> {
+        None
+    }
+    /// `--format txt`: plain text.
+    fn txt(&self) -> Result<String, ToolError> {
+        Err(ToolError::NoFormat("it has no text output; use --format json".into()))
+    }
+    /// `--format svg`: a drawing.
+    fn svg(&self) -> Result<String, ToolError> {
+        Err(ToolError::NoFormat("it has no drawing; use --format json".into()))
     }
     /// `--format hta`: HolisticTraceAnalysis 0.5.0's numbers, shaped as the
     /// goldens made from its API (PyTorch analyses that HTA has).

@@ -3,4 +3,5 @@
 
 pub mod cost;
 pub mod gpu;
+pub mod print;
 pub mod text;

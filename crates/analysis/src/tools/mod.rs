@@ -5,6 +5,7 @@
 
 pub mod critical_path;
 pub mod framework_op_stats;
+pub mod graph_viewer;
 pub mod hlo_stats;
 pub mod idle_time_breakdown;
 pub mod info;

@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod critical_path;
 pub mod framework_op_stats;
+pub mod graph_viewer;
 pub mod hlo_stats;
 pub mod idle_time_breakdown;
 pub mod info;
@@ -35,7 +36,7 @@ use leptos::prelude::*;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 
-use crate::protocol::{self, EventAt, TraceQuery};
+use crate::protocol::{self, EventAt, GraphRequest, TraceQuery};
 
 /// Renders a view model.
 pub type Render = fn(ViewProps) -> AnyView;
@@ -63,6 +64,7 @@ pub const VIEWS: &[(&str, Render)] = &[
     ("hlo_stats", hlo_stats::view),
     ("roofline_model", roofline_model::view),
     ("memory_viewer", memory_viewer::view),
+    ("graph_viewer", graph_viewer::view),
     ("stragglers", stragglers::view),
     ("info", info::view),
     (compare::VIEW, compare::view),
@@ -84,6 +86,9 @@ pub struct ViewProps {
 pub struct Actions {
     /// Show this XLA module in the memory viewer.
     pub choose_module: Arc<dyn Fn(String) + Send + Sync>,
+    /// Draw the graph viewer's graph of this module (`None`: the one shown)
+    /// around this node, with these hops.
+    pub choose_graph: Arc<dyn Fn(Option<String>, GraphRequest) + Send + Sync>,
     /// A trace-viewer query (with its sequence number); the answer comes to
     /// [`trace_viewer::on_answer`].
     pub trace_query: Arc<dyn Fn(u32, TraceQuery) + Send + Sync>,

@@ -27,7 +27,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, MessageEvent};
 
-use crate::protocol::{self, Request, Response, RunEntry, SkippedEntry, MODEL};
+use crate::protocol::{self, GraphRequest, Request, Response, RunEntry, SkippedEntry, MODEL};
 use hosts::Hosts;
 use source::Found;
 
@@ -67,9 +67,9 @@ fn handle(request: Request, files: Vec<File>) -> Option<Response> {
             Ok(found) => open(found, false),
             Err(message) => Response::Error { message },
         },
-        Request::Tool { run, host, tool, module } => {
+        Request::Tool { run, host, tool, module, graph } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
-            return run_tool(&hosts, run, host, &tool, module);
+            return run_tool(&hosts, run, host, &tool, module, graph.unwrap_or_default());
         }
         Request::Compare { base_run, base_host, run, host, tool } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
@@ -115,11 +115,24 @@ fn no_files() -> Response {
 }
 
 /// Runs a tool and posts its view model; the answer when it has none.
-fn run_tool(hosts: &Hosts, run: String, host: String, id: &str, module: Option<String>) -> Option<Response> {
+fn run_tool(
+    hosts: &Hosts,
+    run: String,
+    host: String,
+    id: &str,
+    module: Option<String>,
+    graph: GraphRequest,
+) -> Option<Response> {
     let Some(tool) = registry::find(id) else {
         return Some(Response::Error { message: format!("Proflens has no tool “{id}”.") });
     };
-    let request = ToolRequest { module, ..ToolRequest::default() };
+    let request = ToolRequest {
+        module,
+        node: graph.node,
+        graph_width: graph.graph_width,
+        merge_fusion: graph.merge_fusion,
+        ..ToolRequest::default()
+    };
     let tell = |tools: Vec<String>| post(&Response::HostTools { run: run.clone(), host: host.clone(), tools });
     let output = match hosts.run(&run, &host, tool, &request, tell) {
         Ok(output) => output,
