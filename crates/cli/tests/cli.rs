@@ -223,9 +223,17 @@ fn export_trace_writes_chrome_json() {
     let json: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     std::fs::remove_file(&file).unwrap();
     let complete = json["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").count();
+    let regions = json["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["name"] == "ThreadpoolListener::Region")
+        .count();
     let summary: Value =
         serde_json::from_slice(&std::fs::read(data("xspace/input_bound/xplane_summary.json")).unwrap()).unwrap();
-    assert_eq!(complete as u64, summary["total_events"].as_u64().unwrap());
+    // Every event of the file, plus the thread-pool regions derived from it (as XProf does).
+    assert_eq!((complete - regions) as u64, summary["total_events"].as_u64().unwrap());
+    assert_eq!(regions, 2122);
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("wrote {complete} events")));
 }
 
@@ -332,6 +340,7 @@ fn tools_lists_xprofs_whole_set_and_names_what_is_not_built() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("XProf tool Proflens does not build") && err.contains("empty"), "{err}");
+}
 
 /// `graph_viewer`: `--format xprof` is XProf's long_txt (the golden, byte for
 /// byte), `--node`/`--graph-width`/`--merge-fusion` shape the JSON graph,
