@@ -115,6 +115,9 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         } else if let Some((host, tool)) = crate::legacy::tool_file(file_name) {
             let host = if host.is_empty() { "host".to_string() } else { host };
             found.push((dirs, host, (Kind::Tool(tool), file)));
+        } else if let Some(host) = crate::tpu_trace::host_name(file_name) {
+            // The TPU profiler's `<host>.trace`: the trace of a host of tool files.
+            found.push((dirs, host.to_string(), (Kind::Trace { legacy: true }, file)));
         } else if let Some(host) = trace_host_name(file_name) {
             let legacy = file_name.ends_with(".trace.json.gz") && !file_name.ends_with(".pt.trace.json.gz");
             found.push((dirs, host.to_string(), (Kind::Trace { legacy }, file)));

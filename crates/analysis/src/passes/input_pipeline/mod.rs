@@ -5,6 +5,7 @@
 //! profiles (the "generic" analysis); its JSON is produced by [`to_xprof_json`].
 
 pub mod legacy;
+pub mod tpu;
 mod xprof;
 
 pub use xprof::*;
@@ -166,6 +167,10 @@ pub struct InputPipelineAnalysis {
     pub input_ops: Vec<InputOpRow>,
     pub input_time: InputTimeBreakdown,
     pub diagnostics: Vec<Diagnostic>,
+    /// A TPU tool file's own step table (TensorCore / SparseCore columns),
+    /// beside `steps` (the same steps in the generic categories).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpu: Option<tpu::TpuStepAnalysis>,
 }
 
 pub const NO_STEP_MARKER_WARNING: &str = "No step marker observed and hence the step time is unknown. This may happen if (1) training steps are not instrumented (e.g., if you are not using Keras) or (2) the profiling duration is shorter than the step time. For (1), you need to add step instrumentation; for (2), you may try to profile longer.";
@@ -210,6 +215,7 @@ pub fn analyze(db: &StepDb, hardware_type: HardwareType, host_ops: &[HostOp<'_>]
         input_ops,
         input_time,
         diagnostics,
+        tpu: None,
     }
 }
 
