@@ -181,4 +181,23 @@ mod tests {
         let none = decode(&empty, &limits, &mut |_| {}).unwrap_err().to_string();
         assert!(none.contains("1 devices and no events"), "{none}");
     }
+
+    /// Every truncation and every one-byte change of the synthetic trace is
+    /// a profile or an error, never a panic (the fuzz target
+    /// `decode_tpu_trace` does this at random, at length).
+    #[test]
+    fn damaged_traces_never_panic() {
+        let bytes = synthetic().encode_to_vec();
+        let limits = Limits::default();
+        for cut in 0..bytes.len() {
+            let _ = decode(&bytes[..cut], &limits, &mut |_| {});
+        }
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x7f, 0x80, 0xff] {
+                let mut changed = bytes.clone();
+                changed[at] = value;
+                let _ = decode(&changed, &limits, &mut |_| {});
+            }
+        }
+    }
 }
