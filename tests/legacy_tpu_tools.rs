@@ -9,7 +9,7 @@
 //! Data (tests/data/legacy/README.md): XProf 2.24's TPU JSON renamed to the
 //! legacy names (`tpu-v6e-inference/`), XProf's TPU training overview
 //! (`xprof-golden-tpu-training/`), and SYNTHETIC files in the older TPU tools'
-//! shapes (`synthetic-tpu-tools/`, written by its `generate.py`).
+//! shapes (`synthetic-tpu-tools/`, written by tests/scripts/synthetic_tpu_tools.py).
 
 use proflens_analysis::context::{Format, Hooks, HostContext, HostFile, Request};
 use proflens_analysis::passes::input_pipeline::{HardwareType, InputPipelineAnalysis};
@@ -266,7 +266,7 @@ fn xprof_tpu_outputs_under_legacy_names_open_in_their_tools() {
 
 #[test]
 fn tpu_profiler_trace_opens_in_the_trace_viewer() {
-    // SYNTHETIC: encoded by generate.py from trace_events.proto's field numbers.
+    // SYNTHETIC: encoded by tests/scripts/synthetic_tpu_tools.py from trace_events.proto's field numbers.
     let bytes = std::fs::read(path(SYNTHETIC, "localhost.trace")).unwrap();
     let stored = proto::Trace::decode(bytes.as_slice()).unwrap();
     let profile =

@@ -51,7 +51,7 @@ pub fn TpuStepTable(tpu: TpuStepAnalysis) -> impl IntoView {
                 .collect_view();
             view! {
                 <tr data-step=s.name.clone()>
-                    <th scope="row">{s.name.clone()}</th>
+                    <th scope="row" style:white-space="nowrap">{s.name.clone()}</th>
                     <td class="num" data-col="step-time" data-value=s.step_time_ms.to_string()>
                         {fmt::decimal(s.step_time_ms, 3)}
                     </td>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the SYNTHETIC legacy TPU tool files of this folder.
+"""Writes the SYNTHETIC legacy TPU tool files of tests/data/legacy/synthetic-tpu-tools/.
 
 No real Cloud TPU tool files (`capture_tpu_profile`'s output) are at hand, so
 these are made here, in the shapes the TPU tools wrote (column ids and
@@ -15,12 +15,12 @@ field numbers of trace_events.proto); every number is invented.
                                  all-reduce and channel tables
   localhost.trace                the `Trace` protobuf (trace_events.proto)
 
-Run from anywhere: python3 generate.py
+Run from anywhere: python3 tests/scripts/synthetic_tpu_tools.py
 """
 import json
 import os
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "legacy", "synthetic-tpu-tools")
 
 
 def col(id_, type_, label=None):
