@@ -335,6 +335,21 @@ mod tests {
     }
 
     #[test]
+    fn a_tpu_profiler_trace_is_its_hosts_trace() {
+        let l = discover(["run/10.0.0.2.op_profile.json", "run/10.0.0.2.trace", "other/vm.trace.gz"], "files");
+        let hosts: Vec<(String, HostFiles)> =
+            l.runs.iter().flat_map(|r| r.hosts.iter().map(|h| (h.name.clone(), h.files.clone()))).collect();
+        assert_eq!(
+            hosts,
+            vec![
+                ("vm".to_string(), HostFiles::Tools { tools: vec![], trace: Some(2) }),
+                ("10.0.0.2".to_string(), HostFiles::Tools { tools: vec![(LegacyTool::OpProfile, 0)], trace: Some(1) }),
+            ]
+        );
+        assert!(l.skipped.is_empty());
+    }
+
+    #[test]
     fn host_names_from_file_names() {
         assert_eq!(host_name("34.83.195.179_6003.xplane.pb"), Some("34.83.195.179_6003"));
         assert_eq!(host_name(".xplane.pb"), None);
