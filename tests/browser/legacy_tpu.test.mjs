@@ -43,7 +43,7 @@ test('a legacy TPU set: each step on the TPU, utilisation, pod tables and the .t
   const bc = cells(steps, 'bcComputeTimeMs');
   await page.locator('#tpu-steps').waitFor();
   for (const [i, step] of names.entries()) {
-    const row = page.locator(`#tpu-steps tbody tr[data-step="${step}"]`);
+    const row = page.locator(`#tpu-steps tbody tr[data-key="${step}"]`);
     assert.equal(Number(await row.locator('td[data-col="tc-compute"]').getAttribute('data-value')), tc[i]);
     assert.equal(Number(await row.locator('td[data-col="sc-compute"]').getAttribute('data-value')), bc[i]);
   }
@@ -60,7 +60,7 @@ test('a legacy TPU set: each step on the TPU, utilisation, pod tables and the .t
   await page.selectOption('#tool', 'input_pipeline_analyzer');
   await page.locator('#tool-input_pipeline_analyzer').waitFor({ timeout: 30_000 });
   const input = read('localhost.input_pipeline.json')[0];
-  const first = page.locator(`#tpu-steps tbody tr[data-step="${cells(input, 'stepnum')[0]}"]`);
+  const first = page.locator(`#tpu-steps tbody tr[data-key="${cells(input, 'stepnum')[0]}"]`);
   assert.equal(Number(await first.locator('td[data-col="tc-compute"]').getAttribute('data-value')), cells(input, 'noninfeedTimeMs')[0]);
   assert.equal(Number(await first.locator('td[data-col="tc-infeed"]').getAttribute('data-value')), cells(input, 'infeedTimeMs')[0]);
 
@@ -69,7 +69,7 @@ test('a legacy TPU set: each step on the TPU, utilisation, pod tables and the .t
   await page.locator('#tool-pod_viewer').waitFor({ timeout: 30_000 });
   const pod = read('localhost.pod_viewer.json').podStatsSequence.podStatsMap[0];
   assert.equal(await page.locator('#tpu-all-reduce tbody tr').count(), pod.allReduceOpDb.length);
-  assert.equal(await page.locator('#tpu-all-reduce tbody tr th').first().textContent(), pod.allReduceOpDb[0].name);
+  assert.equal(await page.locator('#tpu-all-reduce tbody tr td[data-col="name"]').first().textContent(), pod.allReduceOpDb[0].name);
   assert.equal(await page.locator('#tpu-channels tbody tr').count(), pod.channelDb.length);
   assert.equal(await page.locator('#tpu-core-stats tbody tr').count(), Object.keys(pod.podStatsPerCore).length);
 

@@ -16,7 +16,7 @@ use crate::widgets::diagnostics::Diagnostics;
 use crate::widgets::fmt;
 use crate::widgets::step_time::{NoSteps, StepTimeGraph, SummaryStats};
 use crate::widgets::title::ToolTitle;
-use crate::widgets::tpu::{TpuStepTable, TpuSummaryList};
+use crate::widgets::tpu::{tpu_step_table, tpu_summary_list};
 
 /// The view of a model of type `OverviewPage`.
 pub fn view(props: ViewProps) -> AnyView {
@@ -80,9 +80,8 @@ fn tpu_panel(
     if summary.is_none() && steps.as_ref().is_none_or(|s| s.steps.is_empty()) {
         return None;
     }
-    let summary = summary.map(|s| view! { <TpuSummaryList summary=s/> });
-    let steps =
-        steps.filter(|s| !s.steps.is_empty()).map(|t| view! { <div class="table-scroll"><TpuStepTable tpu=t/></div> });
+    let summary = summary.as_ref().map(tpu_summary_list);
+    let steps = steps.filter(|s| !s.steps.is_empty()).as_ref().map(tpu_step_table);
     Some(
         view! {
             <section class="panel wide" id="tpu-panel" aria-labelledby="tpu-panel-title">

@@ -15,7 +15,7 @@ use crate::widgets::download;
 use crate::widgets::fmt;
 use crate::widgets::measure::{self, card_side, window_resizes};
 use crate::widgets::title::ToolTitle;
-use crate::widgets::tpu::TpuPodTables;
+use crate::widgets::tpu::tpu_pod_tables;
 
 /// The colour of bucket `index` (into [`BUCKETS`]): the step-time graph's
 /// colour for the same category.
@@ -257,7 +257,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             <ul class="legend" aria-label="Categories">{legend}</ul>
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
             <div class="table-scroll">{table}</div>
-            {move || pod.with_value(|p| p.steps.get(step.get()).cloned()).map(|s| view! { <TpuPodTables step=s/> })}
+            {move || pod.with_value(|p| p.steps.get(step.get()).map(tpu_pod_tables))}
             <p class="actions">
                 <button id="export-pod" type="button" class="button small" on:click=export>
                     "Export all steps (CSV)"
