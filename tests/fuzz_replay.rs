@@ -12,6 +12,8 @@ mod common;
 mod decode_hlo;
 #[path = "../fuzz/bodies/decode_legacy.rs"]
 mod decode_legacy;
+#[path = "../fuzz/bodies/decode_tpu_trace.rs"]
+mod decode_tpu_trace;
 #[path = "../fuzz/bodies/decode_trace.rs"]
 mod decode_trace;
 #[path = "../fuzz/bodies/decode_xspace.rs"]
@@ -36,6 +38,7 @@ const TARGETS: &[&str] = &[
     "decode_xspace",
     "decode_trace",
     "decode_legacy",
+    "decode_tpu_trace",
     "decode_hlo",
     "tools_xspace",
     "tools_trace",
@@ -59,6 +62,7 @@ replay_tests!(
     decode_xspace,
     decode_trace,
     decode_legacy,
+    decode_tpu_trace,
     decode_hlo,
     tools_xspace,
     tools_trace,

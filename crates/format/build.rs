@@ -2,7 +2,12 @@
 
 fn main() {
     let proto_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto");
-    let files = [proto_dir.join("xplane.proto"), proto_dir.join("hlo.proto"), proto_dir.join("legacy_tools.proto")];
+    let files = [
+        proto_dir.join("xplane.proto"),
+        proto_dir.join("hlo.proto"),
+        proto_dir.join("legacy_tools.proto"),
+        proto_dir.join("trace_events.proto"),
+    ];
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
     }

@@ -46,3 +46,34 @@ fn an_xprof_json_file_is_recognised_by_content() {
     let wrong = proflens(&["tool", file, "overview_page"]);
     assert!(!wrong.status.success());
 }
+
+/// The TPU tools' files (SYNTHETIC, tests/scripts/synthetic_tpu_tools.py):
+/// `--format json` carries each step's TPU times, the TPU figures, the pod
+/// tables, and the `.trace` opens in the trace viewer.
+#[test]
+fn a_tpu_run_folder_carries_its_tpu_columns() {
+    let run = data("synthetic-tpu-tools");
+    let run = run.to_str().unwrap();
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data("synthetic-tpu-tools/localhost.overview_page.json")).unwrap())
+            .unwrap();
+    let view = json(&["tool", run, "overview_page"]);
+    // The first step's TensorCore compute, as the file has it (row 0, column 1).
+    let first_tc = &file[1]["rows"][0]["c"][1]["v"];
+    assert_eq!(file[1]["cols"][1]["id"], "tcComputeTimeMs");
+    assert_eq!(&view["input"]["tpu"]["steps"][0]["tc_compute_ms"], first_tc);
+    assert!(view["input"]["steps"][0]["device_compute_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(view["tpu"]["mxu_utilization_percent"], 12.5);
+    let pod = json(&["tool", run, "pod_viewer"]);
+    assert_eq!(pod["steps"][0]["all_reduce"][0]["name"], "all-reduce.1");
+    assert_eq!(pod["steps"][0]["channels"][0]["channel_id"], "17");
+    let trace = json(&["tool", run, "trace_viewer"]);
+    assert_eq!(trace["events"], 6);
+    let tools: Vec<String> = json(&["info", run])["legacy_tool_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["tool"].as_str().unwrap().to_string())
+        .collect();
+    assert!(tools.contains(&"pod_viewer".to_string()), "{tools:?}");
+}

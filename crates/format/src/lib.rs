@@ -16,6 +16,7 @@ pub mod legacy;
 pub mod logdir;
 pub mod logdir_index;
 pub mod sniff;
+pub mod tpu_trace;
 pub mod wire;
 pub mod xspace;
 
@@ -100,6 +101,21 @@ pub fn load_profile(
     load(bytes, limits, progress, true)
 }
 
+/// [`load_profile`], except that a file named as the TPU profiler's trace
+/// (`<host>.trace`, whose framing looks like an XSpace's) is read as one.
+pub fn load_profile_named(
+    file_name: &str,
+    bytes: &[u8],
+    limits: &Limits,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<proflens_model::Profile, Error> {
+    if tpu_trace::is_trace_file(file_name) {
+        tpu_trace::decode(bytes, limits, progress).map(cut_long_strings)
+    } else {
+        load_profile(bytes, limits, progress)
+    }
+}
+
 /// XSpace, and trace JSON when `traces`, raw or gzip.
 fn load(
     bytes: &[u8],
@@ -119,13 +135,18 @@ fn load(
             other => Err(Error::NotAProfile { found: other.describe() }),
         }
     };
-    let mut profile = match sniff::sniff(bytes) {
+    let profile = match sniff::sniff(bytes) {
         FileKind::Gzip => {
             let raw = inflate::gunzip(bytes, limits.max_decompressed_bytes, progress)?;
             decode(&raw, progress)
         }
         _ => decode(bytes, progress),
     }?;
+    Ok(cut_long_strings(profile))
+}
+
+/// The profile with names and values past the model's limit cut, and a warning saying so.
+fn cut_long_strings(mut profile: proflens_model::Profile) -> proflens_model::Profile {
     let cut = profile.strings.cut_strings();
     if cut > 0 {
         profile.warnings.push(format!(
@@ -133,7 +154,7 @@ fn load(
             proflens_model::MAX_STRING_BYTES >> 20
         ));
     }
-    Ok(profile)
+    profile
 }
 
 /// The first `max` bytes of a file (raw or gzip) as UTF-8 JSON text

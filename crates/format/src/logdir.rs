@@ -115,6 +115,9 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         } else if let Some((host, tool)) = crate::legacy::tool_file(file_name) {
             let host = if host.is_empty() { "host".to_string() } else { host };
             found.push((dirs, host, (Kind::Tool(tool), file)));
+        } else if let Some(host) = crate::tpu_trace::host_name(file_name) {
+            // The TPU profiler's `<host>.trace`: the trace of a host of tool files.
+            found.push((dirs, host.to_string(), (Kind::Trace { legacy: true }, file)));
         } else if let Some(host) = trace_host_name(file_name) {
             let legacy = file_name.ends_with(".trace.json.gz") && !file_name.ends_with(".pt.trace.json.gz");
             found.push((dirs, host.to_string(), (Kind::Trace { legacy }, file)));
@@ -329,6 +332,21 @@ mod tests {
         );
         assert_eq!(l.skipped.len(), 1);
         assert_eq!(trace_host_name("w0.1623143089861.pt.trace.json.gz"), Some("w0.1623143089861"));
+    }
+
+    #[test]
+    fn a_tpu_profiler_trace_is_its_hosts_trace() {
+        let l = discover(["run/10.0.0.2.op_profile.json", "run/10.0.0.2.trace", "other/vm.trace.gz"], "files");
+        let hosts: Vec<(String, HostFiles)> =
+            l.runs.iter().flat_map(|r| r.hosts.iter().map(|h| (h.name.clone(), h.files.clone()))).collect();
+        assert_eq!(
+            hosts,
+            vec![
+                ("vm".to_string(), HostFiles::Tools { tools: vec![], trace: Some(2) }),
+                ("10.0.0.2".to_string(), HostFiles::Tools { tools: vec![(LegacyTool::OpProfile, 0)], trace: Some(1) }),
+            ]
+        );
+        assert!(l.skipped.is_empty());
     }
 
     #[test]

@@ -189,7 +189,8 @@ impl HostContext {
             }
         };
         let profile =
-            proflens_format::load_profile(&bytes, &Limits::default(), &mut on_progress).map_err(|e| e.to_string())?;
+            proflens_format::load_profile_named(&self.files[file].path, &bytes, &Limits::default(), &mut on_progress)
+                .map_err(|e| e.to_string())?;
         self.load.set(Some(LoadStats { file_bytes: bytes.len() as u64, decode_ms: self.hooks.now_ms() - started }));
         self.count("decode");
         let profile = Rc::new(profile);

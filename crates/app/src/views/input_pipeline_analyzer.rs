@@ -15,6 +15,7 @@ use crate::widgets::fmt;
 use crate::widgets::step_time::{InputShareGraph, NoSteps, StepTimeGraph, SummaryStats};
 use crate::widgets::table::{Column, Direction, SortValue, SortableTable};
 use crate::widgets::title::ToolTitle;
+use crate::widgets::tpu::tpu_step_table;
 
 /// The view of a model of type `InputPipelineAnalysis`.
 pub fn view(props: ViewProps) -> AnyView {
@@ -48,6 +49,7 @@ fn InputPipelineView(run: String, host: String, analysis: InputPipelineAnalysis)
             <h4>"Share of each step waiting for input"</h4>
             <InputShareGraph analysis=analysis.clone()/>
             <SummaryStats id="input-percent-stats" summary=analysis.input_percent format=fmt::percent/>
+            {analysis.tpu.as_ref().map(|t| view! { <h4>"On the TPU"</h4> {tpu_step_table(t)} })}
         }
         .into_any()
     };

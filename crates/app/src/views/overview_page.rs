@@ -16,6 +16,7 @@ use crate::widgets::diagnostics::Diagnostics;
 use crate::widgets::fmt;
 use crate::widgets::step_time::{NoSteps, StepTimeGraph, SummaryStats};
 use crate::widgets::title::ToolTitle;
+use crate::widgets::tpu::{tpu_step_table, tpu_summary_list};
 
 /// The view of a model of type `OverviewPage`.
 pub fn view(props: ViewProps) -> AnyView {
@@ -29,6 +30,7 @@ fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView 
     let has_device = page.run_environment.hardware_type != HardwareType::CpuOnly;
     let gpu = page.run_environment.hardware_type == HardwareType::Gpu;
     let tpu = page.run_environment.hardware_type == HardwareType::Tpu;
+    let tpu_files = tpu_panel(page.tpu.clone(), page.input.tpu.clone());
     let input = Arc::new(page.input);
     let graph = if input.steps.is_empty() {
         view! { <NoSteps/> }.into_any()
@@ -56,6 +58,7 @@ fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView 
                     {graph}
                 </section>
             </div>
+            {tpu_files}
             <RecommendationView recommendation=page.recommendation/>
             <div class="panels">
                 <section class="panel wide" aria-labelledby="top-ops-title">
@@ -69,6 +72,28 @@ fn OverviewView(run: String, host: String, page: OverviewPage) -> impl IntoView 
             </div>
         </section>
     }
+}
+
+/// A TPU tool file's utilisation figures and step table, when it has them.
+fn tpu_panel(
+    summary: Option<proflens_analysis::tools::overview::tpu::TpuSummary>,
+    steps: Option<proflens_analysis::passes::input_pipeline::tpu::TpuStepAnalysis>,
+) -> Option<AnyView> {
+    if summary.is_none() && steps.as_ref().is_none_or(|s| s.steps.is_empty()) {
+        return None;
+    }
+    let summary = summary.as_ref().map(tpu_summary_list);
+    let steps = steps.filter(|s| !s.steps.is_empty()).as_ref().map(tpu_step_table);
+    Some(
+        view! {
+            <section class="panel wide" id="tpu-panel" aria-labelledby="tpu-panel-title">
+                <h3 id="tpu-panel-title">"TPU"</h3>
+                {summary}
+                {steps}
+            </section>
+        }
+        .into_any(),
+    )
 }
 
 /// The step-time categories as the summary lists them (XProf's order); on

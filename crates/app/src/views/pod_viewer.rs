@@ -15,6 +15,7 @@ use crate::widgets::download;
 use crate::widgets::fmt;
 use crate::widgets::measure::{self, card_side, window_resizes};
 use crate::widgets::title::ToolTitle;
+use crate::widgets::tpu::tpu_pod_tables;
 
 /// The colour of bucket `index` (into [`BUCKETS`]): the step-time graph's
 /// colour for the same category.
@@ -263,6 +264,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             <ul class="legend" aria-label="Categories">{legend}</ul>
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
             <div class="table-scroll">{table}</div>
+            {move || pod.with_value(|p| p.steps.get(step.get()).map(tpu_pod_tables))}
             <p class="actions">
                 <button id="export-pod" type="button" class="button small" on:click=export>
                     "Export all steps (CSV)"
@@ -288,13 +290,20 @@ mod tests {
             total_us: 3000.0,
             breakdown_us: BTreeMap::from([(1, 2000.0), (6, 1000.0), (9, 0.0)]),
             bottleneck: "Device compute".into(),
+            tpu: None,
         };
         assert_eq!(ms_of(&core, 0), 2.0);
         assert_eq!(ms_of(&core, 5), 1.0);
         assert_eq!(ms_of(&core, 99), 0.0);
         let pod = PodViewer {
             device_type: "GPU".into(),
-            steps: vec![PodStep { step_num: 0, step_name: "0".into(), cores: vec![core] }],
+            steps: vec![PodStep {
+                step_num: 0,
+                step_name: "0".into(),
+                cores: vec![core],
+                all_reduce: Vec::new(),
+                channels: Vec::new(),
+            }],
             warnings: Vec::new(),
         };
         assert_eq!(used_buckets(&pod), vec![0, 5]);

@@ -1,6 +1,6 @@
 //! What the views share: tables, charts, numbers and times for people,
-//! downloads, measures, the step-time graphs and the title every tool
-//! starts with. No widget knows a tool or the worker.
+//! downloads, measures, the step-time graphs, the TPU tool files' tables
+//! and the title every tool starts with. No widget knows a tool or the worker.
 
 pub mod chart;
 pub mod diagnostics;
@@ -12,3 +12,4 @@ pub mod step_lines;
 pub mod step_time;
 pub mod table;
 pub mod title;
+pub mod tpu;

@@ -60,7 +60,7 @@ pub fn fixtures() -> Vec<PathBuf> {
     }
     files.retain(|f| {
         let name = f.to_string_lossy();
-        !name.contains("/goldens/") && (name.ends_with(".pb") || name.ends_with(".json.gz"))
+        !name.contains("/goldens/") && (name.ends_with(".pb") || name.ends_with(".json.gz") || name.ends_with(".trace"))
     });
     files.sort();
     files

@@ -165,7 +165,15 @@ pub fn sniff_json(value: &Value) -> Option<LegacyTool> {
     }
     let tables = tables(value)?;
     let any = |f: &dyn Fn(&GvizTable) -> bool| tables.iter().any(f);
-    if any(&|t| t.has_column("selfTimePercent") || t.properties.contains_key("host_tf_op_percent")) {
+    // `self_time_fraction`, `tpu_type`, `matrix_unit_utilization_percent`: the first TPU tools' overview.
+    let overview = |t: &GvizTable| {
+        t.has_column("selfTimePercent")
+            || t.has_column("self_time_fraction")
+            || ["host_tf_op_percent", "tpu_type", "matrix_unit_utilization_percent"]
+                .iter()
+                .any(|k| t.properties.contains_key(*k))
+    };
+    if any(&overview) {
         Some(LegacyTool::OverviewPage)
     } else if any(&|t| t.has_column("opName") || t.properties.contains_key("enqueue_us")) {
         Some(LegacyTool::InputPipeline)

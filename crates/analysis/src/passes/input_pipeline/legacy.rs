@@ -3,6 +3,7 @@
 
 use crate::common::legacy::shape;
 use crate::common::stats::Summary;
+use crate::passes::input_pipeline::tpu::{tpu_steps_from_table, TpuStep};
 use crate::passes::input_pipeline::{
     Bottleneck, BreakdownSummary, Diagnostic, HardwareType, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown,
     NextStep, StepBreakdown,
@@ -233,24 +234,45 @@ pub fn input_pipeline_from_proto(r: &proto::InputPipelineAnalysisResult) -> Inpu
         input_ops,
         input_time,
         diagnostics,
+        tpu: None,
+    }
+}
+
+/// A TPU step as the generic breakdown: TensorCore (+ SparseCore) compute →
+/// device compute, TensorCore (+ SparseCore) input → input, outfeed → output,
+/// idle → all others, host transfer → host to device.
+fn generic_of_tpu(s: &TpuStep) -> StepBreakdown {
+    StepBreakdown {
+        name: s.name.clone(),
+        step_time_ms: s.step_time_ms,
+        device_compute_ms: s.tc_compute_ms + s.sc_compute_ms,
+        device_to_device_ms: 0.0,
+        device_collectives_ms: 0.0,
+        host_compute_ms: 0.0,
+        kernel_launch_ms: 0.0,
+        host_wait_input_ms: s.tc_infeed_ms + s.sc_infeed_ms,
+        host_to_device_ms: s.host_transfer_ms,
+        output_ms: s.tc_outfeed_ms,
+        compile_ms: 0.0,
+        other_ms: s.tc_idle_ms,
     }
 }
 
 /// Steps of XProf's step-time DataTable: the generic (GPU/CPU) columns, or
-/// the TPU ones (TensorCore compute → device compute, infeed → input,
-/// outfeed → output, idle → all others, host transfer → host to device;
-/// SparseCore columns are added to compute and input).
+/// a TPU table's (every generation, see [`tpu_steps_from_table`]) mapped
+/// onto the generic categories.
 pub fn steps_from_table(t: &GvizTable) -> Vec<StepBreakdown> {
-    let tpu = t.column("tcComputeTimeMs").is_some();
+    if let Some(tpu) = tpu_steps_from_table(t) {
+        return tpu.steps.iter().map(generic_of_tpu).collect();
+    }
     t.rows
         .iter()
         .map(|row| {
             let n = |id: &str| t.number(row, id).unwrap_or(0.0);
-            let name = t.text(row, "stepnum").unwrap_or_default();
             let mut s = StepBreakdown {
-                name,
+                name: t.text(row, "stepnum").unwrap_or_default(),
                 step_time_ms: 0.0,
-                device_compute_ms: 0.0,
+                device_compute_ms: n("deviceComputeTimeMs"),
                 device_to_device_ms: n("deviceToDeviceTimeMs"),
                 device_collectives_ms: n("deviceCollectivesTimeMs"),
                 host_compute_ms: n("hostComputeTimeMs"),
@@ -261,15 +283,6 @@ pub fn steps_from_table(t: &GvizTable) -> Vec<StepBreakdown> {
                 compile_ms: n("compileTimeMs"),
                 other_ms: n("otherTimeMs"),
             };
-            if tpu {
-                s.device_compute_ms = n("tcComputeTimeMs") + n("scv0ComputeTimeMs");
-                s.host_wait_input_ms = n("tcInfeedTimeMs") + n("scv0InfeedTimeMs");
-                s.output_ms = n("tcOutfeedTimeMs");
-                s.other_ms = n("tcIdleTimeMs");
-                s.host_to_device_ms = n("hostTransferTimeMs");
-            } else {
-                s.device_compute_ms = n("deviceComputeTimeMs");
-            }
             s.step_time_ms = t.number(row, "stepTimeMs").unwrap_or_else(|| {
                 s.device_compute_ms
                     + s.device_to_device_ms
@@ -311,8 +324,14 @@ fn property_summary(t: &GvizTable, key: &str, values: &[f64]) -> Summary {
 /// input ops and input-time breakdown (filled by the caller when present).
 pub fn analysis_from_step_table(t: &GvizTable, diagnostics: Vec<Diagnostic>) -> InputPipelineAnalysis {
     let steps = steps_from_table(t);
+    let tpu = tpu_steps_from_table(t);
     let col = |f: fn(&StepBreakdown) -> f64| steps.iter().map(f).collect::<Vec<_>>();
-    let hardware = hardware_type(t.property("hardware_type").unwrap_or_default());
+    // The first TPU tools wrote no hardware type: their columns tell.
+    let hardware = match t.property("hardware_type") {
+        Some(name) => hardware_type(name),
+        None if tpu.is_some() => HardwareType::Tpu,
+        None => HardwareType::CpuOnly,
+    };
     let (compute_key, input_key, output_key, other_key) = if hardware == HardwareType::Tpu {
         ("tc_compute_ms", "tc_infeed_ms", "tc_outfeed_ms", "tc_idle_ms")
     } else {
@@ -333,7 +352,9 @@ pub fn analysis_from_step_table(t: &GvizTable, diagnostics: Vec<Diagnostic>) -> 
     let step_time = property_summary(t, "steptime_ms", &col(|s| s.step_time_ms));
     let input_share = col(|s| if s.step_time_ms == 0.0 { 0.0 } else { 100.0 * s.input_ms() / s.step_time_ms });
     let input_percent = property_summary(t, "infeed_percent", &input_share);
-    let statement = t.property("input_conclusion").unwrap_or_default().to_string();
+    // `summary_conclusion` is the first TPU tools' name for it.
+    let statement =
+        t.property("input_conclusion").or_else(|| t.property("summary_conclusion")).unwrap_or_default().to_string();
     let text = |k: &str| t.property(k).unwrap_or_default().to_string();
     let level = |statement: &str| if statement.is_empty() { "no" } else { "moderate" };
     let (launch, other, collectives) =
@@ -372,6 +393,7 @@ pub fn analysis_from_step_table(t: &GvizTable, diagnostics: Vec<Diagnostic>) -> 
         input_ops: Vec::new(),
         input_time: InputTimeBreakdown::default(),
         diagnostics,
+        tpu,
     }
 }
 

@@ -3,14 +3,16 @@
 //!
 //! Mirrors XProf's op_stats_to_input_pipeline_analysis.cc for GPU and CPU
 //! profiles (the "generic" analysis); its JSON is produced by [`to_xprof_json`],
-//! in XProf's TPU form on TPUs (`tpu.rs`).
+//! in XProf's TPU form on TPUs (`xprof_tpu.rs`); `tpu.rs` reads the TPU
+//! step tables of TPU tool files.
 
 pub mod legacy;
-mod tpu;
+pub mod tpu;
 mod xprof;
+mod xprof_tpu;
 
-pub use tpu::*;
 pub use xprof::*;
+pub use xprof_tpu::*;
 
 pub use crate::common::hardware::HardwareType;
 use crate::common::stats::{one_digit, Summary};
@@ -169,6 +171,10 @@ pub struct InputPipelineAnalysis {
     pub input_ops: Vec<InputOpRow>,
     pub input_time: InputTimeBreakdown,
     pub diagnostics: Vec<Diagnostic>,
+    /// A TPU tool file's own step table (TensorCore / SparseCore columns),
+    /// beside `steps` (the same steps in the generic categories).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpu: Option<tpu::TpuStepAnalysis>,
 }
 
 pub const NO_STEP_MARKER_WARNING: &str = "No step marker observed and hence the step time is unknown. This may happen if (1) training steps are not instrumented (e.g., if you are not using Keras) or (2) the profiling duration is shorter than the step time. For (1), you need to add step instrumentation; for (2), you may try to profile longer.";
@@ -213,6 +219,7 @@ pub fn analyze(db: &StepDb, hardware_type: HardwareType, host_ops: &[HostOp<'_>]
         input_ops,
         input_time,
         diagnostics,
+        tpu: None,
     }
 }
 

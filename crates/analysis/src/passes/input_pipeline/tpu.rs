@@ -1,209 +1,198 @@
-//! The TPU form of the input analysis's XProf tables: the step-time table in
-//! TensorCore / SparseCore terms, and the table of the core that waited
-//! longest for input in each step (XProf's GenerateTpuInputPipelineAnalysis
-//! DataTable and GenerateMaxInfeedCoreTable).
+//! The TPU step table of the TPU tools' JSON (the Cloud TPU guide's
+//! `<host>.overview_page.json` / `.input_pipeline.json`, and XProf's TPU
+//! JSON): each step's TensorCore and SparseCore times as the file has them.
 //!
-//! Proflens reads TPU steps with the generic step rules (XProf derives them
-//! from the TPU runtime's per-core step lines, which Proflens does not read
-//! yet), so a TPU step's categories map onto XProf's TPU columns: device
-//! compute → TensorCore compute, input → TensorCore input, output →
-//! TensorCore output, everything else → TensorCore idle; the SparseCoreV0
-//! and host-transfer columns stay 0. The profiles at hand have no TPU steps,
-//! so only the empty tables are checked against XProf (docs/deviations.md).
+//! Three generations of column ids are read:
+//! - XProf / TensorBoard ≥ 2.2: `tcComputeTimeMs`, `scv0ComputeTimeMs`,
+//!   `scv0InfeedTimeMs`, `tcInfeedTimeMs`, `tcOutfeedTimeMs`, `tcIdleTimeMs`,
+//!   `hostTransferTimeMs`;
+//! - TensorBoard 1.x TPU tools: the same with BarnaCore (`bcComputeTimeMs`,
+//!   `bcInfeedTimeMs`) instead of SparseCore;
+//! - the first TPU tools (`capture_tpu_profile`, 2018): `noninfeedTimeMs`
+//!   (TensorCore compute) and `infeedTimeMs` (waiting for input).
 
-use super::*;
-use crate::common::datatable::DataTable;
-use crate::common::stats::two_digits;
-use serde_json::json;
+use crate::common::stats::Summary;
+use proflens_format::legacy::GvizTable;
+use serde::{Deserialize, Serialize};
 
-/// One TPU step in XProf's TPU columns, ms.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TpuStepRow {
+/// One step of the TPU step table, ms.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TpuStep {
     pub name: String,
+    /// The file's step time: its tooltip's "Step time = …", else the sum of
+    /// the TensorCore times.
+    pub step_time_ms: f64,
     pub tc_compute_ms: f64,
-    pub scv0_compute_ms: f64,
-    pub scv0_infeed_ms: f64,
+    /// SparseCore v0 (or BarnaCore) compute.
+    pub sc_compute_ms: f64,
+    /// SparseCore v0 (or BarnaCore) waiting for input.
+    pub sc_infeed_ms: f64,
     pub tc_infeed_ms: f64,
     pub tc_outfeed_ms: f64,
     pub tc_idle_ms: f64,
     pub host_transfer_ms: f64,
-    pub step_time_ms: f64,
+    /// Percent of the step waiting for input, averaged over the cores, with
+    /// the least and most of any core (the chart's error bar).
+    pub infeed_percent_average: f64,
+    pub infeed_percent_minimum: f64,
+    pub infeed_percent_maximum: f64,
 }
 
-impl TpuStepRow {
-    pub fn of(s: &StepBreakdown) -> TpuStepRow {
-        let tc_compute_ms = s.device_compute_ms;
-        let tc_infeed_ms = s.input_ms();
-        let tc_outfeed_ms = s.output_ms;
-        TpuStepRow {
-            name: s.name.clone(),
-            tc_compute_ms,
-            scv0_compute_ms: 0.0,
-            scv0_infeed_ms: 0.0,
-            tc_infeed_ms,
-            tc_outfeed_ms,
-            tc_idle_ms: (s.step_time_ms - tc_compute_ms - tc_infeed_ms - tc_outfeed_ms).max(0.0),
-            host_transfer_ms: 0.0,
-            step_time_ms: s.step_time_ms,
-        }
-    }
-
-    /// Time the TensorCore worked or fed: the step less its idle time.
-    pub fn tc_active_ms(&self) -> f64 {
-        self.tc_compute_ms + self.tc_infeed_ms + self.tc_outfeed_ms
-    }
-
-    pub fn infeed_percent(&self) -> f64 {
-        if self.step_time_ms == 0.0 {
-            0.0
-        } else {
-            100.0 * (self.tc_infeed_ms + self.scv0_infeed_ms) / self.step_time_ms
-        }
-    }
+/// The TPU step table of a file: its steps and the averages it prints.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TpuStepAnalysis {
+    /// `SparseCoreV0`, `BarnaCore`, or empty when the file has no second core's columns.
+    pub sparse_core: String,
+    pub steps: Vec<TpuStep>,
+    /// Averages per step, ms: the file's printed ones (`tc_compute_ms_average`
+    /// …) where it has them, else over the steps.
+    pub tc_compute_ms: Summary,
+    pub sc_compute_ms: Summary,
+    pub sc_infeed_ms: Summary,
+    pub tc_infeed_ms: Summary,
+    pub tc_outfeed_ms: Summary,
+    pub tc_idle_ms: Summary,
+    pub host_transfer_ms: Summary,
 }
 
-/// XProf's ids and labels of the TPU step columns, in order.
-pub const TPU_STEP_COLUMNS: [(&str, &str); 7] = [
-    ("tcComputeTimeMs", "TensorCore compute (in ms)"),
-    ("scv0ComputeTimeMs", "SparseCoreV0 compute (in ms)"),
-    ("scv0InfeedTimeMs", "SparseCoreV0 input (in ms)"),
-    ("tcInfeedTimeMs", "TensorCore input (in ms)"),
-    ("tcOutfeedTimeMs", "TensorCore output (in ms)"),
-    ("tcIdleTimeMs", "TensorCore idle (in ms)"),
-    ("hostTransferTimeMs", "Host transfer (in ms)"),
+/// Column ids only a TPU step table has.
+const TPU_ONLY_COLUMNS: [&str; 7] = [
+    "tcComputeTimeMs",
+    "noninfeedTimeMs",
+    "tcInfeedTimeMs",
+    "tcIdleTimeMs",
+    "bcComputeTimeMs",
+    "scv0ComputeTimeMs",
+    "hostTransferTimeMs",
 ];
 
-/// The TPU step-time table with its properties (shared with the overview page).
-pub fn tpu_step_table_xprof(a: &InputPipelineAnalysis) -> DataTable {
-    let rows: Vec<TpuStepRow> = a.steps.iter().map(TpuStepRow::of).collect();
-    let mut t = DataTable::new().column("stepnum", "string", "stepnum");
-    let mut graph_ids = vec!["stepnum"];
-    for (id, label) in TPU_STEP_COLUMNS {
-        t = t.column(id, "number", label);
-        graph_ids.push(id);
-    }
-    graph_ids.push("tooltip");
-    t = t
-        .role_column("tooltip", "string", "tooltip", "tooltip")
-        .column("infeedPercentAverage", "number", "% step time waiting for input data")
-        .role_column("infeedPercentMin", "number", "Infeed percent min", "interval")
-        .role_column("infeedPercentMax", "number", "Infeed percent max", "interval");
-    let summary = |f: fn(&TpuStepRow) -> f64| Summary::of(&rows.iter().map(f).collect::<Vec<_>>());
-    let two = |s: Summary| two_digits(Some(s.average));
-    // The analysis's step-time summary (a legacy file's printed one where it came from a file).
-    let step_time = a.step_time;
-    t.property("hardware_type", a.hardware_type.xprof_name());
-    t.property("steptime_ms_average", two_digits(Some(step_time.average)));
-    t.property("steptime_ms_standard_deviation", two_digits(step_time.standard_deviation));
-    t.property("steptime_ms_minimum", two_digits(Some(step_time.minimum)));
-    t.property("steptime_ms_maximum", two_digits(Some(step_time.maximum)));
-    let infeed = summary(TpuStepRow::infeed_percent);
-    t.property("infeed_percent_average", one_digit(Some(infeed.average)));
-    t.property("infeed_percent_standard_deviation", one_digit(infeed.standard_deviation));
-    t.property("infeed_percent_minimum", one_digit(Some(infeed.minimum)));
-    t.property("infeed_percent_maximum", one_digit(Some(infeed.maximum)));
-    t.property("step_time_graph_column_ids", graph_ids.join(","));
-    t.property("scv0_compute_ms_average", two(summary(|r| r.scv0_compute_ms)));
-    t.property("scv0_infeed_ms_average", two(summary(|r| r.scv0_infeed_ms)));
-    t.property("tc_compute_ms_average", two(summary(|r| r.tc_compute_ms)));
-    t.property("tc_infeed_ms_average", two(summary(|r| r.tc_infeed_ms)));
-    t.property("tc_outfeed_ms_average", two(summary(|r| r.tc_outfeed_ms)));
-    t.property("tc_idle_ms_average", two(summary(|r| r.tc_idle_ms)));
-    t.property("tc_active_ms_average", two(summary(TpuStepRow::tc_active_ms)));
-    t.property("active_steptime_ms_average", two(summary(|r| r.step_time_ms - r.tc_idle_ms)));
-    t.property("host_transfer_ms_average", two(summary(|r| r.host_transfer_ms)));
-    t.property("input_conclusion", a.bottleneck.input_statement.clone());
-    t.property("output_conclusion", String::new());
-    t.property("summary_nextstep", next_step_xprof(a.next_step));
-    for r in &rows {
-        let tooltip = format!(
-            "step {}:\nTime waiting for input data = {:.3} ms, Step time = {:.3} ms",
-            r.name,
-            r.tc_infeed_ms + r.scv0_infeed_ms,
-            r.step_time_ms
-        );
-        let percent = r.infeed_percent();
-        t.row(vec![
-            json!(r.name),
-            json!(r.tc_compute_ms),
-            json!(r.scv0_compute_ms),
-            json!(r.scv0_infeed_ms),
-            json!(r.tc_infeed_ms),
-            json!(r.tc_outfeed_ms),
-            json!(r.tc_idle_ms),
-            json!(r.host_transfer_ms),
-            json!(tooltip),
-            json!(percent),
-            json!(percent),
-            json!(percent),
-        ]);
-    }
-    t
+/// Whether `t` is a TPU step table (by its columns; old files have no
+/// `hardware_type` property).
+pub fn is_tpu_table(t: &GvizTable) -> bool {
+    t.property("hardware_type") == Some("TPU") || TPU_ONLY_COLUMNS.iter().any(|c| t.column(c).is_some())
 }
 
-/// XProf's first input-pipeline table on TPUs: per step, the core that waited
-/// longest for input. Proflens does not tell cores apart within a step, so
-/// each step's core is "unknown", as XProf writes it when it has no name.
-pub fn max_infeed_core_table_xprof(a: &InputPipelineAnalysis) -> DataTable {
-    let mut t = DataTable::new().column("index", "string", "Index");
-    for i in 0..a.steps.len() {
-        let index = i.to_string();
-        t = t.column(&index, "string", &index);
+/// `"step 3:\nTime waiting for input data = 0.000 ms, Step time = 120.882 ms"` → 120.882.
+fn tooltip_step_time(tooltip: &str) -> Option<f64> {
+    let rest = &tooltip[tooltip.find("Step time")? + "Step time".len()..];
+    let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e')).unwrap_or(rest.len());
+    rest[..end].parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+/// The first of `ids` that the table has, read in `row` (0 when none).
+fn first_of(t: &GvizTable, row: &[serde_json::Value], ids: &[&str]) -> f64 {
+    ids.iter().find(|id| t.column(id).is_some()).and_then(|id| t.number(row, id)).unwrap_or(0.0)
+}
+
+fn step_of(t: &GvizTable, row: &[serde_json::Value]) -> TpuStep {
+    let n = |ids: &[&str]| first_of(t, row, ids);
+    let mut step = TpuStep {
+        name: t.text(row, "stepnum").unwrap_or_default(),
+        step_time_ms: 0.0,
+        tc_compute_ms: n(&["tcComputeTimeMs", "noninfeedTimeMs"]),
+        sc_compute_ms: n(&["scv0ComputeTimeMs", "bcComputeTimeMs"]),
+        sc_infeed_ms: n(&["scv0InfeedTimeMs", "bcInfeedTimeMs"]),
+        tc_infeed_ms: n(&["tcInfeedTimeMs", "infeedTimeMs"]),
+        tc_outfeed_ms: n(&["tcOutfeedTimeMs"]),
+        tc_idle_ms: n(&["tcIdleTimeMs"]),
+        host_transfer_ms: n(&["hostTransferTimeMs"]),
+        infeed_percent_average: n(&["infeedPercentAverage"]),
+        infeed_percent_minimum: n(&["infeedPercentMin"]),
+        infeed_percent_maximum: n(&["infeedPercentMax"]),
+    };
+    step.step_time_ms = t
+        .number(row, "stepTimeMs")
+        .or_else(|| t.text(row, "tooltip").as_deref().and_then(tooltip_step_time))
+        .unwrap_or(step.tc_compute_ms + step.tc_infeed_ms + step.tc_outfeed_ms + step.tc_idle_ms);
+    step
+}
+
+/// A printed average (`<key>_average`) where the file has one, else the steps' summary.
+fn average(t: &GvizTable, keys: &[&str], values: Vec<f64>) -> Summary {
+    let computed = Summary::of(&values);
+    match keys.iter().find_map(|k| t.property_number(&format!("{k}_average"))) {
+        Some(average) => Summary { average, ..computed },
+        None => computed,
     }
-    let mut steps = vec![json!("Step number")];
-    let mut cores = vec![json!("Core name")];
-    for s in &a.steps {
-        steps.push(json!(s.name));
-        cores.push(json!("unknown"));
+}
+
+/// The TPU step table `t` as the file has it; `None` when it is not one.
+pub fn tpu_steps_from_table(t: &GvizTable) -> Option<TpuStepAnalysis> {
+    if !is_tpu_table(t) {
+        return None;
     }
-    t.row(steps);
-    t.row(cores);
-    t
+    let steps: Vec<TpuStep> = t.rows.iter().map(|row| step_of(t, row)).collect();
+    let col = |f: fn(&TpuStep) -> f64| steps.iter().map(f).collect::<Vec<_>>();
+    let sparse_core = if t.column("scv0ComputeTimeMs").is_some() || t.column("scv0InfeedTimeMs").is_some() {
+        "SparseCoreV0"
+    } else if t.column("bcComputeTimeMs").is_some() || t.column("bcInfeedTimeMs").is_some() {
+        "BarnaCore"
+    } else {
+        ""
+    };
+    Some(TpuStepAnalysis {
+        sparse_core: sparse_core.to_string(),
+        tc_compute_ms: average(t, &["tc_compute_ms"], col(|s| s.tc_compute_ms)),
+        sc_compute_ms: average(t, &["scv0_compute_ms", "bc_compute_ms"], col(|s| s.sc_compute_ms)),
+        sc_infeed_ms: average(t, &["scv0_infeed_ms", "bc_infeed_ms"], col(|s| s.sc_infeed_ms)),
+        tc_infeed_ms: average(t, &["tc_infeed_ms"], col(|s| s.tc_infeed_ms)),
+        tc_outfeed_ms: average(t, &["tc_outfeed_ms"], col(|s| s.tc_outfeed_ms)),
+        tc_idle_ms: average(t, &["tc_idle_ms"], col(|s| s.tc_idle_ms)),
+        host_transfer_ms: average(t, &["host_transfer_ms"], col(|s| s.host_transfer_ms)),
+        steps,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::steps::StepDb;
+    use proflens_format::legacy::GvizColumn;
+    use serde_json::json;
 
-    fn step(name: &str, compute: f64, input: f64, output: f64, total: f64) -> StepBreakdown {
-        StepBreakdown {
-            name: name.into(),
-            step_time_ms: total,
-            device_compute_ms: compute,
-            device_to_device_ms: 0.0,
-            device_collectives_ms: 0.0,
-            host_compute_ms: 0.0,
-            kernel_launch_ms: 0.0,
-            host_wait_input_ms: input,
-            host_to_device_ms: 0.0,
-            output_ms: output,
-            compile_ms: 0.0,
-            other_ms: total - compute - input - output,
+    fn table(ids: &[&str], rows: Vec<Vec<serde_json::Value>>) -> GvizTable {
+        GvizTable {
+            columns: ids.iter().map(|id| GvizColumn { id: id.to_string(), ..GvizColumn::default() }).collect(),
+            rows,
+            properties: Default::default(),
         }
     }
 
     #[test]
-    fn steps_map_onto_tensorcore_columns() {
-        let r = TpuStepRow::of(&step("3", 6.0, 2.0, 1.0, 10.0));
-        assert_eq!((r.tc_compute_ms, r.tc_infeed_ms, r.tc_outfeed_ms, r.tc_idle_ms), (6.0, 2.0, 1.0, 1.0));
-        assert_eq!(r.tc_active_ms(), 9.0);
-        assert_eq!(r.infeed_percent(), 20.0);
+    fn reads_the_first_tpu_tools_columns() {
+        let t = table(
+            &["stepnum", "noninfeedTimeMs", "infeedTimeMs", "tooltip"],
+            vec![vec![json!("7"), json!(20.5), json!(79.5), json!("step 7:\nStep time = 100.25 ms")]],
+        );
+        let a = tpu_steps_from_table(&t).unwrap();
+        assert_eq!(a.sparse_core, "");
+        let s = &a.steps[0];
+        assert_eq!((s.name.as_str(), s.tc_compute_ms, s.tc_infeed_ms), ("7", 20.5, 79.5));
+        // The tooltip's step time wins over the sum.
+        assert_eq!(s.step_time_ms, 100.25);
+        assert_eq!(a.tc_compute_ms.average, 20.5);
     }
 
     #[test]
-    fn tpu_tables_have_a_row_or_column_per_step() {
-        let mut a = analyze(&StepDb::default(), HardwareType::Tpu, &[]);
-        a.steps = vec![step("7", 6.0, 2.0, 1.0, 10.0), step("8", 8.0, 0.0, 0.0, 10.0)];
-        a.step_time = Summary::of(&[10.0, 10.0]);
-        let steps = tpu_step_table_xprof(&a).into_json();
-        assert_eq!(steps["rows"].as_array().map(Vec::len), Some(2));
-        assert_eq!(steps["p"]["tc_compute_ms_average"], "7.00");
-        assert_eq!(steps["p"]["infeed_percent_maximum"], "20.0");
-        assert_eq!(steps["p"]["steptime_ms_average"], "10.00");
-        let cores = max_infeed_core_table_xprof(&a).into_json();
-        assert_eq!(cores["cols"].as_array().map(Vec::len), Some(3));
-        assert_eq!(cores["rows"][0]["c"][2]["v"], "8");
-        assert_eq!(cores["rows"][1]["c"][1]["v"], "unknown");
+    fn barnacore_columns_and_printed_averages() {
+        let mut t = table(
+            &["stepnum", "tcComputeTimeMs", "bcComputeTimeMs", "bcInfeedTimeMs", "tcInfeedTimeMs", "tcIdleTimeMs"],
+            vec![vec![json!("1"), json!(2.0), json!(1.0), json!(0.5), json!(3.0), json!(0.25)]],
+        );
+        t.properties.insert("tc_compute_ms_average".into(), json!("2.10"));
+        let a = tpu_steps_from_table(&t).unwrap();
+        assert_eq!(a.sparse_core, "BarnaCore");
+        assert_eq!((a.steps[0].sc_compute_ms, a.steps[0].sc_infeed_ms), (1.0, 0.5));
+        assert_eq!(a.steps[0].step_time_ms, 2.0 + 3.0 + 0.25);
+        assert_eq!(a.tc_compute_ms.average, 2.1);
+        assert_eq!(a.tc_idle_ms.average, 0.25);
+    }
+
+    #[test]
+    fn a_generic_table_is_not_a_tpu_one() {
+        let t = table(&["stepnum", "deviceComputeTimeMs", "infeedTimeMs"], vec![]);
+        assert!(tpu_steps_from_table(&t).is_none());
+        assert_eq!(tooltip_step_time("Step time = abc"), None);
+        assert_eq!(tooltip_step_time("x"), None);
     }
 }

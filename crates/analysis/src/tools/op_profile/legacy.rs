@@ -23,16 +23,26 @@ fn triple(v: &Value, key: &str) -> [f64; 3] {
     [at(0), at(1), at(2)]
 }
 
+/// `key`'s list, else the TPU tools' single HBM figure `old` as its first entry.
+fn triple_or_single(v: &Value, key: &str, old: &str) -> [f64; 3] {
+    match (v.get(key), number(v.get(old))) {
+        (None, Some(hbm)) => [hbm, 0.0, 0.0],
+        _ => triple(v, key),
+    }
+}
+
+/// XProf's metrics; the first TPU tools' `memoryBandwidth` (HBM utilisation)
+/// and `rawBytesAccessed` (HBM bytes) stand in for the lists they became.
 fn metrics(m: Option<&Value>) -> Metrics {
     let Some(m) = m else { return Metrics::default() };
     Metrics {
         flops: f(m, "flops"),
         uncapped_flops: f(m, "uncappedFlops"),
-        bandwidth_utils: triple(m, "bandwidthUtils"),
+        bandwidth_utils: triple_or_single(m, "bandwidthUtils", "memoryBandwidth"),
         raw_time: f(m, "rawTime"),
         raw_flops: f(m, "rawFlops"),
         bf16_flops: f(m, "bf16Flops"),
-        raw_bytes_accessed: triple(m, "rawBytesAccessedArray"),
+        raw_bytes_accessed: triple_or_single(m, "rawBytesAccessedArray", "rawBytesAccessed"),
         occurrences: f(m, "occurrences").max(0.0) as u64,
         avg_time_ps: f(m, "avgTimePs"),
         normalized_time_ps: f(m, "normalizedTimePs"),
@@ -84,4 +94,21 @@ pub fn op_profile_from_json(v: &Value) -> Result<OpProfile, LegacyError> {
         by_category_exclude_idle: tree("byCategoryExcludeIdle"),
         agg_dvfs_time_scale_multiplier: f(v, "aggDvfsTimeScaleMultiplier"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_tpu_tools_bandwidth_fields() {
+        let old =
+            serde_json::json!({"flops": 0.25, "memoryBandwidth": 0.5, "rawBytesAccessed": "1024", "rawTime": 7.0});
+        let m = metrics(Some(&old));
+        assert_eq!((m.flops, m.raw_time), (0.25, 7.0));
+        assert_eq!(m.bandwidth_utils, [0.5, 0.0, 0.0]);
+        assert_eq!(m.raw_bytes_accessed, [1024.0, 0.0, 0.0]);
+        let new = serde_json::json!({"bandwidthUtils": [0.1, 0.2], "memoryBandwidth": 0.5});
+        assert_eq!(metrics(Some(&new)).bandwidth_utils, [0.1, 0.2, 0.0]);
+    }
 }

@@ -7,6 +7,7 @@ use crate::passes::input_pipeline::legacy::{
 };
 use crate::passes::input_pipeline::{Diagnostic, HardwareType};
 use crate::passes::run_environment::RunEnvironment;
+use crate::tools::overview::tpu::{tpu_summary_from_proto, tpu_summary_from_tables};
 use crate::tools::overview::{OpsSide, OverviewPage, OverviewStats, Recommendation, TopOp};
 use proflens_format::legacy::{unpack_any, GvizTable, LegacyError, LegacyTool};
 use proflens_format::proto;
@@ -33,7 +34,8 @@ fn run_environment(env: Option<&proto::OverviewPageRunEnvironment>, hardware: Ha
 /// [`input_pipeline_from_proto`]), top device ops, the analysis percentages,
 /// run environment (without device capabilities: the file has none), the
 /// verdicts and statements, diagnostics (TF 2.2's `errors` and later
-/// `diagnostics`). Dropped: MXU/HBM utilisation, remark, tips, job info.
+/// `diagnostics`), and on a TPU host its utilisation figures (MXU, FLOPS,
+/// memory bandwidth, duty cycle, idle time, remark). Dropped: tips, job info.
 /// Left empty: `advice` (Proflens's own advice is chosen from events; the
 /// statements carry the file's), `steps_note`.
 pub fn overview_from_proto(page: &proto::OverviewPage) -> OverviewPage {
@@ -86,8 +88,10 @@ pub fn overview_from_proto(page: &proto::OverviewPage) -> OverviewPage {
         page.errors.iter().map(|e| Diagnostic { severity: "ERROR".into(), message: e.clone() }).collect();
     all_diagnostics.extend(diagnostics(page.diagnostics.as_ref()));
     all_diagnostics.extend(input.diagnostics.iter().cloned());
+    let tpu = (hardware == HardwareType::Tpu).then(|| tpu_summary_from_proto(&analysis, page.run_environment.as_ref()));
     OverviewPage {
         run_environment: run_environment(page.run_environment.as_ref(), hardware),
+        tpu,
         input,
         steps_note: None,
         top_ops,
@@ -107,9 +111,15 @@ fn leading_count(text: Option<&str>) -> u64 {
 /// recommendation, inference latency, {}, diagnostics]`, found by their
 /// columns rather than their positions.
 ///
+/// Also the first TPU tools' JSON (`capture_tpu_profile`'s
+/// `<host>.overview_page.json`): its top-ops columns (`self_time_fraction`,
+/// `name`, …), its run environment (`tpu_type`, `tpu_core_count`, a table
+/// of properties only) and its step table (see [`analysis_from_step_table`]).
+///
 /// Kept: top ops (tensor-core columns on GPU tables), the `*_percent`
 /// properties, step table (see the input pipeline JSON), run environment
-/// counts and device type, verdict statements, diagnostics. Left empty:
+/// counts and device type, verdict statements, diagnostics, and on TPU the
+/// utilisation figures and TPU properties ([`tpu_summary_from_tables`]). Left empty:
 /// hostnames, device capabilities, `advice`, the eager statement, input ops
 /// (the overview JSON has none).
 pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, LegacyError> {
@@ -118,16 +128,20 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
     let find = |id: &str| tables.iter().find(|t| t.column(id).is_some());
     let diagnostics = diagnostics_from_table(find("severity"));
     let input = analysis_from_step_table(steps, diagnostics.clone());
-    let ops = find("selfTimePercent").ok_or_else(|| shape(tool, "it has no top-operations table"))?;
+    let ops = find("selfTimePercent")
+        .or_else(|| find("self_time_fraction"))
+        .ok_or_else(|| shape(tool, "it has no top-operations table"))?;
+    // The first TPU tools' ids, else XProf's.
+    let cell = |row: &[serde_json::Value], new: &str, old: &str| ops.number(row, new).or_else(|| ops.number(row, old));
     let top_ops = ops
         .rows
         .iter()
         .map(|row| TopOp {
-            name: ops.text(row, "operation").unwrap_or_default(),
+            name: ops.text(row, "operation").or_else(|| ops.text(row, "name")).unwrap_or_default(),
             category: ops.text(row, "category").unwrap_or_default(),
-            self_time_fraction: ops.number(row, "selfTimePercent").unwrap_or(0.0),
-            cumulative_time_fraction: ops.number(row, "cumulativeTimePercent").unwrap_or(0.0),
-            flop_rate: ops.number(row, "flopRate").unwrap_or(0.0),
+            self_time_fraction: cell(row, "selfTimePercent", "self_time_fraction").unwrap_or(0.0),
+            cumulative_time_fraction: cell(row, "cumulativeTimePercent", "cumulative_time_fraction").unwrap_or(0.0),
+            flop_rate: cell(row, "flopRate", "flop_rate").unwrap_or(0.0),
             tensor_core_eligible: ops.boolean(row, "tcEligibility").unwrap_or(false),
             uses_tensor_core: ops.boolean(row, "tcUtilization").unwrap_or(false),
         })
@@ -142,12 +156,13 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
         device_op_time_eager_percent: pct("device_op_time_eager_percent"),
         tpu: None,
     };
-    let env = find("host_id");
+    // The first TPU tools' run environment is a table of properties only.
+    let env = find("host_id").or_else(|| tables.iter().find(|t| t.property("tpu_type").is_some()));
     let env_prop = |k: &str| env.and_then(|t| t.property(k));
     let run_environment = RunEnvironment {
         hardware_type: input.hardware_type,
-        device_type: env_prop("device_type").unwrap_or_default().to_string(),
-        device_core_count: leading_count(env_prop("device_core_count")),
+        device_type: env_prop("device_type").or_else(|| env_prop("tpu_type")).unwrap_or_default().to_string(),
+        device_core_count: leading_count(env_prop("device_core_count").or_else(|| env_prop("tpu_core_count"))),
         host_count: leading_count(env_prop("host_count")),
         task_count: leading_count(env_prop("task_count")),
         hostnames: Vec::new(),
@@ -175,7 +190,9 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
         advice: Vec::new(),
     };
     let top_ops_side = if input.hardware_type == HardwareType::CpuOnly { OpsSide::Host } else { OpsSide::Device };
+    let tpu = (input.hardware_type == HardwareType::Tpu).then(|| tpu_summary_from_tables(Some(ops), env));
     Ok(OverviewPage {
+        tpu,
         input,
         steps_note: None,
         top_ops,

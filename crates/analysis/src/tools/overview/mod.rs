@@ -8,6 +8,7 @@ pub mod distributed;
 pub mod legacy;
 pub mod pytorch;
 mod tool;
+pub mod tpu;
 
 pub use tool::{page_of, OverviewTool};
 
@@ -127,6 +128,9 @@ pub struct OverviewPage {
     pub run_environment: RunEnvironment,
     pub recommendation: Recommendation,
     pub diagnostics: Vec<Diagnostic>,
+    /// A TPU tool file's utilisation figures and TPU properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpu: Option<tpu::TpuSummary>,
 }
 
 const TOP_OPS: usize = 10;
@@ -222,6 +226,7 @@ pub fn overview(db: &StepDb, a: &HostAnalysis) -> OverviewPage {
         run_environment: env.clone(),
         recommendation,
         diagnostics,
+        tpu: None,
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod legacy;
 mod tool;
+pub mod tpu;
 
 pub use tool::PodViewerTool;
 
@@ -69,6 +70,9 @@ pub struct CoreStep {
     pub breakdown_us: BTreeMap<u32, f64>,
     /// Name of the largest bucket.
     pub bottleneck: String,
+    /// A TPU pod viewer file's named times of this core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpu: Option<tpu::TpuCoreStats>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +80,12 @@ pub struct PodStep {
     pub step_num: i64,
     pub step_name: String,
     pub cores: Vec<CoreStep>,
+    /// A TPU pod viewer file's all-reduce ops of this step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub all_reduce: Vec<tpu::AllReduceRow>,
+    /// A TPU pod viewer file's send/recv channels of this step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<tpu::ChannelRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -125,10 +135,17 @@ pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
                     total_us: own.duration_ps as f64 / 1e6,
                     breakdown_us: breakdown,
                     bottleneck,
+                    tpu: None,
                 });
             }
             if cores.len() == hosts.len() {
-                steps.push(PodStep { step_num: step.group, step_name: step.name.clone(), cores });
+                steps.push(PodStep {
+                    step_num: step.group,
+                    step_name: step.name.clone(),
+                    cores,
+                    all_reduce: Vec::new(),
+                    channels: Vec::new(),
+                });
             }
         }
     }
