@@ -56,26 +56,38 @@ pub fn two_digits(v: Option<f64>) -> String {
 /// double: fixed notation for exponents -4..6, else `d.ddddde+XX`; trailing
 /// zeros dropped.
 pub fn general(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    if !v.is_finite() {
+        return format!("{v}");
     }
-    let scientific = format!("{v:.5e}");
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let trim = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    if (-4..6).contains(&exponent) {
-        let decimals = usize::try_from(5 - exponent).unwrap_or(0);
-        trim(&format!("{v:.decimals$}"))
+    format_g(v, 6)
+}
+
+/// C's `printf("%.{precision}g", x)` for a finite `x`.
+pub fn format_g(x: f64, precision: usize) -> String {
+    let p = precision.max(1);
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    // The exponent after rounding to `p` significant digits.
+    let sci = format!("{:.*e}", p - 1, x);
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if exp < -4 || exp >= p as i32 {
+        let mantissa = strip_zeros(mantissa);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
     } else {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+        let decimals = usize::try_from(p as i32 - 1 - exp).unwrap_or(0);
+        strip_zeros(&format!("{x:.decimals$}"))
     }
+}
+
+/// `1.2300` → `1.23`, `2.000` → `2` (only with a decimal point).
+fn strip_zeros(s: &str) -> String {
+    if !s.contains('.') {
+        return s.to_string();
+    }
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]

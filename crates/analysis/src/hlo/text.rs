@@ -338,7 +338,7 @@ impl<'a> ModuleIndex<'a> {
 }
 
 /// `window={size=1x2x2 stride=1x2x2 pad=1_1x1_1x1_1}` (defaults left out).
-fn window_text(instr: &HloInstruction) -> Option<String> {
+pub(crate) fn window_text(instr: &HloInstruction) -> Option<String> {
     let w = &instr.window;
     if w.is_empty() {
         return None;

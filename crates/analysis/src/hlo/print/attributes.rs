@@ -6,8 +6,8 @@
 
 use super::sharding::sharding_text;
 use super::Names;
-use crate::hlo::text::dim_labels;
-use proflens_model::hlo::{HloInstruction, WindowDimension};
+use crate::hlo::text::{dim_labels, window_text};
+use proflens_model::hlo::HloInstruction;
 
 fn list(values: &[i64]) -> String {
     format!("{{{}}}", values.iter().map(i64::to_string).collect::<Vec<_>>().join(","))
@@ -42,28 +42,6 @@ pub(super) fn frontend_attributes_text(attrs: &[(String, String)]) -> String {
     let parts: Vec<String> =
         attrs.iter().map(|(k, v)| if is_json_dict(v) { format!("{k}={v}") } else { format!("{k}=\"{v}\"") }).collect();
     format!("{{{}}}", parts.join(","))
-}
-
-/// `size=3x3 stride=2x2 pad=1_1x1_1` (defaults left out).
-fn window_text(w: &[WindowDimension]) -> String {
-    let field = |f: &dyn Fn(&WindowDimension) -> String| w.iter().map(f).collect::<Vec<_>>().join("x");
-    let mut parts = vec![format!("size={}", field(&|d| d.size.to_string()))];
-    if w.iter().any(|d| d.stride != 1) {
-        parts.push(format!("stride={}", field(&|d| d.stride.to_string())));
-    }
-    if w.iter().any(|d| d.padding_low != 0 || d.padding_high != 0) {
-        parts.push(format!("pad={}", field(&|d| format!("{}_{}", d.padding_low, d.padding_high))));
-    }
-    if w.iter().any(|d| d.base_dilation != 1) {
-        parts.push(format!("lhs_dilate={}", field(&|d| d.base_dilation.to_string())));
-    }
-    if w.iter().any(|d| d.window_dilation != 1) {
-        parts.push(format!("rhs_dilate={}", field(&|d| d.window_dilation.to_string())));
-    }
-    if w.iter().any(|d| d.window_reversal) {
-        parts.push(format!("rhs_reversal={}", field(&|d| i32::from(d.window_reversal).to_string())));
-    }
-    format!("window={{{}}}", parts.join(" "))
 }
 
 /// `{{0,1},{2,3}}`, `{}` when none. XProf's XLA reads the legacy
@@ -220,9 +198,7 @@ fn own(names: &Names, instr: &HloInstruction, out: &mut Vec<String>) {
             }
         }
         "convolution" | "custom-call" => {
-            if !instr.window.is_empty() {
-                out.push(window_text(&instr.window));
-            }
+            out.extend(window_text(instr));
             if let Some(labels) = dim_labels(instr) {
                 out.push(labels);
             }
@@ -236,7 +212,7 @@ fn own(names: &Names, instr: &HloInstruction, out: &mut Vec<String>) {
                 custom_call(instr, out);
             }
         }
-        "reduce-window" | "select-and-scatter" if !instr.window.is_empty() => out.push(window_text(&instr.window)),
+        "reduce-window" | "select-and-scatter" if !instr.window.is_empty() => out.extend(window_text(instr)),
         "gather" => {
             if let Some(g) = &a.gather {
                 out.push(format!("offset_dims={}", list(&g.offset_dims)));

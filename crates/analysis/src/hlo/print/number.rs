@@ -2,35 +2,8 @@
 //! round-trips the element type (tsl's FloatToBuffer for f32, DoubleToBuffer
 //! for f64, `max_digits10` for bf16 and f16), and constants' element lists.
 
+pub use crate::common::stats::format_g;
 use proflens_model::hlo_attributes::{Literal, LiteralValues};
-
-/// C's `printf("%.{precision}g", x)` for a finite `x`.
-pub fn format_g(x: f64, precision: usize) -> String {
-    let p = precision.max(1);
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    // The exponent after rounding to `p` significant digits.
-    let sci = format!("{:.*e}", p - 1, x);
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if exp < -4 || exp >= p as i32 {
-        let mantissa = strip_zeros(mantissa);
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
-    } else {
-        let decimals = usize::try_from(p as i32 - 1 - exp).unwrap_or(0);
-        strip_zeros(&format!("{x:.decimals$}"))
-    }
-}
-
-/// `1.2300` → `1.23`, `2.000` → `2` (only with a decimal point).
-fn strip_zeros(s: &str) -> String {
-    if !s.contains('.') {
-        return s.to_string();
-    }
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
 
 fn special(x: f64) -> Option<String> {
     if x.is_nan() {
