@@ -6,9 +6,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use proflens_analysis::passes::kineto::describe::Describe;
 use proflens_analysis::tools::memory_bandwidth::{self, BandwidthRow, MemoryBandwidth};
 
 use super::ViewProps;
+use crate::widgets::describe::{describe_columns, Described};
 use crate::widgets::fmt;
 use crate::widgets::step_lines::{Series, StepLines};
 use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
@@ -100,31 +102,25 @@ fn row_matches(row: &BandwidthRow, needle: &str) -> bool {
     row.name.to_lowercase().contains(needle)
 }
 
-/// A statistic's cell: whole numbers as such, others to 4 significant decimals.
-fn stat(v: f64) -> String {
-    if v.fract() == 0.0 {
-        fmt::decimal(v, 0)
-    } else if v.abs() < 0.01 {
-        format!("{v:.3e}")
-    } else {
-        fmt::decimal(v, 4)
+impl Described for BandwidthRow {
+    fn described(&self) -> &Describe {
+        &self.summary
+    }
+
+    /// Whole numbers as such, tiny rates in scientific notation, others to 4 decimals.
+    fn stat(v: f64) -> String {
+        if v.fract() == 0.0 {
+            fmt::decimal(v, 0)
+        } else if v.abs() < 0.01 {
+            format!("{v:.3e}")
+        } else {
+            fmt::decimal(v, 4)
+        }
     }
 }
 
 fn columns() -> Vec<Column<BandwidthRow>> {
-    macro_rules! stat_col {
-        ($id:literal, $label:literal, $title:literal, $f:expr) => {
-            Column {
-                id: $id,
-                label: $label,
-                title: $title,
-                numeric: true,
-                value: |r: &BandwidthRow| SortValue::Number(($f)(r)),
-                cell: |r: &BandwidthRow| stat(($f)(r)),
-            }
-        };
-    }
-    vec![
+    let mut columns: Vec<Column<BandwidthRow>> = vec![
         Column {
             id: "rank",
             label: "Rank",
@@ -141,20 +137,7 @@ fn columns() -> Vec<Column<BandwidthRow>> {
             value: |r| SortValue::Text(&r.name),
             cell: |r| r.name.clone(),
         },
-        stat_col!("count", "Samples", "Points of the time series above 0", |r: &BandwidthRow| r.summary.count as f64),
-        stat_col!("mean", "Mean", "", |r: &BandwidthRow| r.summary.mean),
-        Column {
-            id: "std",
-            label: "Std",
-            title: "Sample standard deviation",
-            numeric: true,
-            value: |r| SortValue::Number(r.summary.std.unwrap_or(f64::NAN)),
-            cell: |r| r.summary.std.map_or("—".to_string(), stat),
-        },
-        stat_col!("min", "Min", "", |r: &BandwidthRow| r.summary.min),
-        stat_col!("p25", "25%", "", |r: &BandwidthRow| r.summary.p25),
-        stat_col!("p50", "Median", "", |r: &BandwidthRow| r.summary.p50),
-        stat_col!("p75", "75%", "", |r: &BandwidthRow| r.summary.p75),
-        stat_col!("max", "Max", "", |r: &BandwidthRow| r.summary.max),
-    ]
+    ];
+    columns.extend(describe_columns("Points of the time series above 0"));
+    columns
 }

@@ -5,9 +5,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use proflens_analysis::passes::kineto::describe::Describe;
 use proflens_analysis::tools::queue_length::{self, QueueLength, QueueRow};
 
 use super::ViewProps;
+use crate::widgets::describe::{describe_columns, Described};
 use crate::widgets::fmt;
 use crate::widgets::step_lines::{Series, StepLines};
 use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
@@ -99,29 +101,14 @@ fn row_matches(row: &QueueRow, needle: &str) -> bool {
     row.rank.to_string() == needle || row.stream.to_string().contains(needle)
 }
 
-/// A statistic's cell: whole numbers as such, others to 4 decimals.
-fn stat(v: f64) -> String {
-    if v.fract() == 0.0 {
-        fmt::decimal(v, 0)
-    } else {
-        fmt::decimal(v, 4)
+impl Described for QueueRow {
+    fn described(&self) -> &Describe {
+        &self.summary
     }
 }
 
 fn columns() -> Vec<Column<QueueRow>> {
-    macro_rules! stat_col {
-        ($id:literal, $label:literal, $title:literal, $f:expr) => {
-            Column {
-                id: $id,
-                label: $label,
-                title: $title,
-                numeric: true,
-                value: |r: &QueueRow| SortValue::Number(($f)(r)),
-                cell: |r: &QueueRow| stat(($f)(r)),
-            }
-        };
-    }
-    vec![
+    let mut columns: Vec<Column<QueueRow>> = vec![
         Column {
             id: "rank",
             label: "Rank",
@@ -138,20 +125,7 @@ fn columns() -> Vec<Column<QueueRow>> {
             value: |r| SortValue::Number(r.stream as f64),
             cell: |r| r.stream.to_string(),
         },
-        stat_col!("count", "Samples", "Points of the time series", |r: &QueueRow| r.summary.count as f64),
-        stat_col!("mean", "Mean", "", |r: &QueueRow| r.summary.mean),
-        Column {
-            id: "std",
-            label: "Std",
-            title: "Sample standard deviation",
-            numeric: true,
-            value: |r| SortValue::Number(r.summary.std.unwrap_or(f64::NAN)),
-            cell: |r| r.summary.std.map_or("—".to_string(), stat),
-        },
-        stat_col!("min", "Min", "", |r: &QueueRow| r.summary.min),
-        stat_col!("p25", "25%", "", |r: &QueueRow| r.summary.p25),
-        stat_col!("p50", "Median", "", |r: &QueueRow| r.summary.p50),
-        stat_col!("p75", "75%", "", |r: &QueueRow| r.summary.p75),
-        stat_col!("max", "Max", "", |r: &QueueRow| r.summary.max),
-    ]
+    ];
+    columns.extend(describe_columns("Points of the time series"));
+    columns
 }

@@ -3,6 +3,7 @@
 //! and the title every tool starts with. No widget knows a tool or the worker.
 
 pub mod chart;
+pub mod describe;
 pub mod diagnostics;
 pub mod download;
 pub mod fmt;
