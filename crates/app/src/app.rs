@@ -288,7 +288,7 @@ fn StatusArea() -> impl IntoView {
                             }
                         };
                         view! {
-                            <section id="loading" class="loading" aria-label="Loading">
+                            <section id="loading" class="loading" role="status" aria-label="Loading">
                                 <label for="progress" id="phase">
                                     {text}
                                 </label>

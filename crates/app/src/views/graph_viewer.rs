@@ -232,7 +232,8 @@ fn drawing(g: &Graph, center: &str, hops: u32, pick: Arc<dyn Fn(String) + Send +
     );
     view! {
         <p class="note">{label.clone()}</p>
-        <div class="graph-viewer-wrap">
+        // Focusable so that a keyboard can scroll a graph wider than the page.
+        <div class="graph-viewer-wrap" tabindex="0" role="region" aria-label="Graph (scrolls)">
             <svg
                 id="graph-viewer-graph"
                 class="graph-viewer-graph"

@@ -132,19 +132,21 @@ fn PlaneRow(index: usize, plane: PlaneInfo) -> impl IntoView {
             data-plane=index.to_string()
             class="plane-row"
             class:open=move || open.get()
-            tabindex="0"
-            aria-expanded=move || if open.get() { "true" } else { "false" }
-            aria-controls=detail_id.clone()
             on:click=move |_| toggle()
-            on:keydown=move |ev| {
-                let key = ev.key();
-                if key == "Enter" || key == " " {
-                    ev.prevent_default();
-                    toggle();
-                }
-            }
         >
-            <td class="plane-name">{name}</td>
+            // A table row cannot say it is expanded (only a treegrid's can):
+            // the name is a button that does, reached by Tab, pressed by Enter
+            // or Space; its click toggles the row by bubbling to it.
+            <td class="plane-name">
+                <button
+                    type="button"
+                    class="plane-toggle"
+                    aria-expanded=move || if open.get() { "true" } else { "false" }
+                    aria-controls=detail_id.clone()
+                >
+                    {name}
+                </button>
+            </td>
             <td class="lines num" data-value=line_count.to_string()>{line_count}</td>
             <td class="events num" data-value=events.to_string()>{fmt::count(events)}</td>
         </tr>

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use proflens_analysis::tools::op_profile::{Node, OpProfile};
+use wasm_bindgen::JsCast;
 
 use super::ViewProps;
 use crate::widgets::fmt;
@@ -134,7 +135,7 @@ fn OpProfileView(run: String, host: String, profile: OpProfile) -> impl IntoView
                 <aside id="op-detail" class="op-detail panel" aria-live="polite">
                     {move || match hovered.get() {
                         Some((node, flops)) => detail_card(&node, flops).into_any(),
-                        None => view! { <p class="note">"Hover an op to see its details."</p> }.into_any(),
+                        None => view! { <p class="note">"Hover or focus an op to see its details."</p> }.into_any(),
                     }}
                 </aside>
             </div>
@@ -263,14 +264,35 @@ fn row_view(
     let flops = flops_utilization(&node, total);
     let bandwidth = node.metrics.bandwidth_utils[0].clamp(0.0, 1.0);
     let provenance = node.xla.as_ref().map(|x| x.provenance.clone()).unwrap_or_default();
-    let path = row.path.clone();
-    let toggle = move |_| {
+    let path = StoredValue::new(row.path.clone());
+    let toggle = move || {
         expanded.update(|set| {
-            if !set.remove(&path) {
-                set.insert(path.clone());
-            }
+            path.with_value(|path| {
+                if !set.remove(path) {
+                    set.insert(path.clone());
+                }
+            })
         })
     };
+    // The keyboard does what the mouse does: Enter or Space toggles, → opens
+    // and ← closes (as in a tree), and focus shows the op's card as hover does.
+    let (has_children, open) = (row.has_children, row.open);
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let key = ev.key();
+        let wanted = match key.as_str() {
+            "Enter" | " " => true,
+            "ArrowRight" => has_children && !open,
+            "ArrowLeft" => has_children && open,
+            _ => false,
+        };
+        if wanted {
+            ev.prevent_default();
+            toggle();
+            // The rows are drawn anew: the focus goes back to this one.
+            path.with_value(|path| refocus(path.clone()));
+        }
+    };
+    let focused_card = node.clone();
     let marker = if !row.has_children {
         "\u{2022}"
     } else if row.open {
@@ -288,8 +310,11 @@ fn row_view(
             attr:aria-level=(row.depth + 1).to_string()
             aria-expanded=row.has_children.then(|| row.open.to_string())
             data-name=node.name.clone()
+            data-path=path.get_value()
             tabindex="0"
-            on:click=toggle
+            on:click=move |_| toggle()
+            on:keydown=on_key
+            on:focus=move |_| hovered.set(Some((focused_card.clone(), flops)))
             on:mouseenter=move |_| hovered.set(Some((card.clone(), flops)))
         >
             <span class="op-name" style:padding-left=indent title=title>
@@ -406,4 +431,21 @@ mod tests {
         let cudnn = "%cudnn-conv.1.0 = (bf16[1,5120,34,31,53]{4,3,2,1,0}, u8[7150336]{0}) custom-call(bf16[1,16,32,60,104]{4,3,2,1,0} %b), window={size=1x2x2 stride=1x2x2 pad=1_1x1_1x1_1}, dim_labels=bf012_oi012->bf012, custom_call_target=\"__cudnn$convForward\"";
         assert_eq!(convolution_details(cudnn), Some(("bf012_oi012->bf012".into(), "1_1x1_1x1_1".into())));
     }
+}
+
+/// Focuses the tree's row of `path` once the tree is redrawn.
+fn refocus(path: String) {
+    request_animation_frame(move || {
+        let tree = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("op-profile-tree"));
+        let mut row = tree.and_then(|t| t.first_element_child());
+        while let Some(element) = row {
+            if element.get_attribute("data-path").as_deref() == Some(path.as_str()) {
+                if let Ok(element) = element.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = element.focus();
+                }
+                return;
+            }
+            row = element.next_element_sibling();
+        }
+    });
 }

@@ -352,7 +352,7 @@ fn TopOps(ops: Vec<TopOp>, side: OpsSide, gpu: bool, tpu: bool) -> impl IntoView
         .collect_view();
     view! {
         {note}
-        <table id="top-ops" class="data compact">
+        <table id="top-ops" class="data compact" aria-labelledby="top-ops-title">
             <thead>
                 <tr>
                     <th scope="col" class="num">"Self time"</th>

@@ -258,7 +258,7 @@ fn StepTable(steps: Vec<StepBreakdown>, used: Vec<usize>) -> impl IntoView {
     view! {
         <details class="step-table">
             <summary>"Step times as a table (ms)"</summary>
-            <table id="step-table" class="data">
+            <table id="step-table" class="data" aria-label="Step times (ms)">
                 <thead>
                     <tr>
                         <th scope="col">"Step"</th>
