@@ -26,6 +26,8 @@ const COLOR_SCHEME = process.env.PROFLENS_COLOR_SCHEME ?? 'light';
 let env;
 /** Every tool id checked on some profile, to show at the end that none was missed. */
 const checked = new Set();
+/** How many (profile, host, tool) views axe checked. */
+let viewsChecked = 0;
 
 before(async () => {
   env = await launch();
@@ -63,6 +65,7 @@ async function checkEveryTool(page, label, hosts) {
       }
       await shown(page, tool);
       checked.add(tool);
+      viewsChecked++;
       for (const line of await seriousViolations(page, { colorScheme: COLOR_SCHEME })) {
         failures.push(`${label} / ${host} / ${tool}: ${line}`);
       }
@@ -91,6 +94,11 @@ test('axe: the start screen', async () => {
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
   await page.locator('#open-demo').waitFor();
   assertNone((await seriousViolations(page, { colorScheme: COLOR_SCHEME })).map((l) => `start: ${l}`));
+  // axe does run and report: an unlabelled text box added to the page is found.
+  await page.evaluate(() => document.querySelector('main').append(Object.assign(document.createElement('input'), { id: 'unlabelled' })));
+  const found = await seriousViolations(page, { colorScheme: COLOR_SCHEME });
+  assert.ok(found.some((l) => l.startsWith('label (critical) #unlabelled')), found.join('\n'));
+  await page.evaluate(() => document.querySelector('#unlabelled').remove());
   // A file that is not a profile: the error is announced and passes too.
   await page.setInputFiles('#open-files', path.join(DATA, 'bad/random.xplane.pb'));
   await page.locator('#error:not([hidden]), #skipped').first().waitFor({ timeout: 30_000 });
@@ -147,13 +155,14 @@ test('axe: every comparison of two PyTorch traces, the trace diff included', asy
   }, { hosts: ['test'] });
 });
 
-test('axe covered every tool the selector offers', async () => {
+test('axe covered every tool the selector offers', async (t) => {
   const { page, close } = await openPage(env.browser, `${env.server.url}/`);
   const all = await page.$$eval('#tool > option', (o) => o.map((x) => x.value));
   await close();
   const missed = all.filter((t) => !checked.has(t));
   assert.deepEqual(missed, [], `tools no profile above offered: ${missed.join(', ')}`);
   assert.ok(checked.has('trace_diff'), 'the trace diff was checked');
+  t.diagnostic(`axe checked ${viewsChecked} views of ${checked.size} tools`);
 });
 
 /**
@@ -247,6 +256,17 @@ test('keyboard: open the demo, switch tools, sort a table, move the trace, focus
     return Number(r.dataset.endPs) - Number(r.dataset.startPs) < before;
   }, before, { timeout: 10_000 });
   assert.ok((await span()) < before, 'W zoomed in');
+
+  // Events are reached by search: any name (a regular expression), Enter
+  // selects the first hit and its details show; they pass axe too.
+  await tabTo(page, () => document.activeElement?.id === 'trace-search-regex', 'the regular-expression box', 20, 'Shift+Tab');
+  await page.keyboard.press('Space');
+  assert.ok(await page.locator('#trace-search-regex').isChecked());
+  await tabTo(page, () => document.activeElement?.id === 'trace-search', 'the trace search', 5, 'Shift+Tab');
+  await page.keyboard.type('.');
+  await page.keyboard.press('Enter');
+  await page.locator('#trace-details .event-name').first().waitFor({ timeout: 30_000 });
+  assertNone((await seriousViolations(page, { colorScheme: COLOR_SCHEME })).map((l) => `trace details: ${l}`));
 
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
