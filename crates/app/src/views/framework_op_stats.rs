@@ -178,7 +178,7 @@ fn Pie(id: &'static str, title: &'static str, slices: Vec<Slice>) -> impl IntoVi
                 <canvas id=id class="pie-chart" node_ref=canvas role="img" aria-label=label></canvas>
                 <ul class="legend vertical">{legend}</ul>
             </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }
 }

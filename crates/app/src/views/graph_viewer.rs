@@ -175,7 +175,7 @@ fn text_tab(module: &str, text: &str) -> impl IntoView {
             <button id="graph-viewer-download" type="button" on:click=save>
                 "Download text"
             </button>
-            {move || problem.get().map(|p| view! { <span class="error">{p}</span> })}
+            {move || problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
         </div>
         <pre id="graph-viewer-text" class="hlo-text">{text.to_string()}</pre>
     }

@@ -188,7 +188,7 @@ fn IdleChart(bars: Arc<Vec<(String, Vec<f64>)>>) -> impl IntoView {
             ></canvas>
         </div>
         <ul class="legend" aria-label="Idle categories">{legend}</ul>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }
 

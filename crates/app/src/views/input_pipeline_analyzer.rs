@@ -229,7 +229,7 @@ fn InputOps(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
                 "Export input ops (CSV)"
             </button>
         </p>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
     .into_any()
 }

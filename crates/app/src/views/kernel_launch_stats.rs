@@ -322,7 +322,7 @@ fn LaunchScatter(rank: Arc<RankLaunches>, params: Params) -> impl IntoView {
                 data-marks=move || marks.get().map(|m| m.to_string())
             ></canvas>
             <ul class="legend">{legend}</ul>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }
 }

@@ -400,7 +400,7 @@ fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
                 "Without padding"
             </li>
         </ul>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
     .into_any()
 }

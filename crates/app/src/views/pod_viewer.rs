@@ -262,7 +262,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                 {tooltip}
             </div>
             <ul class="legend" aria-label="Categories">{legend}</ul>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
             <div class="table-scroll">{table}</div>
             {move || pod.with_value(|p| p.steps.get(step.get()).map(tpu_pod_tables))}
             <p class="actions">
@@ -270,7 +270,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                     "Export all steps (CSV)"
                 </button>
             </p>
-            {move || export_problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || export_problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </section>
     }
     .into_any()

@@ -134,7 +134,7 @@ fn RankSteps(title: Option<String>, overview: PytorchOverview) -> impl IntoView 
                     "Export steps (CSV)"
                 </button>
             </p>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </section>
     }
 }
@@ -243,7 +243,7 @@ fn StepChart(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
             {tooltip}
         </div>
         <ul class="legend" aria-label="Roles">{legend}</ul>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }
 

@@ -177,14 +177,14 @@ pub fn StepTimeGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
                 {tooltip}
             </div>
             <ul class="legend" aria-label="Categories">{legend}</ul>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
             <StepTable steps=analysis.steps.clone() used=used/>
             <p class="actions">
                 <button id="export-steps" type="button" class="button small" on:click=export>
                     "Export steps (CSV)"
                 </button>
             </p>
-            {move || export_problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || export_problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </div>
     }
 }
@@ -233,7 +233,7 @@ pub fn InputShareGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
         "Share of each step's time spent waiting for input, one bar per step; the numbers are in the step table.";
     view! {
         <canvas id="input-percent-graph" class="chart short" node_ref=canvas role="img" aria-label=label></canvas>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }
 

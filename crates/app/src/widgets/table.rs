@@ -430,6 +430,6 @@ pub fn FilterExportBar(
                 {text.export_label}
             </button>
         </div>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }

@@ -70,7 +70,7 @@ fn PairedChart(parts: Vec<(String, f64, f64)>) -> impl IntoView {
                 role="img"
                 aria-label="Average time per step by category, baseline and candidate; the table below has the numbers"
             ></canvas>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }
 }
@@ -128,7 +128,7 @@ pub fn Figures(comparison: Comparison, caption: &'static str) -> impl IntoView {
                 "Export table (CSV)"
             </button>
         </p>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
     .into_any()
 }

@@ -24,7 +24,7 @@ pub fn TreeView(comparison: Comparison) -> impl IntoView {
                 "Export tree (CSV)"
             </button>
         </p>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         <div class="diff-tree" id="compare-tree" role="tree" aria-label="Time by category and op, baseline and candidate">
             <div class="tree-row tree-head" aria-hidden="true">
                 <span class="name">"Category / op"</span>

@@ -251,7 +251,7 @@ fn KernelPie(slices: Vec<Slice>) -> impl IntoView {
                 <canvas id="kernel-pie" class="pie-chart" node_ref=canvas role="img" aria-label=label></canvas>
                 <ul class="legend vertical">{legend}</ul>
             </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }
 }

@@ -98,7 +98,7 @@ fn MemoryProfileView(run: String, host: String, profile: MemoryProfile) -> impl 
                     "Export breakdowns (CSV)"
                 </button>
             </div>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
             {shown}
         </section>
     }

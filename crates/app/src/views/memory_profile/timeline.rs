@@ -175,7 +175,7 @@ pub(super) fn Timeline(timeline: Arc<Vec<Snapshot>>, show_free: bool) -> impl In
             {tooltip}
         </div>
         <ul class="legend" aria-label="Series">{legend}</ul>
-        {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
     .into_any()
 }

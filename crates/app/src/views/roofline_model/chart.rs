@@ -184,7 +184,7 @@ pub fn RooflineChart(
             </div>
             <ul class="legend roofs">{roof_legend}</ul>
             <ul class="legend categories">{legend}</ul>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }
 }

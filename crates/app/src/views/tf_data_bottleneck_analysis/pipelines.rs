@@ -122,7 +122,7 @@ pub(super) fn Pipelines(analysis: Arc<TfDataAnalysis>) -> impl IntoView {
                     "Export pipelines (CSV)"
                 </button>
             </p>
-            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </section>
         <section class="panel" aria-labelledby="tfdata-graph-title">
             <h3 id="tfdata-graph-title">"Iterators of one call"</h3>

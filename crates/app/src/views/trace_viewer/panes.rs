@@ -24,7 +24,7 @@ pub fn DetailsPane(ui: Ui) -> impl IntoView {
     let body = move || match ui.details.get() {
         Details::Empty => view! { <p class="note">"Click an event on the timeline to see its details."</p> }.into_any(),
         Details::Loading => view! { <p class="note">"Loading the event…"</p> }.into_any(),
-        Details::Failed(message) => view! { <p class="error">{message}</p> }.into_any(),
+        Details::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
         Details::Shown(event) => event_view(event).into_any(),
     };
     let links = move || {
@@ -187,7 +187,7 @@ pub fn SummaryPane(ui: Ui) -> impl IntoView {
         }
         .into_any(),
         Summary::Loading => view! { <p class="note">"Summing up the range…"</p> }.into_any(),
-        Summary::Failed(message) => view! { <p class="error">{message}</p> }.into_any(),
+        Summary::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
         Summary::Shown(s) => {
             let events: u64 = s.rows.iter().map(|r| r.count).sum();
             let text = format!(
