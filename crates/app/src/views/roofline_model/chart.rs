@@ -17,9 +17,10 @@ const GB_PER_GIB: f64 = (1u64 << 30) as f64 / 1e9;
 /// Categories with a colour of their own; the rest share grey.
 const COLORED_CATEGORIES: usize = PALETTE.len() - 1;
 /// The roofs' colours: compute (drawn in the theme's ink instead), HBM,
-/// then the on-chip memories.
+/// then the on-chip memories; each at least 3:1 against both themes' chart
+/// ground.
 const ROOF_COLORS: [RGBColor; 4] =
-    [RGBColor(40, 40, 40), RGBColor(200, 30, 30), RGBColor(120, 60, 160), RGBColor(30, 130, 60)];
+    [RGBColor(40, 40, 40), RGBColor(200, 30, 30), RGBColor(150, 90, 200), RGBColor(30, 130, 60)];
 
 /// Categories by self time, longest first (`Program` first).
 pub fn category_order(records: &[RooflineRecord]) -> Vec<String> {
