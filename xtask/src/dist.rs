@@ -1,8 +1,8 @@
 //! `cargo xtask dist`: the static app.
 //!
 //! `dist/` works from any static web server (index.html, proflens.js,
-//! proflens_bg.wasm, loader.js, style.css); `dist/proflens.html` is the same
-//! app in one self-contained file that works opened from disk (file://),
+//! proflens_bg.wasm, loader.js, theme-boot.js, theme.css, style.css);
+//! `dist/proflens.html` is the same app in one self-contained file that works opened from disk (file://),
 //! where browsers refuse module scripts and fetches: the wasm travels inside
 //! it gzip+base64 and the scripts are inline, allowed by their CSP hashes.
 
@@ -82,15 +82,19 @@ fn csp_meta(inline_script_hashes: &[String]) -> String {
 
 fn single_file(shell: &str, dist: &Path) -> Result<String, String> {
     let css = read(&dist.join("style.css"))?;
+    let theme_css = read(&dist.join("theme.css"))?;
+    let theme_boot = inline_safe(&read(&dist.join("theme-boot.js"))?)?;
     let glue = inline_safe(&read(&dist.join("proflens.js"))?)?;
     let loader = inline_safe(&read(&dist.join("loader.js"))?)?;
     let wasm = std::fs::read(dist.join("proflens_bg.wasm")).map_err(|e| e.to_string())?;
     let wasm_b64 = base64::engine::general_purpose::STANDARD.encode(gzip(&wasm));
-    let hashes = vec![sha256_b64(&glue), sha256_b64(&loader)];
+    let hashes = vec![sha256_b64(&glue), sha256_b64(&loader), sha256_b64(&theme_boot)];
 
     let replacements = [
         (CSP_MARKER.to_string(), csp_meta(&hashes)),
+        ("<link rel=\"stylesheet\" href=\"theme.css\">".to_string(), format!("<style>{theme_css}</style>")),
         ("<link rel=\"stylesheet\" href=\"style.css\">".to_string(), format!("<style>{css}</style>")),
+        ("<script src=\"theme-boot.js\"></script>".to_string(), format!("<script>{theme_boot}</script>")),
         ("<script src=\"proflens.js\"></script>".to_string(), format!("<script id=\"proflens-glue\">{glue}</script>")),
         (
             "<script src=\"loader.js\"></script>".to_string(),

@@ -16,6 +16,7 @@ use crate::intake;
 use crate::protocol::EventAt;
 use crate::selectors::Selectors;
 use crate::state::{AppState, Pick, Status};
+use crate::theme::ThemeToggle;
 use crate::url_state::UrlState;
 use crate::views::{self, trace_viewer, Actions, TraceTarget, ViewProps};
 use crate::widgets::fmt;
@@ -46,11 +47,13 @@ pub fn App() -> impl IntoView {
     watch_hash(state);
     keep_hash_in_sync(state);
     guard_window_drops();
+    crate::theme::start();
 
     view! {
         <header class="topbar">
             <h1 class="brand">"Proflens"</h1>
             <Selectors/>
+            <ThemeToggle/>
         </header>
         <main id="main">
             <OpenPanel/>

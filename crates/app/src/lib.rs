@@ -7,11 +7,13 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: protocol < worker < widgets < views < state < url_state < intake < bridge < selectors < app
+//! Layers: protocol < worker < theme < widgets < views < state < url_state < intake < bridge < selectors < app
 //! Independent: views
 //!
 //! - [`protocol`]: the messages (it imports no other module of the app);
 //! - [`worker`]: the worker's side; it uses only the protocol;
+//! - [`theme`]: light or dark (the reader's choice, the system's setting),
+//!   and the theme's colours for canvases;
 //! - [`widgets`]: tables, charts, numbers for people, downloads, titles;
 //! - [`views`]: one view per view name of the registry's outputs, chosen
 //!   from one table; views get callbacks, never the bridge, and never
@@ -30,6 +32,7 @@ mod intake;
 mod protocol;
 mod selectors;
 mod state;
+mod theme;
 mod url_state;
 mod views;
 mod widgets;

@@ -22,9 +22,6 @@ use crate::widgets::title::ToolTitle;
 
 const PADDED: RGBColor = chart::PALETTE[0];
 const UNPADDED: RGBColor = chart::PALETTE[1];
-const TEXT: RGBColor = RGBColor(87, 96, 106);
-const GRID: RGBColor = RGBColor(232, 235, 238);
-const AXIS: RGBColor = RGBColor(160, 167, 174);
 
 /// The view of a `memory_viewer` model: one module, and the others to choose from.
 pub fn view(props: ViewProps) -> AnyView {
@@ -413,12 +410,13 @@ fn draw(canvas: &HtmlCanvasElement, v: &MemoryViewer) -> Result<PlotLayout, Stri
     let (backend, ratio) = chart::backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(err)?;
     let points = v.heap_sizes.len();
     let highest = v.heap_sizes.iter().copied().filter(|x| x.is_finite()).fold(0.0, f64::max);
     let y_max = chart::nice_ceiling(highest);
     let x_max = (points.max(2) - 1) as f64;
-    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&ink.text);
     let mut plot = ChartBuilder::on(&root)
         .margin_top(px(10.0))
         .margin_right(px(12.0))
@@ -436,8 +434,8 @@ fn draw(canvas: &HtmlCanvasElement, v: &MemoryViewer) -> Result<PlotLayout, Stri
         .label_style(font.clone())
         .axis_desc_style(font)
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .axis_style(AXIS)
+        .bold_line_style(ink.grid)
+        .axis_style(ink.axis)
         .draw()
         .map_err(err)?;
     let series = |values: &[f64]| -> Vec<(f64, f64)> {

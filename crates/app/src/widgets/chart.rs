@@ -28,10 +28,6 @@ pub const PALETTE: [RGBColor; 12] = [
 /// Grey for the "Other" slice.
 pub const OTHER: RGBColor = RGBColor(190, 190, 190);
 
-const TEXT: RGBColor = RGBColor(87, 96, 106);
-const GRID: RGBColor = RGBColor(232, 235, 238);
-const AXIS: RGBColor = RGBColor(160, 167, 174);
-
 /// `#rrggbb`, for legends drawn in HTML.
 pub fn css_color(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
@@ -102,11 +98,12 @@ pub fn stacked_bars(
     let (backend, ratio) = backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(|e| e.to_string())?;
     let n = bars.len();
     let highest = bars.iter().map(|b| b.values.iter().filter(|v| v.is_finite()).sum::<f64>()).fold(0.0, f64::max);
     let y_max = nice_ceiling(highest);
-    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&ink.text);
 
     let width_css = canvas.client_width().max(1) as f64;
     // About one label per 64 CSS pixels; plotters picks evenly spaced steps.
@@ -139,8 +136,8 @@ pub fn stacked_bars(
         .label_style(font.clone())
         .axis_desc_style(font.clone())
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .axis_style(AXIS)
+        .bold_line_style(ink.grid)
+        .axis_style(ink.axis)
         .set_all_tick_mark_size(px(4.0))
         .draw()
         .map_err(|e| e.to_string())?;
@@ -190,11 +187,12 @@ pub fn paired_bars(
     let (backend, ratio) = backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(|e| e.to_string())?;
     let n = pairs.len();
     let finite = |v: f64| if v.is_finite() { v.max(0.0) } else { 0.0 };
     let x_max = nice_ceiling(pairs.iter().map(|(b, c)| finite(*b).max(finite(*c))).fold(0.0, f64::max));
-    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&ink.text);
     // Category `i` sits at y = n - 1 - i, so the first is at the top.
     let label_of = |v: &f64| {
         let i = v.round();
@@ -224,8 +222,8 @@ pub fn paired_bars(
         .label_style(font.clone())
         .axis_desc_style(font)
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .axis_style(AXIS)
+        .bold_line_style(ink.grid)
+        .axis_style(ink.axis)
         .set_all_tick_mark_size(px(4.0))
         .draw()
         .map_err(|e| e.to_string())?;
@@ -246,7 +244,8 @@ pub fn paired_bars(
 pub fn pie(canvas: &HtmlCanvasElement, slices: &[(f64, RGBColor)]) -> Result<(), String> {
     let (backend, ratio) = backend(canvas)?;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(|e| e.to_string())?;
     let (w, h) = root.dim_in_pixel();
     let center = (w as f64 / 2.0, h as f64 / 2.0);
     let radius = (w.min(h) as f64 / 2.0 - 4.0 * ratio).max(1.0);
@@ -270,10 +269,13 @@ pub fn pie(canvas: &HtmlCanvasElement, slices: &[(f64, RGBColor)]) -> Result<(),
             points.push(((center.0 + radius * a.cos()).round() as i32, (center.1 + radius * a.sin()).round() as i32));
         }
         root.draw(&Polygon::new(points.clone(), color.filled())).map_err(|e| e.to_string())?;
-        // A thin white edge keeps neighbouring slices apart.
+        // A thin edge in the ground's colour keeps neighbouring slices apart.
         if sweep < std::f64::consts::TAU - 1e-9 {
-            root.draw(&PathElement::new(vec![points[0], points[1]], WHITE.stroke_width(ratio.round().max(1.0) as u32)))
-                .map_err(|e| e.to_string())?;
+            root.draw(&PathElement::new(
+                vec![points[0], points[1]],
+                ink.background.stroke_width(ratio.round().max(1.0) as u32),
+            ))
+            .map_err(|e| e.to_string())?;
         }
         start += sweep;
     }
@@ -319,13 +321,14 @@ pub fn log_scatter(
     let (backend, ratio) = backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(|e| e.to_string())?;
     let floor = if axes.floor > 0.0 { axes.floor } else { 1.0 };
     let clamp = |v: f64| if v.is_finite() { v.max(floor) } else { floor };
     let top_of =
         |f: fn(&ScatterPoint) -> f64| nice_ceiling(points.iter().map(|p| clamp(f(p))).fold(floor * 10.0, f64::max));
     let (x_max, y_max) = (top_of(|p| p.0), top_of(|p| p.1));
-    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&ink.text);
     let value_label = |v: &f64| trim_number(*v);
     let mut chart = ChartBuilder::on(&root)
         .margin_top(px(10.0))
@@ -345,12 +348,12 @@ pub fn log_scatter(
         .label_style(font.clone())
         .axis_desc_style(font)
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .axis_style(AXIS)
+        .bold_line_style(ink.grid)
+        .axis_style(ink.axis)
         .set_all_tick_mark_size(px(4.0))
         .draw()
         .map_err(|e| e.to_string())?;
-    let guide = AXIS.stroke_width(ratio.round().max(1.0) as u32);
+    let guide = ink.axis.stroke_width(ratio.round().max(1.0) as u32);
     if axes.diagonal {
         let end = x_max.min(y_max);
         chart

@@ -7,10 +7,6 @@ use super::chart::{backend, ScatterLayout, ScatterPoint, PALETTE};
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-const TEXT: RGBColor = RGBColor(87, 96, 106);
-const GRID: RGBColor = RGBColor(232, 235, 238);
-const AXIS: RGBColor = RGBColor(160, 167, 174);
-
 /// One memory's roof: its bandwidth (GB/s, so that GB/s × FLOP/byte is
 /// GFLOP/s) and colour.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,13 +54,14 @@ pub fn roofline_chart(
     let (backend, ratio) = backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(|e| e.to_string())?;
     let shown = |p: &&ScatterPoint| p.0 > 0.0 && p.1 > 0.0 && p.0.is_finite() && p.1.is_finite();
     let ridges: Vec<f64> =
         roofs.memories.iter().filter(|m| m.gb_per_s > 0.0).map(|m| roofs.peak_gflops / m.gb_per_s).collect();
     let (x_lo, x_hi) = decades(points.iter().filter(shown).map(|p| p.0), &ridges);
     let (y_lo, y_hi) = decades(points.iter().filter(shown).map(|p| p.1), &[roofs.peak_gflops]);
-    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&ink.text);
     let label = |v: &f64| axis_number(*v);
     let mut chart = ChartBuilder::on(&root)
         .margin_top(px(10.0))
@@ -84,8 +81,8 @@ pub fn roofline_chart(
         .label_style(font.clone())
         .axis_desc_style(font)
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .axis_style(AXIS)
+        .bold_line_style(ink.grid)
+        .axis_style(ink.axis)
         .set_all_tick_mark_size(px(4.0))
         .draw()
         .map_err(|e| e.to_string())?;
@@ -126,7 +123,7 @@ pub fn roofline_chart(
     }
     if let Some(Some((x, y))) = selected.and_then(|i| positions.get(i)) {
         let centre = ((x * ratio).round() as i32, (y * ratio).round() as i32);
-        root.draw(&Circle::new(centre, half * 3, BLACK.stroke_width(width))).map_err(|e| e.to_string())?;
+        root.draw(&Circle::new(centre, half * 3, ink.ink.stroke_width(width))).map_err(|e| e.to_string())?;
     }
     let (xs, ys) = chart.plotting_area().get_pixel_range();
     root.present().map_err(|e| e.to_string())?;

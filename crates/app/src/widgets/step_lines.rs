@@ -77,8 +77,8 @@ pub fn StepLines(id: String, caption: String, y_label: &'static str, series: Vec
         <figure id=id class="step-lines">
             <figcaption>{caption}</figcaption>
             <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=y_label preserveAspectRatio="none">
-                <line x1=LEFT y1=TOP x2=LEFT y2=HEIGHT - BOTTOM stroke="#a0a7ae"></line>
-                <line x1=LEFT y1=HEIGHT - BOTTOM x2=WIDTH y2=HEIGHT - BOTTOM stroke="#a0a7ae"></line>
+                <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=HEIGHT - BOTTOM></line>
+                <line class="axis" x1=LEFT y1=HEIGHT - BOTTOM x2=WIDTH y2=HEIGHT - BOTTOM></line>
                 <text x="4" y=TOP + 10.0 font-size="11">{fmt::decimal(y_max, if y_max.fract() == 0.0 { 0 } else { 2 })}</text>
                 <text x="4" y=HEIGHT - BOTTOM font-size="11">"0"</text>
                 <text x=LEFT y=HEIGHT - 6.0 font-size="11">{axis}</text>

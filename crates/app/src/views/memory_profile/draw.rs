@@ -14,9 +14,6 @@ pub(super) const STACK: RGBColor = chart::PALETTE[1];
 pub(super) const HEAP: RGBColor = chart::PALETTE[0];
 pub(super) const FREE: RGBColor = RGBColor(200, 226, 200);
 pub(super) const FRAGMENTATION: RGBColor = chart::PALETTE[7];
-const TEXT: RGBColor = RGBColor(87, 96, 106);
-const GRID: RGBColor = RGBColor(232, 235, 238);
-const AXIS: RGBColor = RGBColor(160, 167, 174);
 
 /// Where the timeline was drawn (CSS pixels) and the time range it spans (ps).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,7 +75,8 @@ pub(super) fn draw_timeline(
     let (backend, ratio) = chart::backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ink = crate::theme::chart_colors();
+    root.fill(&ink.background).map_err(|e| e.to_string())?;
 
     let start = timeline.first().map_or(0.0, |s| s.time_offset_ps as f64);
     let mut end = timeline.last().map_or(0.0, |s| s.time_offset_ps as f64);
@@ -98,7 +96,7 @@ pub(super) fn draw_timeline(
     let y_max = chart::nice_ceiling(highest / unit);
     // Time in ms on the axis.
     let (x0, x1) = (start / 1e9, end / 1e9);
-    let font = ("sans-serif", 12.0 * ratio).into_font().color(&TEXT);
+    let font = ("sans-serif", 12.0 * ratio).into_font().color(&ink.text);
     let mut chart = ChartBuilder::on(&root)
         .margin_top(px(10.0))
         .margin_right(px(8.0))
@@ -120,8 +118,8 @@ pub(super) fn draw_timeline(
         .label_style(font.clone())
         .axis_desc_style(font.clone())
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .axis_style(AXIS)
+        .bold_line_style(ink.grid)
+        .axis_style(ink.axis)
         .set_all_tick_mark_size(px(4.0))
         .draw()
         .map_err(err)?;
@@ -132,7 +130,7 @@ pub(super) fn draw_timeline(
         .y_desc("Fragmentation (%)")
         .label_style(font.clone())
         .axis_desc_style(font)
-        .axis_style(AXIS)
+        .axis_style(ink.axis)
         .draw()
         .map_err(err)?;
 

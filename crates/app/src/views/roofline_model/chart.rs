@@ -16,9 +16,11 @@ use crate::widgets::roofline::{roofline_chart, Roof, Roofs};
 const GB_PER_GIB: f64 = (1u64 << 30) as f64 / 1e9;
 /// Categories with a colour of their own; the rest share grey.
 const COLORED_CATEGORIES: usize = PALETTE.len() - 1;
-/// The roofs' colours: compute, HBM, then the on-chip memories.
+/// The roofs' colours: compute (drawn in the theme's ink instead), HBM,
+/// then the on-chip memories; each at least 3:1 against both themes' chart
+/// ground.
 const ROOF_COLORS: [RGBColor; 4] =
-    [RGBColor(40, 40, 40), RGBColor(200, 30, 30), RGBColor(120, 60, 160), RGBColor(30, 130, 60)];
+    [RGBColor(40, 40, 40), RGBColor(200, 30, 30), RGBColor(150, 90, 200), RGBColor(30, 130, 60)];
 
 /// Categories by self time, longest first (`Program` first).
 pub fn category_order(records: &[RooflineRecord]) -> Vec<String> {
@@ -74,7 +76,7 @@ pub fn RooflineChart(
             });
             let mut colors: Vec<RGBColor> = PALETTE[..COLORED_CATEGORIES].to_vec();
             colors.push(OTHER);
-            let roofs = Roofs { peak_gflops, compute_color: ROOF_COLORS[0], memories: &memories };
+            let roofs = Roofs { peak_gflops, compute_color: crate::theme::chart_colors().ink, memories: &memories };
             match roofline_chart(&canvas, &points, &colors, &roofs, chosen) {
                 Ok((_, at)) => {
                     positions.set(at);
@@ -150,7 +152,11 @@ pub fn RooflineChart(
             roofs.push((format!("{label} roof"), m.color));
         }
     }
-    let roof_legend = legend_items(roofs);
+    // The compute roof is drawn in the theme's ink: its swatch follows the theme.
+    let roof_legend = move || {
+        let ink = crate::theme::chart_colors().ink;
+        legend_items(roofs.iter().map(|(t, c)| (t.clone(), if *c == ROOF_COLORS[0] { ink } else { *c })).collect())
+    };
     let label = move || {
         format!(
             "Roofline chart: {} ops and programs as points, FLOP rate against operational intensity on log scales, \

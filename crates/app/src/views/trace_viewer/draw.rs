@@ -13,14 +13,10 @@ use super::model::{
 };
 use super::surface::{Drawn, Surface};
 use super::viewer::Viewer;
+use crate::theme::TraceColors;
 
-const BG: [u8; 3] = [255, 255, 255];
-const GUTTER_BG: [u8; 3] = [246, 248, 250];
-const HEADER_BG: [u8; 3] = [231, 236, 241];
-const LINE: [u8; 3] = [222, 227, 232];
-const GRID: [u8; 3] = [238, 241, 244];
-const TEXT: &str = "#1b1f24";
-const TEXT_MUTED: &str = "#57606a";
+/// The range's and the mark's chips keep their colours (white text on them)
+/// in both themes.
 const ACCENT: &str = "#0b5cad";
 const FONT: &str = "11px system-ui, sans-serif";
 const FONT_BOLD: &str = "600 12px system-ui, sans-serif";
@@ -61,31 +57,32 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     let scroll = v.scroll_y;
     let y_of = |content_y: f64| RULER_H + content_y - scroll;
 
-    v.surface.clear(BG);
+    let c = crate::theme::trace_colors();
+    v.surface.clear(c.background);
     // Grid lines at the ruler's ticks.
     let step = tick_step(ppp, 90.0);
     let first = (view.start / step).ceil() as i64;
     let last = (view.end / step).floor() as i64;
     for k in first..=last.min(first + 200) {
         let x = dev(x_of(k as f64 * step));
-        v.surface.fill(x, dev(RULER_H), x + 1, i64::from(dh), GRID);
+        v.surface.fill(x, dev(RULER_H), x + 1, i64::from(dh), c.grid);
     }
     // Section headers, gutters and track separators.
     for s in &v.rows.sections {
         let y = y_of(s.y);
         if y + SECTION_H >= RULER_H && y <= css_h {
-            v.surface.fill(0, dev(y), i64::from(dw), dev(y + SECTION_H), HEADER_BG);
+            v.surface.fill(0, dev(y), i64::from(dw), dev(y + SECTION_H), c.header);
         }
     }
     for row in v.rows.tracks.iter().flatten() {
         let y = y_of(row.y);
         if y + row.height >= RULER_H && y <= css_h {
-            v.surface.fill(0, dev(y), dev(GUTTER_W), dev(y + row.height), GUTTER_BG);
+            v.surface.fill(0, dev(y), dev(GUTTER_W), dev(y + row.height), c.gutter);
             let bottom = dev(y + row.height) - 1;
-            v.surface.fill(0, bottom, i64::from(dw), bottom + 1, LINE);
+            v.surface.fill(0, bottom, i64::from(dw), bottom + 1, c.line);
         }
     }
-    v.surface.fill(dev(GUTTER_W) - 1, dev(RULER_H), dev(GUTTER_W), i64::from(dh), LINE);
+    v.surface.fill(dev(GUTTER_W) - 1, dev(RULER_H), dev(GUTTER_W), i64::from(dh), c.line);
 
     // Boxes.
     let mut labels: Vec<(f64, f64, f64, u32)> = Vec::new();
@@ -153,7 +150,7 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     // Names in the boxes.
     ctx.set_font(FONT);
     ctx.set_text_baseline("middle");
-    ctx.set_fill_style_str(TEXT);
+    ctx.set_fill_style_str(&c.slice_text);
     if let Some(data) = v.data.as_mut() {
         for (x0, x1, y, name) in labels {
             let (Some(text), Some(measured)) = (data.names.get(name as usize), data.widths.get_mut(name as usize))
@@ -168,10 +165,10 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
             }
         }
     }
-    gutter(v, &ctx, css_h)?;
-    overlays(v, &ctx, css_w, css_h)?;
-    ruler(v, &ctx, css_w, step)?;
-    scrollbar(v, &ctx, css_w, css_h);
+    gutter(v, &ctx, &c, css_h)?;
+    overlays(v, &ctx, &c, css_w, css_h)?;
+    ruler(v, &ctx, &c, css_w, step)?;
+    scrollbar(v, &ctx, &c, css_w, css_h);
     Ok(count)
 }
 
@@ -225,17 +222,17 @@ pub fn fit_text(text: &str, full: f64, avail: f64) -> Option<String> {
 }
 
 /// Section headers and track names.
-fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, css_h: f64) -> Result<(), JsValue> {
+fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_h: f64) -> Result<(), JsValue> {
     let scroll = v.scroll_y;
     for (s, row) in v.rows.sections.iter().enumerate() {
         let y = RULER_H + row.y - scroll;
         if y + SECTION_H < RULER_H || y > css_h {
             continue;
         }
-        section_title(v, ctx, s, y)?;
+        section_title(v, ctx, c, s, y)?;
     }
     ctx.set_font(FONT);
-    ctx.set_fill_style_str(TEXT_MUTED);
+    ctx.set_fill_style_str(&c.muted);
     let sticky = v.sticky_section();
     // Track names stay in view while their track does, below a sticky header.
     let top = RULER_H + sticky.map_or(0.0, |(_, y)| y - RULER_H + SECTION_H).max(0.0);
@@ -262,16 +259,17 @@ fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, css_h: f64) -> Result<
     }
     ctx.restore();
     if let Some((s, y)) = sticky {
-        ctx.set_fill_style_str("rgb(231, 236, 241)");
+        let [r, g, b] = c.header;
+        ctx.set_fill_style_str(&format!("rgb({r}, {g}, {b})"));
         ctx.fill_rect(0.0, y, v.size.0, SECTION_H);
-        ctx.set_fill_style_str("rgb(208, 215, 222)");
+        ctx.set_fill_style_str(&c.ruler_edge);
         ctx.fill_rect(0.0, y + SECTION_H - 1.0, v.size.0, 1.0);
-        section_title(v, ctx, s, y)?;
+        section_title(v, ctx, c, s, y)?;
     }
     Ok(())
 }
 
-fn section_title(v: &Viewer, ctx: &CanvasRenderingContext2d, s: usize, y: f64) -> Result<(), JsValue> {
+fn section_title(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, s: usize, y: f64) -> Result<(), JsValue> {
     let (Some(section), Some(row)) = (v.layout.sections.get(s), v.rows.sections.get(s)) else {
         return Ok(());
     };
@@ -282,7 +280,7 @@ fn section_title(v: &Viewer, ctx: &CanvasRenderingContext2d, s: usize, y: f64) -
         crate::widgets::fmt::plural(section.tracks.len(), "track", "tracks")
     );
     ctx.set_font(FONT_BOLD);
-    ctx.set_fill_style_str(TEXT);
+    ctx.set_fill_style_str(&c.text);
     ctx.fill_text(&text, 8.0, y + SECTION_H / 2.0)?;
     ctx.set_font(FONT);
     Ok(())
@@ -298,7 +296,13 @@ fn event_place(v: &Viewer, track: u32, depth: u16, start: f64, end: f64) -> Opti
 }
 
 /// Selection outline, hover outline and flow arrows.
-fn overlays(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) -> Result<(), JsValue> {
+fn overlays(
+    v: &Viewer,
+    ctx: &CanvasRenderingContext2d,
+    c: &TraceColors,
+    css_w: f64,
+    css_h: f64,
+) -> Result<(), JsValue> {
     ctx.save();
     ctx.begin_path();
     ctx.rect(GUTTER_W, RULER_H, css_w - GUTTER_W, css_h - RULER_H);
@@ -307,7 +311,7 @@ fn overlays(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) 
     if let (Some((px, py)), None) = (v.pointer, v.drag) {
         if let Some(super::viewer::Pick::Box(track, b)) = v.hit_test(px, py) {
             if let Some((x0, x1, y)) = event_place(v, track, b.depth, b.start_ps as f64, b.end_ps as f64) {
-                ctx.set_stroke_style_str("rgba(27, 31, 36, 0.6)");
+                ctx.set_stroke_style_str(&c.hover);
                 ctx.set_line_width(1.0);
                 ctx.stroke_rect(
                     x0.max(GUTTER_W - 2.0) + 0.5,
@@ -321,8 +325,8 @@ fn overlays(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) 
     // Flow arrows between the selected event and its linked events.
     if let Some(sel) = &v.selected {
         let from = event_place(v, sel.hit.track, sel.hit.depth, sel.hit.start_ps as f64, sel.hit.end_ps as f64);
-        ctx.set_stroke_style_str("rgba(61, 74, 87, 0.85)");
-        ctx.set_fill_style_str("rgba(61, 74, 87, 0.85)");
+        ctx.set_stroke_style_str(&c.flow);
+        ctx.set_fill_style_str(&c.flow);
         ctx.set_line_width(1.2);
         for link in &v.links {
             let to = event_place(v, link.to.track, link.to.depth, link.to.start_ps as f64, link.to.end_ps as f64);
@@ -345,7 +349,7 @@ fn overlays(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) 
             ctx.fill();
         }
         if let Some((x0, x1, y)) = from {
-            ctx.set_stroke_style_str(ACCENT);
+            ctx.set_stroke_style_str(&c.selection);
             ctx.set_line_width(2.0);
             let (l, r) = (x0.max(GUTTER_W - 3.0), x1.min(css_w + 3.0));
             ctx.stroke_rect(l, y, (r - l).max(2.0), ROW_H - 1.0);
@@ -357,25 +361,25 @@ fn overlays(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) 
 
 /// The time ruler: ticks with readable units, the visible duration, search
 /// matches, and the durations of the range and the mark.
-fn ruler(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, step: f64) -> Result<(), JsValue> {
+fn ruler(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_w: f64, step: f64) -> Result<(), JsValue> {
     let width = v.timeline_width();
     let view = v.view;
-    ctx.set_fill_style_str("#f5f7f9");
+    ctx.set_fill_style_str(&c.ruler);
     ctx.fill_rect(0.0, 0.0, css_w, RULER_H);
-    ctx.set_fill_style_str("#d0d7de");
+    ctx.set_fill_style_str(&c.ruler_edge);
     ctx.fill_rect(0.0, RULER_H - 1.0, css_w, 1.0);
     ctx.set_font(FONT);
     ctx.set_text_baseline("middle");
-    ctx.set_fill_style_str(TEXT_MUTED);
+    ctx.set_fill_style_str(&c.muted);
     ctx.fill_text(&format!("{} shown", format_duration(view.duration())), 8.0, RULER_H / 2.0)?;
     let first = (view.start / step).ceil() as i64;
     let last = (view.end / step).floor() as i64;
     for k in first..=last.min(first + 200) {
         let t = k as f64 * step;
         let x = GUTTER_W + view.x(t, width);
-        ctx.set_fill_style_str("#8c959f");
+        ctx.set_fill_style_str(&c.tick);
         ctx.fill_rect(x, RULER_H - 7.0, 1.0, 6.0);
-        ctx.set_fill_style_str(TEXT);
+        ctx.set_fill_style_str(&c.text);
         ctx.fill_text(&format_tick(t, step), x + 3.0, RULER_H / 2.0 - 2.0)?;
     }
     // Search matches on screen, one mark per pixel at most.
@@ -406,7 +410,7 @@ fn ruler(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, step: f64) -> R
 }
 
 /// A thin bar at the right edge when the tracks are taller than the canvas.
-fn scrollbar(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64) {
+fn scrollbar(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_w: f64, css_h: f64) {
     let h = css_h - RULER_H;
     let content = v.rows.height;
     if content <= h + 0.5 {
@@ -414,7 +418,7 @@ fn scrollbar(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h: f64)
     }
     let thumb = (h * h / content).max(20.0);
     let y = RULER_H + (v.scroll_y / (content - h).max(1.0)) * (h - thumb);
-    ctx.set_fill_style_str("rgba(27, 31, 36, 0.28)");
+    ctx.set_fill_style_str(&c.scrollbar);
     ctx.fill_rect(css_w - 6.0, y, 4.0, thumb);
 }
 

@@ -182,6 +182,15 @@ fn TraceViewerView(
             false,
         );
     }
+    // The canvas takes the theme's colours: redraw when they change.
+    Effect::new(move |_| {
+        crate::theme::track();
+        with_viewer(|v| {
+            if v.id == id {
+                v.request_frame();
+            }
+        });
+    });
     on_cleanup(move || unmount(id));
 
     // Search: as you type (after a pause), Enter for the next match.

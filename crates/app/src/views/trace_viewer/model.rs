@@ -255,8 +255,15 @@ fn unit_of(ps: f64) -> (&'static str, f64) {
     UNITS.iter().copied().find(|(_, scale)| ps >= *scale).unwrap_or(("ps", 1.0))
 }
 
+/// The names' colour on the boxes (`--trace-slice-text`, the same in both
+/// themes: the boxes are light in both).
+const SLICE_TEXT: [u8; 3] = [0x1b, 0x1f, 0x24];
+/// WCAG's contrast for normal text.
+const LABEL_CONTRAST: f64 = 4.5;
+
 /// A stable colour for an event name: a hue from the name's hash, light
-/// enough for dark text.
+/// enough for its name in dark text to reach WCAG's 4.5:1 (blues and
+/// purples need more lightness than yellows).
 pub fn name_color(name: &str) -> [u8; 3] {
     // FNV-1a.
     let mut h: u32 = 0x811c_9dc5;
@@ -266,8 +273,30 @@ pub fn name_color(name: &str) -> [u8; 3] {
     }
     let hue = f64::from(h % 360);
     let saturation = 0.42 + f64::from((h >> 9) % 4) * 0.07;
-    let lightness = 0.66 + f64::from((h >> 13) % 3) * 0.05;
-    hsl(hue, saturation, lightness)
+    let mut lightness = 0.66 + f64::from((h >> 13) % 3) * 0.05;
+    let mut color = hsl(hue, saturation, lightness);
+    while contrast(color, SLICE_TEXT) < LABEL_CONTRAST && lightness < 0.95 {
+        lightness += 0.02;
+        color = hsl(hue, saturation, lightness);
+    }
+    color
+}
+
+/// WCAG 2's contrast ratio of two sRGB colours (1 to 21).
+pub fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
+    let luminance = |c: [u8; 3]| {
+        let [r, g, b] = c.map(|v| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.039_28 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        });
+        0.2126 * r + 0.7152 * g + 0.0722 * b
+    };
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
 /// A merged box's colour: the first event's, faded towards grey.
@@ -398,5 +427,14 @@ mod tests {
             let luma = 0.299 * f64::from(c[0]) + 0.587 * f64::from(c[1]) + 0.114 * f64::from(c[2]);
             assert!(luma > 120.0, "{name}: {c:?}");
         }
+    }
+
+    #[test]
+    fn names_on_every_colour_reach_wcag_contrast() {
+        assert!((contrast([0, 0, 0], [255, 255, 255]) - 21.0).abs() < 1e-9);
+        assert!((contrast([7, 7, 7], [7, 7, 7]) - 1.0).abs() < 1e-9);
+        // Enough names to land on every hue, saturation and lightness step.
+        let worst = (0..5000).map(|i| contrast(name_color(&format!("op{i}")), SLICE_TEXT)).fold(f64::MAX, f64::min);
+        assert!(worst >= LABEL_CONTRAST, "worst contrast {worst}");
     }
 }
