@@ -9,16 +9,16 @@ pub static FRAMEWORK_OP_STATS: Help = Help {
         "Total time includes the ops an op calls; self time excludes them, so self times add up to the whole.",
         "Self-time share and cumulative share: an op's part of all self time on its side (host or device), and the running total down the table.",
         "FLOP rate, memory bandwidth and operational intensity (FLOPs per byte) where the profile has costs; Bound by says which roof is closer.",
-        "IDLE: time with no op running.",
+        "The idle row: time with no op running.",
     ],
     good_bad: &[
         "Good: a few heavy ops (matrix multiplies, convolutions) dominate the device time.",
-        "Bad: a large IDLE share, many small ops, or host ops that take as long as the device ones.",
+        "Bad: a large idle share, many small ops, or host ops that take as long as the device ones.",
     ],
     next: &[
         "Sort by self time and start at the top; the pies show the same shares.",
         "For a heavy op, look at its kernels in GPU kernel stats or its HLO in the op profile.",
-        "Hide IDLE to see the shares of busy time only.",
+        "Leave out the idle row to see the shares of busy time only.",
     ],
 };
 
