@@ -20,6 +20,7 @@ use crate::theme::ThemeToggle;
 use crate::url_state::UrlState;
 use crate::views::{self, trace_viewer, Actions, TraceTarget, ViewProps};
 use crate::widgets::fmt;
+use crate::widgets::how_to_read::ShownView;
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -336,6 +337,8 @@ fn ToolArea() -> impl IntoView {
         }
         state.shown.get().map(|shown| {
             let actions = actions(state, &shown.run, &shown.host);
+            // Which guide ToolTitle shows: PyTorch variants share their tool's id.
+            provide_context(ShownView(shown.view.clone()));
             let props = ViewProps {
                 run: shown.run,
                 host: shown.host,

@@ -7,13 +7,14 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: protocol < worker < theme < widgets < views < state < url_state < intake < bridge < selectors < app
+//! Layers: protocol < worker < theme < help < widgets < views < state < url_state < intake < bridge < selectors < app
 //! Independent: views
 //!
 //! - [`protocol`]: the messages (it imports no other module of the app);
 //! - [`worker`]: the worker's side; it uses only the protocol;
 //! - [`theme`]: light or dark (the reader's choice, the system's setting),
 //!   and the theme's colours for canvases;
+//! - [`help`]: the "How to read this" guide of each tool (text only);
 //! - [`widgets`]: tables, charts, numbers for people, downloads, titles;
 //! - [`views`]: one view per view name of the registry's outputs, chosen
 //!   from one table; views get callbacks, never the bridge, and never
@@ -28,6 +29,7 @@
 
 mod app;
 mod bridge;
+mod help;
 mod intake;
 mod protocol;
 mod selectors;

@@ -145,9 +145,9 @@ fn CriticalPathView(run: String, host: String, model: CriticalPath, show: ShowIn
                 <caption>"The path's time by kind"</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Kind"</th>
-                        <th scope="col">"Time (µs)"</th>
-                        <th scope="col">"Share of the step"</th>
+                        <th scope="col" title="What the path does: CPU op, CPU gap, launch delay, kernel, kernel wait or sync">"Kind"</th>
+                        <th scope="col" title="Time of the path's segments of this kind, µs">"Time (µs)"</th>
+                        <th scope="col" title="That time as a share of the step's length">"Share of the step"</th>
                         <th scope="col" title="The same segments' weights in HTA's graph">"HTA weight (µs)"</th>
                     </tr>
                 </thead>
@@ -230,7 +230,7 @@ fn columns() -> Vec<Column<PathRow>> {
         Column {
             id: "kind",
             label: "Kind",
-            title: "",
+            title: "What the path does in this segment: CPU op, CPU gap, launch delay, kernel, kernel wait or sync",
             numeric: false,
             value: |r| SortValue::Text(r.kind.label()),
             cell: |r| r.kind.label().to_string(),
@@ -270,7 +270,7 @@ fn columns() -> Vec<Column<PathRow>> {
         Column {
             id: "cat",
             label: "Category",
-            title: "",
+            title: "The trace category of the segment's event (cpu_op, cuda_runtime, kernel…)",
             numeric: false,
             value: |r| SortValue::Text(&r.cat),
             cell: |r| r.cat.clone(),

@@ -202,7 +202,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "Position by self time within its side (host or device), 1 = most",
             numeric: true,
             value: |r| SortValue::Number(f64::from(r.rank)),
             cell: |r| r.rank.to_string(),
@@ -210,7 +210,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "side",
             label: "Host/device",
-            title: "",
+            title: "Where the op ran: on the host (CPU) or on the device (GPU/TPU)",
             numeric: false,
             value: |r| SortValue::Text(r.side.label()),
             cell: |r| r.side.label().to_string(),
@@ -234,7 +234,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "occurrences",
             label: "Occurrences",
-            title: "",
+            title: "How many times the op ran",
             numeric: true,
             value: |r| SortValue::Number(r.occurrences as f64),
             cell: |r| fmt::count(r.occurrences),
@@ -242,7 +242,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "total-time",
             label: "Total time (µs)",
-            title: "",
+            title: "Time of all its runs including the ops it called, µs",
             numeric: true,
             value: |r| SortValue::Number(r.total_time_us),
             cell: |r| us(r.total_time_us),
@@ -250,7 +250,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "avg-time",
             label: "Avg. time (µs)",
-            title: "",
+            title: "Total time ÷ occurrences, µs",
             numeric: true,
             value: |r| SortValue::Number(r.avg_time_us),
             cell: |r| us(r.avg_time_us),
@@ -266,7 +266,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "avg-self-time",
             label: "Avg. self time (µs)",
-            title: "",
+            title: "Self time ÷ occurrences, µs",
             numeric: true,
             value: |r| SortValue::Number(r.avg_self_time_us),
             cell: |r| us(r.avg_self_time_us),
@@ -322,7 +322,7 @@ fn op_columns(gpu: bool) -> Vec<Column<OpRow>> {
         Column {
             id: "intensity",
             label: "Operational intensity (FLOP/byte)",
-            title: "",
+            title: "FLOPs per byte of memory accessed; low means memory-bound",
             numeric: true,
             value: |r| SortValue::Number(r.operational_intensity),
             cell: |r| fmt::decimal(r.operational_intensity, 2),

@@ -96,7 +96,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "Position by self time, 1 = most",
             numeric: true,
             value: |r| SortValue::Number(r.rank as f64),
             cell: |r| r.rank.to_string(),
@@ -104,7 +104,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "category",
             label: "Category",
-            title: "",
+            title: "The HLO op's category (fusion, convolution, data formatting…)",
             numeric: false,
             value: |r| SortValue::Text(&r.category),
             cell: |r| r.category.clone(),
@@ -120,7 +120,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "framework-op",
             label: "Framework op",
-            title: "",
+            title: "The TensorFlow or JAX op the HLO instruction came from",
             numeric: false,
             value: |r| SortValue::Text(&r.tf_op_name),
             cell: |r| r.tf_op_name.clone(),
@@ -128,7 +128,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "occurrences",
             label: "Occurrences",
-            title: "",
+            title: "How many times the HLO op ran",
             numeric: true,
             value: |r| SortValue::Number(r.occurrences as f64),
             cell: |r| fmt::count(r.occurrences),
@@ -136,7 +136,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "total",
             label: "Total time (µs)",
-            title: "",
+            title: "Time of all its runs including nested ops, µs",
             numeric: true,
             value: |r| SortValue::Number(r.total_time_us),
             cell: |r| measure::us(r.total_time_us),
@@ -144,7 +144,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "self",
             label: "Total self time (µs)",
-            title: "",
+            title: "Time of all its runs excluding nested ops, µs",
             numeric: true,
             value: |r| SortValue::Number(r.total_self_time_us),
             cell: |r| measure::us(r.total_self_time_us),
@@ -160,7 +160,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "cumulative",
             label: "Cumulative (%)",
-            title: "",
+            title: "Running total of the self-time share down the table, %",
             numeric: true,
             value: |r| SortValue::Number(r.cumulative_total_self_time_percent),
             cell: |r| fmt::decimal(r.cumulative_total_self_time_percent, 1),
@@ -176,7 +176,7 @@ fn columns() -> Vec<Column<HloStatsRow>> {
         Column {
             id: "bandwidth",
             label: "Memory bw (GiB/s)",
-            title: "",
+            title: "Bytes accessed ÷ self time, GiB/s",
             numeric: true,
             value: |r| SortValue::Number(r.measured_memory_bw),
             cell: |r| fmt::decimal(r.measured_memory_bw, 1),

@@ -206,7 +206,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "The process (rank) of the distributed job",
             numeric: true,
             value: |r| SortValue::Number(r.rank as f64),
             cell: |r| r.rank.to_string(),
@@ -214,7 +214,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "stream",
             label: "Stream",
-            title: "",
+            title: "The CUDA stream, as numbered in the trace",
             numeric: true,
             value: |r| SortValue::Number(r.stream as f64),
             cell: |r| r.stream.to_string(),
@@ -246,7 +246,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "count",
             label: "Intervals",
-            title: "",
+            title: "How many idle intervals of this category",
             numeric: true,
             value: |r| SortValue::Number(r.stats.count as f64),
             cell: |r| fmt::count(r.stats.count),
@@ -254,7 +254,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "mean",
             label: "Mean (µs)",
-            title: "",
+            title: "Mean length of an idle interval, µs",
             numeric: true,
             value: |r| num(r.stats.mean),
             cell: |r| two(r.stats.mean),
@@ -270,7 +270,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "min",
             label: "Min (µs)",
-            title: "",
+            title: "Shortest idle interval, µs",
             numeric: true,
             value: |r| num(r.stats.min),
             cell: |r| two(r.stats.min),
@@ -278,7 +278,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "p25",
             label: "25% (µs)",
-            title: "",
+            title: "First quartile: a quarter of the idle intervals are shorter, µs",
             numeric: true,
             value: |r| num(r.stats.p25),
             cell: |r| two(r.stats.p25),
@@ -286,7 +286,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "p50",
             label: "Median (µs)",
-            title: "",
+            title: "Median: half the idle intervals are shorter, µs",
             numeric: true,
             value: |r| num(r.stats.p50),
             cell: |r| two(r.stats.p50),
@@ -294,7 +294,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "p75",
             label: "75% (µs)",
-            title: "",
+            title: "Third quartile: three quarters of the idle intervals are shorter, µs",
             numeric: true,
             value: |r| num(r.stats.p75),
             cell: |r| two(r.stats.p75),
@@ -302,7 +302,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "max",
             label: "Max (µs)",
-            title: "",
+            title: "Longest idle interval, µs",
             numeric: true,
             value: |r| num(r.stats.max),
             cell: |r| two(r.stats.max),

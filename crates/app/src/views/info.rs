@@ -93,9 +93,9 @@ fn InfoView(run: String, host: String, info: HostInfo, load: LoadStats, wasm_mem
                 <caption>"Planes — select a row to see its lines"</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Plane"</th>
-                        <th scope="col" class="num">"Lines"</th>
-                        <th scope="col" class="num">"Events"</th>
+                        <th scope="col" title="One source of events: the host, or one device">"Plane"</th>
+                        <th scope="col" class="num" title="Lines (threads or streams) in the plane">"Lines"</th>
+                        <th scope="col" class="num" title="Events recorded in the plane or line">"Events"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
@@ -168,12 +168,12 @@ fn plane_detail(plane: &PlaneInfo) -> impl IntoView + use<> {
                 <caption>"Lines"</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Line"</th>
-                        <th scope="col">"Display name"</th>
-                        <th scope="col" class="num">"Events"</th>
-                        <th scope="col" class="num">"First start (ms)"</th>
-                        <th scope="col" class="num">"Last end (ms)"</th>
-                        <th scope="col" class="num">"Span (ms)"</th>
+                        <th scope="col" title="The line's name: a thread or a stream">"Line"</th>
+                        <th scope="col" title="The name the trace viewer shows for the line">"Display name"</th>
+                        <th scope="col" class="num" title="Events recorded in the plane or line">"Events"</th>
+                        <th scope="col" class="num" title="Start of the line's first event, ms from the start of the profile">"First start (ms)"</th>
+                        <th scope="col" class="num" title="End of the line's last event, ms from the start of the profile">"Last end (ms)"</th>
+                        <th scope="col" class="num" title="Last end minus first start, ms">"Span (ms)"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>

@@ -128,9 +128,9 @@ fn InputTime(time: InputTimeBreakdown) -> impl IntoView {
             <caption>"Host input time by kind"</caption>
             <thead>
                 <tr>
-                    <th scope="col">"Kind"</th>
-                    <th scope="col" class="num">"Time"</th>
-                    <th scope="col" class="num">"Share"</th>
+                    <th scope="col" title="Enqueue, demanded file read, advanced file read, preprocessing or unclassified">"Kind"</th>
+                    <th scope="col" class="num" title="Host time of this kind per step, on average">"Time"</th>
+                    <th scope="col" class="num" title="Share of all host input time">"Share"</th>
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
@@ -143,7 +143,7 @@ fn input_op_columns() -> Vec<Column<InputOpRow>> {
         Column {
             id: "name",
             label: "Input op",
-            title: "",
+            title: "The input operation (tf.data iterator, enqueue or copy to the device)",
             numeric: false,
             value: |r| SortValue::Text(&r.name),
             cell: |r| r.name.clone(),
@@ -159,7 +159,7 @@ fn input_op_columns() -> Vec<Column<InputOpRow>> {
         Column {
             id: "total-ms",
             label: "Total time (ms)",
-            title: "",
+            title: "Time of all its runs including the ops it called, ms",
             numeric: true,
             value: |r| SortValue::Number(r.time_ms),
             cell: |r| fmt::decimal(r.time_ms, 3),
@@ -175,7 +175,7 @@ fn input_op_columns() -> Vec<Column<InputOpRow>> {
         Column {
             id: "self-ms",
             label: "Self time (ms)",
-            title: "",
+            title: "Time of all its runs excluding the ops it called, ms",
             numeric: true,
             value: |r| SortValue::Number(r.self_time_ms),
             cell: |r| fmt::decimal(r.self_time_ms, 3),
@@ -191,7 +191,7 @@ fn input_op_columns() -> Vec<Column<InputOpRow>> {
         Column {
             id: "category",
             label: "Category",
-            title: "",
+            title: "Enqueue, demanded file read, advanced file read, preprocessing or unknown",
             numeric: false,
             value: |r| SortValue::Text(&r.category),
             cell: |r| r.category.clone(),

@@ -115,13 +115,13 @@ fn RankTable(ranks: Arc<Vec<RankLaunches>>) -> impl IntoView {
             <caption>"Every rank"</caption>
             <thead>
                 <tr>
-                    <th scope="col">"Rank"</th>
-                    <th scope="col">"Trace"</th>
-                    <th scope="col" class="num">"Launches"</th>
-                    <th scope="col" class="num">"GPU shorter than CPU"</th>
-                    <th scope="col" class="num">"CPU runtime outliers"</th>
-                    <th scope="col" class="num">"Launch delay outliers"</th>
-                    <th scope="col" class="num">"Mean delay (µs)"</th>
+                    <th scope="col" title="The process (rank) of the distributed job">"Rank"</th>
+                    <th scope="col" title="The rank's trace file">"Trace"</th>
+                    <th scope="col" class="num" title="CUDA runtime calls matched to the GPU work they started">"Launches"</th>
+                    <th scope="col" class="num" title="Launches whose GPU work took less time than the runtime call on the CPU">"GPU shorter than CPU"</th>
+                    <th scope="col" class="num" title="Runtime calls longer than the runtime cut-off (50 µs by default)">"CPU runtime outliers"</th>
+                    <th scope="col" class="num" title="Launches whose delay (runtime call end to GPU start) is longer than the delay cut-off (100 µs by default)">"Launch delay outliers"</th>
+                    <th scope="col" class="num" title="Mean time from the end of the runtime call to the start of its GPU work, µs">"Mean delay (µs)"</th>
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
@@ -240,12 +240,12 @@ fn stats_table(cpu: Option<Stats>, gpu: Option<Stats>, delay: Option<Stats>) -> 
             <caption>"Statistics over the launches, µs (percentiles interpolated linearly, as pandas)"</caption>
             <thead>
                 <tr>
-                    <th scope="col"></th>
-                    <th scope="col" class="num">"Sum"</th>
-                    <th scope="col" class="num">"Mean"</th>
-                    <th scope="col" class="num">"Median"</th>
-                    <th scope="col" class="num">"95th percentile"</th>
-                    <th scope="col" class="num">"Max"</th>
+                    <th scope="col" title="The measure: CPU duration, GPU duration or launch delay"></th>
+                    <th scope="col" class="num" title="Sum over the launches, µs">"Sum"</th>
+                    <th scope="col" class="num" title="Mean over the launches, µs">"Mean"</th>
+                    <th scope="col" class="num" title="Half the launches are below it, µs">"Median"</th>
+                    <th scope="col" class="num" title="95% of the launches are below it, µs">"95th percentile"</th>
+                    <th scope="col" class="num" title="Largest over the launches, µs">"Max"</th>
                 </tr>
             </thead>
             <tbody>
@@ -465,7 +465,7 @@ fn columns() -> Vec<Column<OutlierRow>> {
         Column {
             id: "runtime",
             label: "Runtime call",
-            title: "",
+            title: "The CUDA runtime call on the CPU that launched the GPU event (cudaLaunchKernel, cudaMemcpyAsync…)",
             numeric: false,
             value: |r| SortValue::Text(&r.runtime),
             cell: |r| r.runtime.clone(),

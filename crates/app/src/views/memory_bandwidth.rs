@@ -124,7 +124,7 @@ fn columns() -> Vec<Column<BandwidthRow>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "The process (rank) of the distributed job",
             numeric: true,
             value: |r| SortValue::Number(r.rank as f64),
             cell: |r| r.rank.to_string(),
@@ -132,7 +132,7 @@ fn columns() -> Vec<Column<BandwidthRow>> {
         Column {
             id: "name",
             label: "Kind",
-            title: "",
+            title: "The kind of memory operation: copy host to device, device to host, device to device, or set",
             numeric: false,
             value: |r| SortValue::Text(&r.name),
             cell: |r| r.name.clone(),

@@ -197,7 +197,7 @@ fn columns() -> Vec<Column<Buffer>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "Position by size, 1 = largest",
             numeric: true,
             value: |b| SortValue::Number(b.rank as f64),
             cell: |b| b.rank.to_string(),
@@ -205,7 +205,7 @@ fn columns() -> Vec<Column<Buffer>> {
         Column {
             id: "size",
             label: "Size (MiB)",
-            title: "",
+            title: "The buffer's size as allocated, padding included, MiB",
             numeric: true,
             value: |b| SortValue::Number(b.heap.logical_buffer_size_mib),
             cell: |b| fmt::decimal(b.heap.logical_buffer_size_mib, 3),
@@ -213,7 +213,7 @@ fn columns() -> Vec<Column<Buffer>> {
         Column {
             id: "unpadded",
             label: "Unpadded (MiB)",
-            title: "",
+            title: "The buffer's size without padding, MiB",
             numeric: true,
             value: |b| SortValue::Number(b.heap.unpadded_shape_mib),
             cell: |b| fmt::decimal(b.heap.unpadded_shape_mib, 3),
@@ -229,7 +229,7 @@ fn columns() -> Vec<Column<Buffer>> {
         Column {
             id: "shape",
             label: "Shape",
-            title: "",
+            title: "The buffer's shape: element type and dimensions",
             numeric: false,
             value: |b| SortValue::Text(&b.heap.shape_string),
             cell: |b| b.heap.shape_string.clone(),
@@ -237,7 +237,7 @@ fn columns() -> Vec<Column<Buffer>> {
         Column {
             id: "op",
             label: "Framework op",
-            title: "",
+            title: "The TensorFlow or JAX op that made the buffer",
             numeric: false,
             value: |b| SortValue::Text(&b.heap.tf_op_name),
             cell: |b| b.heap.tf_op_name.clone(),
@@ -245,7 +245,7 @@ fn columns() -> Vec<Column<Buffer>> {
         Column {
             id: "instruction",
             label: "HLO instruction",
-            title: "",
+            title: "The HLO instruction whose result the buffer holds",
             numeric: false,
             value: |b| SortValue::Text(&b.heap.instruction_name),
             cell: |b| b.heap.instruction_name.clone(),

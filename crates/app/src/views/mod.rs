@@ -131,3 +131,17 @@ pub fn with_model<T: DeserializeOwned>(props: ViewProps, render: impl FnOnce(Vie
 fn failed(message: String) -> AnyView {
     view! { <p id="view-error" class="error" role="alert">{message}</p> }.into_any()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::VIEWS;
+    use crate::help;
+
+    /// A new view (a tool's PyTorch variant, say) without a guide fails here.
+    #[test]
+    fn every_view_has_a_guide() {
+        for (name, _) in VIEWS {
+            assert!(help::find(name).is_some(), "no \"How to read this\" guide for view {name}");
+        }
+    }
+}

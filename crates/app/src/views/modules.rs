@@ -114,7 +114,7 @@ fn columns() -> Vec<Column<ModuleRow>> {
         Column {
             id: "occurrences",
             label: "Calls",
-            title: "",
+            title: "How many times the module's forward ran",
             numeric: true,
             value: |r| SortValue::Number(r.occurrences as f64),
             cell: |r| fmt::count(r.occurrences),

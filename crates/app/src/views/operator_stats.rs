@@ -117,7 +117,7 @@ fn operator_columns() -> Vec<Column<OperatorRow>> {
         Column {
             id: "name",
             label: "Operator",
-            title: "",
+            title: "The PyTorch operator (aten::…)",
             numeric: false,
             value: |r| SortValue::Text(&r.name),
             cell: |r| r.name.clone(),
@@ -125,7 +125,7 @@ fn operator_columns() -> Vec<Column<OperatorRow>> {
         Column {
             id: "calls",
             label: "Calls",
-            title: "",
+            title: "How many times the operator ran",
             numeric: true,
             value: |r| SortValue::Number(r.calls as f64),
             cell: |r| fmt::count(r.calls),
@@ -176,7 +176,7 @@ fn shape_columns() -> Vec<Column<ShapeLine>> {
         Column {
             id: "name",
             label: "Operator",
-            title: "",
+            title: "The PyTorch operator (aten::…)",
             numeric: false,
             value: |r| SortValue::Text(&r.name),
             cell: |r| r.name.clone(),
@@ -192,7 +192,7 @@ fn shape_columns() -> Vec<Column<ShapeLine>> {
         Column {
             id: "calls",
             label: "Calls",
-            title: "",
+            title: "How many times the operator ran",
             numeric: true,
             value: |r| SortValue::Number(r.shape.calls as f64),
             cell: |r| fmt::count(r.shape.calls),

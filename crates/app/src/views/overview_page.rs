@@ -181,10 +181,10 @@ fn PerformanceSummary(
             <caption>"Average time per step, by category"</caption>
             <thead>
                 <tr>
-                    <th scope="col">"Category"</th>
-                    <th scope="col" class="num">"Average"</th>
-                    <th scope="col" class="num">"Std. dev."</th>
-                    <th scope="col" class="num">"Of step"</th>
+                    <th scope="col" title="A part of the step time: device compute, input, kernel launch, host compute, communication and the rest">"Category"</th>
+                    <th scope="col" class="num" title="Mean time per step in this category">"Average"</th>
+                    <th scope="col" class="num" title="Standard deviation over the steps">"Std. dev."</th>
+                    <th scope="col" class="num" title="Average of the category as a share of the average step time">"Of step"</th>
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
@@ -355,11 +355,11 @@ fn TopOps(ops: Vec<TopOp>, side: OpsSide, gpu: bool, tpu: bool) -> impl IntoView
         <table id="top-ops" class="data compact" aria-labelledby="top-ops-title">
             <thead>
                 <tr>
-                    <th scope="col" class="num">"Self time"</th>
-                    <th scope="col" class="num">"Cumulative"</th>
-                    <th scope="col">"Category"</th>
-                    <th scope="col">"Operation"</th>
-                    <th scope="col" class="num">{flop_label}</th>
+                    <th scope="col" class="num" title="The op's self time as a share of all device self time">"Self time"</th>
+                    <th scope="col" class="num" title="Running total of the self-time share down the table">"Cumulative"</th>
+                    <th scope="col" title="The op's type">"Category"</th>
+                    <th scope="col" title="The framework op">"Operation"</th>
+                    <th scope="col" class="num" title="FLOPs ÷ self time, from the op's costs">{flop_label}</th>
                     {tensor_core_head}
                 </tr>
             </thead>

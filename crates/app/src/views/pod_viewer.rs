@@ -166,7 +166,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
     let table = move || {
         let index = step.get();
         let cores = pod.with_value(|p| p.steps.get(index).map(|s| s.cores.clone())).unwrap_or_default();
-        let head = table_used.iter().map(|&b| view! { <th scope="col" class="num">{labels[b]}</th> }).collect_view();
+        let head = table_used.iter().map(|&b| view! { <th scope="col" class="num" title=format!("Time of this step in {}, ms", labels[b])>{labels[b]}</th> }).collect_view();
         let rows = cores
             .iter()
             .enumerate()
@@ -191,10 +191,10 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                 <caption>{format!("Step {} per worker (ms)", step_name())}</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Worker (host)"</th>
-                        <th scope="col" class="num">"Core"</th>
-                        <th scope="col" class="num">"Step time"</th>
-                        <th scope="col">"Bottleneck"</th>
+                        <th scope="col" title="The host that ran the step">"Worker (host)"</th>
+                        <th scope="col" class="num" title="The core (device) of the host">"Core"</th>
+                        <th scope="col" class="num" title="The step's length on this core, ms">"Step time"</th>
+                        <th scope="col" title="The category with the most time in this step on this core">"Bottleneck"</th>
                         {head}
                     </tr>
                 </thead>

@@ -249,7 +249,7 @@ fn StepChart(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
 
 #[component]
 fn StepTable(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
-    let head = ROLES.iter().map(|r| view! { <th scope="col" class="num">{*r}</th> }).collect_view();
+    let head = ROLES.iter().map(|r| view! { <th scope="col" class="num" title=format!("Time of the step when {} was the first active role, ms", r)>{*r}</th> }).collect_view();
     let rows = steps
         .iter()
         .enumerate()
@@ -273,10 +273,10 @@ fn StepTable(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
                 <caption>"Time per step and role (ms)"</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Step"</th>
-                        <th scope="col" class="num">"Step time"</th>
+                        <th scope="col" title="The ProfilerStep#N range">"Step"</th>
+                        <th scope="col" class="num" title="The step's length, ms">"Step time"</th>
                         {head}
-                        <th scope="col" class="num">"GPU util. (%)"</th>
+                        <th scope="col" class="num" title="Share of the step with a kernel running on the GPU">"GPU util. (%)"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
@@ -315,13 +315,13 @@ fn Distributed(ranks: Vec<RankView>) -> impl IntoView {
                     </caption>
                     <thead>
                         <tr>
-                            <th scope="col">"Rank"</th>
-                            <th scope="col" class="num">"Computation"</th>
-                            <th scope="col" class="num">"Communication"</th>
-                            <th scope="col" class="num">"Overlap"</th>
-                            <th scope="col" class="num">"Compute"</th>
-                            <th scope="col" class="num">"Non-compute"</th>
-                            <th scope="col" class="num">"Idle"</th>
+                            <th scope="col" title="The process (rank) of the distributed job">"Rank"</th>
+                            <th scope="col" class="num" title="Kernel time computing (not communicating), summed over the steps">"Computation"</th>
+                            <th scope="col" class="num" title="Kernel time communicating (NCCL), summed over the steps">"Communication"</th>
+                            <th scope="col" class="num" title="Share of the communication time during which computation also ran">"Overlap"</th>
+                            <th scope="col" class="num" title="Share of the GPU's time computing">"Compute"</th>
+                            <th scope="col" class="num" title="Share of the GPU's time only communicating or copying">"Non-compute"</th>
+                            <th scope="col" class="num" title="Share of the GPU's time with nothing running">"Idle"</th>
                         </tr>
                     </thead>
                     <tbody>{rows}</tbody>

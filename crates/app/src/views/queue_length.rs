@@ -112,7 +112,7 @@ fn columns() -> Vec<Column<QueueRow>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "The process (rank) of the distributed job",
             numeric: true,
             value: |r| SortValue::Number(r.rank as f64),
             cell: |r| r.rank.to_string(),
@@ -120,7 +120,7 @@ fn columns() -> Vec<Column<QueueRow>> {
         Column {
             id: "stream",
             label: "Stream",
-            title: "",
+            title: "The CUDA stream, as numbered in the trace",
             numeric: true,
             value: |r| SortValue::Number(r.stream as f64),
             cell: |r| r.stream.to_string(),

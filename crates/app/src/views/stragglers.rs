@@ -106,7 +106,7 @@ fn columns() -> Vec<Column<CandidateRow>> {
         Column {
             id: "rank",
             label: "Rank",
-            title: "",
+            title: "The process (rank) of the distributed job",
             numeric: true,
             value: |r| SortValue::Number(r.rank as f64),
             cell: |r| r.rank.to_string(),
@@ -138,7 +138,7 @@ fn columns() -> Vec<Column<CandidateRow>> {
         Column {
             id: "duration",
             label: "Duration (µs)",
-            title: "",
+            title: "How long the rank's communication kernel ran, µs; early ranks wait inside it",
             numeric: true,
             value: |r| SortValue::Number(r.dur),
             cell: |r| measure::us(r.dur),

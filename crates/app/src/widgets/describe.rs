@@ -35,7 +35,7 @@ pub fn describe_columns<R: Described>(count_title: &'static str) -> Vec<Column<R
     }
     vec![
         stat_col!("count", "Samples", count_title, |d: &Describe| d.count as f64),
-        stat_col!("mean", "Mean", "", |d: &Describe| d.mean),
+        stat_col!("mean", "Mean", "Mean of the samples, in the unit of the table", |d: &Describe| d.mean),
         Column {
             id: "std",
             label: "Std",
@@ -44,11 +44,11 @@ pub fn describe_columns<R: Described>(count_title: &'static str) -> Vec<Column<R
             value: |r: &R| SortValue::Number(r.described().std.unwrap_or(f64::NAN)),
             cell: |r: &R| r.described().std.map_or("—".to_string(), R::stat),
         },
-        stat_col!("min", "Min", "", |d: &Describe| d.min),
-        stat_col!("p25", "25%", "", |d: &Describe| d.p25),
-        stat_col!("p50", "Median", "", |d: &Describe| d.p50),
-        stat_col!("p75", "75%", "", |d: &Describe| d.p75),
-        stat_col!("max", "Max", "", |d: &Describe| d.max),
+        stat_col!("min", "Min", "Smallest sample", |d: &Describe| d.min),
+        stat_col!("p25", "25%", "First quartile: a quarter of the samples are below it", |d: &Describe| d.p25),
+        stat_col!("p50", "Median", "Half the samples are below it", |d: &Describe| d.p50),
+        stat_col!("p75", "75%", "Third quartile: three quarters of the samples are below it", |d: &Describe| d.p75),
+        stat_col!("max", "Max", "Largest sample", |d: &Describe| d.max),
     ]
 }
 

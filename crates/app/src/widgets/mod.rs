@@ -1,12 +1,13 @@
 //! What the views share: tables, charts, numbers and times for people,
 //! downloads, measures, the step-time graphs, the TPU tool files' tables
-//! and the title every tool starts with. No widget knows a tool or the worker.
+//! and the title every tool starts with, with its "How to read this" guide. No widget knows a tool or the worker.
 
 pub mod chart;
 pub mod describe;
 pub mod diagnostics;
 pub mod download;
 pub mod fmt;
+pub mod how_to_read;
 pub mod measure;
 pub mod roofline;
 pub mod step_lines;

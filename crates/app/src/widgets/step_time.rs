@@ -240,7 +240,7 @@ pub fn InputShareGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
 /// The graph's numbers as a table, folded away.
 #[component]
 fn StepTable(steps: Vec<StepBreakdown>, used: Vec<usize>) -> impl IntoView {
-    let head = used.iter().map(|&c| view! { <th scope="col" class="num">{CATEGORIES[c].label}</th> }).collect_view();
+    let head = used.iter().map(|&c| view! { <th scope="col" class="num" title=format!("Time of the step in {}, ms", CATEGORIES[c].label)>{CATEGORIES[c].label}</th> }).collect_view();
     let rows = steps
         .iter()
         .map(|s| {
@@ -261,10 +261,10 @@ fn StepTable(steps: Vec<StepBreakdown>, used: Vec<usize>) -> impl IntoView {
             <table id="step-table" class="data" aria-label="Step times (ms)">
                 <thead>
                     <tr>
-                        <th scope="col">"Step"</th>
-                        <th scope="col" class="num">"Step time"</th>
+                        <th scope="col" title="The step's name or number">"Step"</th>
+                        <th scope="col" class="num" title="The step's length, ms">"Step time"</th>
                         {head}
-                        <th scope="col" class="num">"Waiting for input"</th>
+                        <th scope="col" class="num" title="Input time as a share of the step">"Waiting for input"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>

@@ -113,6 +113,11 @@ impl<R> Clone for Filter<R> {
 
 impl<R> Copy for Filter<R> {}
 
+/// A header's hover text (also its accessible description), none when empty.
+pub fn header_title(title: &'static str) -> Option<&'static str> {
+    (!title.is_empty()).then_some(title)
+}
+
 /// The order of `rows` (indices) that `sort` gives, equal rows keeping
 /// their order.
 pub fn sorted_indices<R>(rows: &[R], keep: impl Fn(&R) -> bool, sort: Option<(Column<R>, Direction)>) -> Vec<usize> {
@@ -213,11 +218,11 @@ where
             };
             let numeric = column.numeric;
             view! {
-                <th scope="col" class:num=numeric data-col=column.id aria-sort=aria_sort>
+                <th scope="col" class:num=numeric data-col=column.id aria-sort=aria_sort title=header_title(column.title)>
                     <button
                         type="button"
                         class="sort"
-                        title=(!column.title.is_empty()).then_some(column.title)
+                        title=header_title(column.title)
                         on:click=move |_| toggle(c, numeric)
                     >
                         {column.label}
@@ -229,7 +234,9 @@ where
             }
         })
         .collect_view();
-    let action_header = row_action.as_ref().map(|a| view! { <th scope="col" data-col="action">{a.label}</th> });
+    let action_header = row_action
+        .as_ref()
+        .map(|a| view! { <th scope="col" data-col="action" title=header_title(a.title)>{a.label}</th> });
 
     let total = move || rows.with(|r| r.len());
     let count = move || {

@@ -28,7 +28,13 @@ fn text(col: &'static str, t: String) -> Cell {
 
 /// A table of rows keyed by their first cell (`data-key`); numbers right-aligned.
 fn plain_table(id: &'static str, caption: &str, head: Vec<String>, rows: Vec<Vec<Cell>>) -> AnyView {
-    let head = head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
+    let head = head
+        .into_iter()
+        .map(|h| {
+            let title = format!("{h} — {caption}");
+            view! { <th scope="col" title=title>{h}</th> }
+        })
+        .collect_view();
     let rows = rows
         .into_iter()
         .map(|cells| {

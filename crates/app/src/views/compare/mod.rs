@@ -20,6 +20,7 @@ use proflens_analysis::registry;
 
 use super::ViewProps;
 use crate::widgets::fmt;
+use crate::widgets::how_to_read::HowToRead;
 
 /// The view name of a comparison (`views::VIEWS`).
 pub const VIEW: &str = "compare";
@@ -77,6 +78,7 @@ fn CompareView(comparison: Comparison) -> impl IntoView {
     view! {
         <section id="tool-compare" class="tool compare" data-tool=comparison.tool.clone() aria-labelledby="tool-compare-title">
             <h2 id="tool-compare-title">{title}</h2>
+            <HowToRead topic="compare"/>
             <Sides base=comparison.base.clone() candidate=comparison.candidate.clone()/>
             <Sentences id="compare-differences" class="messages xspace-warnings" title="What differs between the sides" items=comparison.differences.clone()/>
             <Sentences id="compare-notes" class="messages notes" title="What is missing" items=comparison.notes.clone()/>

@@ -114,11 +114,11 @@ pub fn Figures(comparison: Comparison, caption: &'static str) -> impl IntoView {
             <caption>{caption}</caption>
             <thead>
                 <tr>
-                    <th scope="col">""</th>
-                    <th scope="col" class="num">"Baseline"</th>
-                    <th scope="col" class="num">"Candidate"</th>
-                    <th scope="col" class="num">"Change"</th>
-                    <th scope="col" class="num">"Change (%)"</th>
+                    <th scope="col" title="The figure compared">""</th>
+                    <th scope="col" class="num" title="The figure in the baseline profile">"Baseline"</th>
+                    <th scope="col" class="num" title="The figure in the candidate profile">"Candidate"</th>
+                    <th scope="col" class="num" title="Candidate minus baseline">"Change"</th>
+                    <th scope="col" class="num" title="Change as a percentage of the baseline">"Change (%)"</th>
                 </tr>
             </thead>
             <tbody>{rows}</tbody>

@@ -141,7 +141,7 @@ fn columns(table: &TableDiff) -> Vec<Column<DiffRow>> {
         .map(|(i, name)| Column {
             id: KEY_IDS[i],
             label: label(name.clone()),
-            title: "",
+            title: "Part of the key that pairs a baseline row with a candidate row",
             numeric: false,
             value: KEY_VALUES[i],
             cell: KEY_CELLS[i],
@@ -159,7 +159,7 @@ fn columns(table: &TableDiff) -> Vec<Column<DiffRow>> {
         Column {
             id: "base-count",
             label: "Baseline count",
-            title: "",
+            title: "How many times it ran in the baseline",
             numeric: true,
             value: |r| SortValue::Number(r.base_count as f64),
             cell: |r| fmt::count(r.base_count),
@@ -167,7 +167,7 @@ fn columns(table: &TableDiff) -> Vec<Column<DiffRow>> {
         Column {
             id: "candidate-count",
             label: "Candidate count",
-            title: "",
+            title: "How many times it ran in the candidate",
             numeric: true,
             value: |r| SortValue::Number(r.candidate_count as f64),
             cell: |r| fmt::count(r.candidate_count),
@@ -175,7 +175,7 @@ fn columns(table: &TableDiff) -> Vec<Column<DiffRow>> {
         Column {
             id: "base",
             label: label(format!("Baseline ({unit})")),
-            title: "",
+            title: "The measure in the baseline, in the unit shown",
             numeric: true,
             value: |r| SortValue::Number(r.base),
             cell: |r| fmt::decimal(r.base, 1),
@@ -183,7 +183,7 @@ fn columns(table: &TableDiff) -> Vec<Column<DiffRow>> {
         Column {
             id: "candidate",
             label: label(format!("Candidate ({unit})")),
-            title: "",
+            title: "The measure in the candidate, in the unit shown",
             numeric: true,
             value: |r| SortValue::Number(r.candidate),
             cell: |r| fmt::decimal(r.candidate, 1),

@@ -99,7 +99,7 @@ fn columns() -> Vec<Column<Row>> {
         Column {
             id: "name",
             label: "name",
-            title: "",
+            title: "The operator or kernel name, matched between baseline (control) and candidate (test)",
             numeric: false,
             value: |r| SortValue::Text(&r.row.name),
             cell: |r| r.row.name.clone(),

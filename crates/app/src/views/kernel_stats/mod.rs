@@ -319,7 +319,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "registers",
             label: "Registers per thread",
-            title: "",
+            title: "Registers each thread of the kernel uses; many registers lower occupancy",
             numeric: true,
             value: |r| SortValue::Number(r.kernel.registers_per_thread as f64),
             cell: |r| fmt::count(r.kernel.registers_per_thread),
@@ -367,7 +367,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "uses-tensorcore",
             label: "Kernel uses TensorCore",
-            title: "",
+            title: "The kernel ran on TensorCores (judged from its name)",
             numeric: false,
             value: |r| SortValue::Text(yes_no(r.kernel.uses_tensor_core)),
             cell: |r| yes_no(r.kernel.uses_tensor_core).to_string(),
@@ -383,7 +383,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "occurrences",
             label: "Occurrences",
-            title: "",
+            title: "How many times the kernel ran with this launch shape and op",
             numeric: true,
             value: |r| SortValue::Number(r.kernel.occurrences as f64),
             cell: |r| fmt::count(r.kernel.occurrences),
@@ -391,7 +391,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "total",
             label: "Total duration (µs)",
-            title: "",
+            title: "Sum of the kernel's run times, µs",
             numeric: true,
             value: |r| SortValue::Number(r.kernel.total_ns as f64 / 1e3),
             cell: |r| measure::us(r.kernel.total_ns as f64 / 1e3),
@@ -399,7 +399,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "avg",
             label: "Avg. duration (µs)",
-            title: "",
+            title: "Total duration ÷ occurrences, µs",
             numeric: true,
             value: |r| SortValue::Number(avg_ns(&r.kernel) / 1e3),
             cell: |r| measure::us(avg_ns(&r.kernel) / 1e3),
@@ -407,7 +407,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "min",
             label: "Min. duration (µs)",
-            title: "",
+            title: "Shortest run, µs",
             numeric: true,
             value: |r| SortValue::Number(r.kernel.min_ns as f64 / 1e3),
             cell: |r| measure::us(r.kernel.min_ns as f64 / 1e3),
@@ -415,7 +415,7 @@ fn xprof_columns() -> Vec<Column<Row>> {
         Column {
             id: "max",
             label: "Max. duration (µs)",
-            title: "",
+            title: "Longest run, µs",
             numeric: true,
             value: |r| SortValue::Number(r.kernel.max_ns as f64 / 1e3),
             cell: |r| measure::us(r.kernel.max_ns as f64 / 1e3),

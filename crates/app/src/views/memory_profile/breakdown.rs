@@ -36,7 +36,7 @@ pub(super) fn breakdown_columns() -> Vec<Column<BreakdownRow>> {
         Column {
             id: "op",
             label: "Op name",
-            title: "",
+            title: "The framework op that made the allocation",
             numeric: false,
             value: |r| SortValue::Text(&r.activity.op),
             cell: |r| r.activity.op.clone(),
@@ -68,7 +68,7 @@ pub(super) fn breakdown_columns() -> Vec<Column<BreakdownRow>> {
         Column {
             id: "region",
             label: "Region type",
-            title: "",
+            title: "The kind of memory region the allocation came from (as the allocator reports it)",
             numeric: false,
             value: |r| SortValue::Text(&r.activity.region),
             cell: |r| r.activity.region.clone(),
@@ -76,7 +76,7 @@ pub(super) fn breakdown_columns() -> Vec<Column<BreakdownRow>> {
         Column {
             id: "data-type",
             label: "Data type",
-            title: "",
+            title: "The element type of the allocated tensor",
             numeric: false,
             value: |r| SortValue::Text(&r.activity.data_type),
             cell: |r| r.activity.data_type.clone(),
@@ -84,7 +84,7 @@ pub(super) fn breakdown_columns() -> Vec<Column<BreakdownRow>> {
         Column {
             id: "shape",
             label: "Shape",
-            title: "",
+            title: "The shape of the allocated tensor",
             numeric: false,
             value: |r| SortValue::Text(&r.activity.shape),
             cell: |r| r.activity.shape.clone(),

@@ -40,7 +40,7 @@ pub fn columns() -> Vec<Column<Row>> {
         Column {
             id: "category",
             label: "Category",
-            title: "",
+            title: "The HLO op's category (fusion, convolution, data formatting…)",
             numeric: false,
             value: |r| SortValue::Text(&r.record.category),
             cell: |r| r.record.category.clone(),
@@ -48,7 +48,7 @@ pub fn columns() -> Vec<Column<Row>> {
         Column {
             id: "operation",
             label: "Operation",
-            title: "",
+            title: "The HLO operation",
             numeric: false,
             value: |r| SortValue::Text(&r.record.operation),
             cell: |r| r.record.operation.clone(),
@@ -56,7 +56,7 @@ pub fn columns() -> Vec<Column<Row>> {
         Column {
             id: "occurrences",
             label: "Occurrences",
-            title: "",
+            title: "How many times the op ran",
             numeric: true,
             value: |r| SortValue::Number(r.record.occurrences as f64),
             cell: |r| fmt::count(r.record.occurrences),
@@ -64,7 +64,7 @@ pub fn columns() -> Vec<Column<Row>> {
         Column {
             id: "total-time",
             label: "Total time (µs)",
-            title: "",
+            title: "Time of all its runs, µs",
             numeric: true,
             value: |r| SortValue::Number(r.record.total_time_us),
             cell: |r| measure::us(r.record.total_time_us),
@@ -96,7 +96,7 @@ pub fn columns() -> Vec<Column<Row>> {
         Column {
             id: "hbm-bw",
             label: "HBM bw (GiB/s)",
-            title: "",
+            title: "Bytes read and written to HBM ÷ time, GiB/s",
             numeric: true,
             value: |r| SortValue::Number(r.record.hbm_bw),
             cell: |r| fmt::decimal(r.record.hbm_bw, 1),
@@ -128,7 +128,7 @@ pub fn columns() -> Vec<Column<Row>> {
         Column {
             id: "program",
             label: "Program ID",
-            title: "",
+            title: "The id of the XLA program (module) the op belongs to",
             numeric: false,
             value: |r| SortValue::Number(r.record.program_id as f64),
             cell: |r| if r.record.rank == 0 { String::new() } else { r.record.program_id.to_string() },

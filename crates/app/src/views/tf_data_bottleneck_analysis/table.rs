@@ -46,7 +46,7 @@ pub(super) fn pipeline_columns() -> Vec<Column<PipelineRow>> {
         Column {
             id: "host",
             label: "Host",
-            title: "",
+            title: "The host that ran the input pipeline",
             numeric: false,
             value: |r| SortValue::Text(&r.host),
             cell: |r| r.host.clone(),
@@ -70,7 +70,7 @@ pub(super) fn pipeline_columns() -> Vec<Column<PipelineRow>> {
         Column {
             id: "slow-calls",
             label: "Slow calls (>50 µs)",
-            title: "",
+            title: "Calls to the pipeline's iterator that took more than 50 µs",
             numeric: true,
             value: |r| SortValue::Number(r.slow_calls as f64),
             cell: |r| fmt::count(r.slow_calls),
@@ -78,7 +78,7 @@ pub(super) fn pipeline_columns() -> Vec<Column<PipelineRow>> {
         Column {
             id: "min",
             label: "Min. latency (µs)",
-            title: "",
+            title: "Fastest call to the pipeline's iterator, µs",
             numeric: true,
             value: |r| SortValue::Number(r.min_ps / 1e6),
             cell: |r| measure::us(r.min_ps / 1e6),
@@ -86,7 +86,7 @@ pub(super) fn pipeline_columns() -> Vec<Column<PipelineRow>> {
         Column {
             id: "avg",
             label: "Avg. latency (µs)",
-            title: "",
+            title: "Mean time of a call to the pipeline's iterator, µs",
             numeric: true,
             value: |r| SortValue::Number(r.average_ps / 1e6),
             cell: |r| measure::us(r.average_ps / 1e6),
@@ -94,7 +94,7 @@ pub(super) fn pipeline_columns() -> Vec<Column<PipelineRow>> {
         Column {
             id: "max",
             label: "Max. latency (µs)",
-            title: "",
+            title: "Slowest call to the pipeline's iterator, µs",
             numeric: true,
             value: |r| SortValue::Number(r.max_ps / 1e6),
             cell: |r| measure::us(r.max_ps / 1e6),
