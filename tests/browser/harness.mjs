@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, firefox } from 'playwright-core';
 import { serveStatic } from './serve.mjs';
 import { letFirefoxPickFolders } from './firefox_folder.mjs';
+import { reportFirefoxBlobDownloads } from './firefox_downloads.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DIST = process.env.PROFLENS_DIST ?? path.resolve(here, '../../dist');
@@ -51,6 +52,7 @@ function launchChromium() {
 
 /** Stock Firefox ESR driven over WebDriver BiDi (no geckodriver, no patched build). */
 function launchFirefox() {
+  reportFirefoxBlobDownloads();
   return firefox.launch({
     executablePath: process.env.FIREFOX ?? '/usr/bin/firefox-esr',
     channel: 'moz-firefox',
