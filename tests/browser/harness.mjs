@@ -10,6 +10,7 @@ import { chromium, firefox } from 'playwright-core';
 import { serveStatic } from './serve.mjs';
 import { letFirefoxPickFolders } from './firefox_folder.mjs';
 import { reportFirefoxBlobDownloads } from './firefox_downloads.mjs';
+import { honourColorScheme, CONTENT_SCHEME_PREF } from './firefox_color_scheme.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DIST = process.env.PROFLENS_DIST ?? path.resolve(here, '../../dist');
@@ -51,13 +52,20 @@ function launchChromium() {
 }
 
 /** Stock Firefox ESR driven over WebDriver BiDi (no geckodriver, no patched build). */
-function launchFirefox() {
+async function launchFirefox() {
   reportFirefoxBlobDownloads();
+  // Light unless a context asks for dark, as headless Chromium.
+  const browser = await startFirefox({ [CONTENT_SCHEME_PREF]: 1 });
+  honourColorScheme(browser, startFirefox);
+  return browser;
+}
+
+function startFirefox(prefs) {
   return firefox.launch({
     executablePath: process.env.FIREFOX ?? '/usr/bin/firefox-esr',
     channel: 'moz-firefox',
     headless: true,
-    firefoxUserPrefs: FIREFOX_OFFLINE_PREFS,
+    firefoxUserPrefs: { ...FIREFOX_OFFLINE_PREFS, ...prefs },
   });
 }
 
@@ -110,9 +118,12 @@ const FIREFOX_OFFLINE_PREFS = {
   'security.fileuri.strict_origin_policy': true,
 };
 
-/** A fresh page that records every request, console error and CSP violation. */
-export async function openPage(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+/**
+ * A fresh page that records every request, console error and CSP violation.
+ * `options` go to the new context (e.g. `{ colorScheme: 'dark' }`, which Firefox honours only here, not through `page.emulateMedia`).
+ */
+export async function openPage(browser, url, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
   const seen = { requests: [], errors: [], csp: [] };
   context.on('request', (r) => seen.requests.push(r.url()));
   const page = await context.newPage();
