@@ -1,4 +1,4 @@
-// Browser tests: the built app (dist/) in real headless Chromium.
+// Browser tests: the built app (dist/) in real headless Chromium or Firefox ESR (PROFLENS_BROWSER).
 // Run by `cargo xtask test` after `cargo xtask dist`; PROFLENS_DIST points at dist/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -158,6 +158,8 @@ test('trace viewer: timeline drawn, keyboard zoom and pan, event details, search
 
   // Shift+drag across the timeline sums the range up by name.
   await page.locator('#trace-canvas').focus();
+  // The whole timeline on screen for the drag: Chromium scrolls a focused canvas fully into view, Firefox not.
+  await page.locator('#trace-canvas').evaluate((c) => c.scrollIntoView({ block: 'end' }));
   await page.keyboard.press('0');
   const canvas = await page.locator('#trace-canvas').boundingBox();
   const y = canvas.y + 60;

@@ -1,7 +1,7 @@
 //! `cargo xtask serve | test | dist | check-arch`: the project's automation, in Rust.
 //!
 //! Both entry points a newcomer runs install what is missing first
-//! (the wasm target, the wasm-bindgen CLI matching Cargo.lock, Chromium and
+//! (the wasm target, the wasm-bindgen CLI matching Cargo.lock, Chromium, Firefox ESR and
 //! the browser-test packages), so they work on a fresh machine.
 
 mod arch;
@@ -84,12 +84,18 @@ fn test_command() -> Result<(), String> {
     run(Command::new("cargo")
         .args(["build", "-p", "proflens-collector", "--bin", "proflens-collect"])
         .current_dir(&root))?;
-    run(Command::new("node")
-        .args(["--test", "--test-concurrency=1"])
-        .arg(root.join("tests/browser"))
-        .env("PROFLENS_DIST", &dist)
-        .env("PROFLENS_COLLECT", target_dir().join("debug/proflens-collect"))
-        .current_dir(root.join("tests/browser")))
+    // The whole browser suite once per browser: Chromium over CDP, Firefox ESR over WebDriver BiDi.
+    for browser in ["chromium", "firefox"] {
+        println!("browser tests in {browser}");
+        run(Command::new("node")
+            .args(["--test", "--test-concurrency=1"])
+            .arg(root.join("tests/browser"))
+            .env("PROFLENS_BROWSER", browser)
+            .env("PROFLENS_DIST", &dist)
+            .env("PROFLENS_COLLECT", target_dir().join("debug/proflens-collect"))
+            .current_dir(root.join("tests/browser")))?;
+    }
+    Ok(())
 }
 
 fn bench_web(profile: &Path) -> Result<(), String> {

@@ -20,11 +20,15 @@ pub fn ensure_build_tools() -> Result<(), String> {
     Ok(())
 }
 
-/// Chromium with its driver (Debian packages) and the browser tests' npm packages.
+/// Chromium with its driver and Firefox ESR (Debian packages), and the browser tests' npm packages.
 pub fn ensure_browser_tools() -> Result<(), String> {
     let mut packages = Vec::new();
     if !std::path::Path::new("/usr/bin/chromium").exists() {
         packages.push("chromium");
+    }
+    // Playwright drives stock Firefox over WebDriver BiDi: no geckodriver needed.
+    if !std::path::Path::new("/usr/bin/firefox-esr").exists() {
+        packages.push("firefox-esr");
     }
     if !std::path::Path::new("/usr/bin/chromedriver").exists() {
         packages.push("chromium-driver");
