@@ -80,7 +80,7 @@ function assertNone(failures) {
 
 /** Opens a fresh page, lets `open` load something, waits for the first tool. */
 async function withProfile(label, open, { hosts, hash = '' } = {}) {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/${hash}`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/${hash}`, { colorScheme: COLOR_SCHEME });
   await open(page);
   await page.locator('main section.tool').first().waitFor({ timeout: 90_000 });
   const failures = await checkEveryTool(page, label, hosts);
@@ -91,7 +91,7 @@ async function withProfile(label, open, { hosts, hash = '' } = {}) {
 }
 
 test('axe: the start screen', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`, { colorScheme: COLOR_SCHEME });
   await page.locator('#open-demo').waitFor();
   assertNone((await seriousViolations(page, { colorScheme: COLOR_SCHEME })).map((l) => `start: ${l}`));
   // axe does run and report: an unlabelled text box added to the page is found.
@@ -156,7 +156,7 @@ test('axe: every comparison of two PyTorch traces, the trace diff included', asy
 });
 
 test('axe covered every tool the selector offers', async (t) => {
-  const { page, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, close } = await openPage(env.browser, `${env.server.url}/`, { colorScheme: COLOR_SCHEME });
   const all = await page.$$eval('#tool > option', (o) => o.map((x) => x.value));
   await close();
   const missed = all.filter((t) => !checked.has(t));
@@ -205,7 +205,7 @@ async function tabTo(page, matches, what, limit = 80, key = 'Tab') {
 }
 
 test('keyboard: open the demo, switch tools, sort a table, move the trace, focus always visible', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`, { colorScheme: COLOR_SCHEME });
   await page.locator('#open-demo').waitFor();
   await tabTo(page, () => document.activeElement?.id === 'open-demo', 'Open demo');
   await page.keyboard.press('Enter');
@@ -274,7 +274,7 @@ test('keyboard: open the demo, switch tools, sort a table, move the trace, focus
 });
 
 test('keyboard: a profile info plane and an op-profile row open with Enter, → and ←; focus stays on the row', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=info`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=info`, { colorScheme: COLOR_SCHEME });
   await page.setInputFiles('#open-files', MI300X_XLA);
   await page.locator('#planes tr[data-plane]').first().waitFor({ timeout: 90_000 });
   // The plane's name is a button that says whether its lines are shown.

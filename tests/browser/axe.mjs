@@ -3,6 +3,7 @@
 // returned as short lines (rule, impact, element, what is wrong).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { isFirefox } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -23,7 +24,16 @@ export const FAILING_IMPACTS = ['serious', 'critical'];
  * scripts, and this way the page's own CSP assertions stay meaningful.
  */
 export async function seriousViolations(page, { colorScheme = 'light', context = 'document' } = {}) {
-  await page.emulateMedia({ colorScheme });
+  if (isFirefox) {
+    // Firefox under WebDriver BiDi takes the scheme from the page's context
+    // (openPage's `{ colorScheme }`), not from page.emulateMedia.
+    const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+    if (dark !== (colorScheme === 'dark')) {
+      throw new Error(`axe: the page is not in the ${colorScheme} scheme; open it with openPage(browser, url, { colorScheme })`);
+    }
+  } else {
+    await page.emulateMedia({ colorScheme });
+  }
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
     await page.evaluate(AXE_SOURCE);
   }
