@@ -1,0 +1,68 @@
+//! The start screen's list of recently opened profiles: demos reopen in one
+//! click; files are named only (open them again to analyse them).
+
+use leptos::prelude::*;
+
+use crate::bridge;
+use crate::recent::{self, Recent};
+use crate::state::AppState;
+
+#[component]
+pub fn RecentList() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let entries = RwSignal::new(recent::list());
+    let item = move |entry: Recent| {
+        let when = recent::ago(js_sys::Date::now(), entry.at_ms);
+        match entry.demo {
+            Some(id) => {
+                let label = format!("Open the demo {} again", entry.name);
+                let reopen = id.clone();
+                view! {
+                    <li class="recent-item" data-demo=id>
+                        <span class="recent-name">{entry.name}</span>
+                        {format!(" — demo, {when} ")}
+                        <button
+                            type="button"
+                            class="button small recent-open"
+                            aria-label=label
+                            on:click=move |_| bridge::open_demo(state, &reopen, false)
+                        >
+                            "Open again"
+                        </button>
+                    </li>
+                }
+                .into_any()
+            }
+            None => view! {
+                <li class="recent-item">
+                    <span class="recent-name">{entry.name}</span>
+                    {format!(" — recently opened, {when} (open it again to analyse it)")}
+                </li>
+            }
+            .into_any(),
+        }
+    };
+    move || {
+        let list = entries.get();
+        (!list.is_empty()).then(|| {
+            let items = list.into_iter().map(item).collect_view();
+            view! {
+                <section id="recent" class="recent" aria-labelledby="recent-title">
+                    <h3 id="recent-title">"Recently opened"</h3>
+                    <ul>{items}</ul>
+                    <button
+                        id="recent-clear"
+                        type="button"
+                        class="button small"
+                        on:click=move |_| {
+                            recent::clear();
+                            entries.set(Vec::new());
+                        }
+                    >
+                        "Clear the list"
+                    </button>
+                </section>
+            }
+        })
+    }
+}
