@@ -16,6 +16,7 @@ use crate::demo_menu::{DemoCaption, DemoMenu};
 use crate::demos;
 use crate::intake;
 use crate::protocol::EventAt;
+use crate::recent_handles;
 use crate::recent_list::RecentList;
 use crate::selectors::Selectors;
 use crate::state::{AppState, Pick, Status};
@@ -103,6 +104,7 @@ fn OpenPanel() -> impl IntoView {
         let files = intake::from_file_list(input.files());
         // Let the same selection be picked again later.
         input.set_value("");
+        recent_handles::remember(&files, None);
         bridge::open_files(state, files);
     };
     let on_drop = move |ev: DragEvent| {
@@ -111,8 +113,12 @@ fn OpenPanel() -> impl IntoView {
         let Some(data) = ev.data_transfer() else {
             return;
         };
+        let handles = recent_handles::drop_handles(&data);
         match intake::drop_entries(&data) {
-            Err(files) => bridge::open_files(state, files),
+            Err(files) => {
+                recent_handles::remember_drop(&files, handles);
+                bridge::open_files(state, files);
+            }
             Ok(entries) if entries.is_empty() => {}
             Ok(entries) => {
                 state.error.set(None);
@@ -128,6 +134,7 @@ fn OpenPanel() -> impl IntoView {
                         }));
                         return;
                     }
+                    recent_handles::remember_drop(&files, handles);
                     bridge::open_files(state, files);
                     if unreadable > 0 {
                         state.notice.set(Some(format!(
@@ -175,7 +182,9 @@ fn OpenPanel() -> impl IntoView {
                         multiple
                         on:change=on_pick
                     />
-                    <label for="open-files" class="button">"Choose files…"</label>
+                    <label for="open-files" class="button" on:click=move |ev| pick_kept(state, ev, false)>
+                        "Choose files…"
+                    </label>
                     <input
                         type="file"
                         id="open-folder"
@@ -184,7 +193,9 @@ fn OpenPanel() -> impl IntoView {
                         multiple
                         prop:webkitdirectory=true
                     />
-                    <label for="open-folder" class="button">"Choose a folder…"</label>
+                    <label for="open-folder" class="button" on:click=move |ev| pick_kept(state, ev, true)>
+                        "Choose a folder…"
+                    </label>
                     <DemoMenu/>
                 </div>
                 {move || (!compact()).then(|| view! { <RecentList/> })}
@@ -194,6 +205,25 @@ fn OpenPanel() -> impl IntoView {
             </p>
         </section>
     }
+}
+
+/// Where the browser keeps handles (Chromium), its own pickers replace the
+/// file inputs, so that the files reopen from the recent list later.
+fn pick_kept(state: AppState, ev: web_sys::MouseEvent, folder: bool) {
+    if !recent_handles::supported() {
+        return;
+    }
+    ev.prevent_default();
+    spawn_local(async move {
+        match recent_handles::pick(folder).await {
+            Ok(Some((handles, files))) => {
+                recent_handles::remember(&files, Some(handles));
+                bridge::open_files(state, files);
+            }
+            Ok(None) => {}
+            Err(why) => state.error.set(Some(format!("The files could not be opened: {why}."))),
+        }
+    });
 }
 
 #[component]

@@ -7,7 +7,7 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: demos < protocol < worker < widgets < views < state < url_state < intake < recent < bridge < selectors < demo_menu < recent_list < app
+//! Layers: demos < protocol < worker < widgets < views < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
 //! Independent: views
 //!
 //! - [`demos`]: the list of demos (data only; xtask reads it too);
@@ -19,7 +19,8 @@
 //!   import each other;
 //! - [`state`], [`url_state`]: what the page shows, and the URL hash of it;
 //! - [`intake`]: files from pickers and drops;
-//! - [`recent`]: the recently opened profiles, in local storage;
+//! - [`recent`], [`recent_handles`]: the recently opened profiles, in local
+//!   storage, and the handles that reopen files where the browser allows;
 //! - [`bridge`]: requests to the worker and its replies into state;
 //! - [`selectors`]: run, host and tool, and the compare controls;
 //! - [`demo_menu`], [`recent_list`]: the demo menu and caption, the recent list;
@@ -36,6 +37,7 @@ mod demos_tests;
 mod intake;
 mod protocol;
 mod recent;
+mod recent_handles;
 mod recent_list;
 mod selectors;
 mod state;

@@ -1,7 +1,8 @@
 //! The recently opened profiles, kept in this browser's `localStorage`
 //! (names and when, never contents): demos, which reopen in one click, and
-//! picked or dropped files, listed by name only, since a page cannot open
-//! a file again without the user picking it.
+//! picked or dropped files, by name; those whose handles the browser gave
+//! (`crate::recent_handles`) reopen too, the others cannot be read again
+//! without the user picking them.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,10 @@ pub struct Recent {
     /// The demo's id when it was one (it can be opened again).
     #[serde(default)]
     pub demo: Option<String>,
+    /// The key of the files' handles in IndexedDB (`crate::recent_handles`),
+    /// where the browser gave them: they can be opened again.
+    #[serde(default)]
+    pub handles: Option<String>,
     /// When, in ms since the epoch.
     pub at_ms: f64,
 }
@@ -32,13 +37,19 @@ pub fn list() -> Vec<Recent> {
 }
 
 pub fn remember_demo(demo: &Demo) {
-    remember(Recent { name: demo.title.to_string(), demo: Some(demo.id.to_string()), at_ms: js_sys::Date::now() });
+    remember(Recent {
+        name: demo.title.to_string(),
+        demo: Some(demo.id.to_string()),
+        handles: None,
+        at_ms: js_sys::Date::now(),
+    });
 }
 
-/// Files picked or dropped, by the paths they were opened as.
-pub fn remember_files(paths: &[String]) {
+/// Files picked or dropped, by the paths they were opened as, with the key
+/// of their handles when they are kept.
+pub fn remember_files(paths: &[String], handles: Option<String>) {
     if let Some(name) = files_name(paths) {
-        remember(Recent { name, demo: None, at_ms: js_sys::Date::now() });
+        remember(Recent { name, demo: None, handles, at_ms: js_sys::Date::now() });
     }
 }
 
@@ -102,7 +113,7 @@ mod tests {
     use super::*;
 
     fn entry(name: &str, demo: Option<&str>) -> Recent {
-        Recent { name: name.into(), demo: demo.map(String::from), at_ms: 0.0 }
+        Recent { name: name.into(), demo: demo.map(String::from), handles: None, at_ms: 0.0 }
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! The start screen's list of recently opened profiles: demos reopen in one
-//! click; files are named only (open them again to analyse them).
+//! click, and so do files whose handles the browser kept (Chromium, after it
+//! grants read access again); other files are named only (open them again
+//! to analyse them).
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::bridge;
 use crate::recent::{self, Recent};
+use crate::recent_handles;
 use crate::state::AppState;
 
 #[component]
@@ -13,6 +17,25 @@ pub fn RecentList() -> impl IntoView {
     let entries = RwSignal::new(recent::list());
     let item = move |entry: Recent| {
         let when = recent::ago(js_sys::Date::now(), entry.at_ms);
+        let kept = entry.handles.clone().filter(|_| recent_handles::supported());
+        if let Some(key) = kept {
+            let label = format!("Open {} again", entry.name);
+            return view! {
+                <li class="recent-item" data-kept="true">
+                    <span class="recent-name">{entry.name}</span>
+                    {format!(" — {when} ")}
+                    <button
+                        type="button"
+                        class="button small recent-open"
+                        aria-label=label
+                        on:click=move |_| reopen(state, key.clone())
+                    >
+                        "Open again"
+                    </button>
+                </li>
+            }
+            .into_any();
+        }
         match entry.demo {
             Some(id) => {
                 let label = format!("Open the demo {} again", entry.name);
@@ -56,6 +79,7 @@ pub fn RecentList() -> impl IntoView {
                         class="button small"
                         on:click=move |_| {
                             recent::clear();
+                            recent_handles::forget_all();
                             entries.set(Vec::new());
                         }
                     >
@@ -65,4 +89,18 @@ pub fn RecentList() -> impl IntoView {
             }
         })
     }
+}
+
+/// Reopens kept files: the browser may ask the user for read access first.
+fn reopen(state: AppState, key: String) {
+    spawn_local(async move {
+        match recent_handles::reopen(&key).await {
+            Ok(files) if !files.is_empty() => {
+                recent::remember_files(&files.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(), Some(key));
+                bridge::open_files(state, files);
+            }
+            Ok(_) => state.error.set(Some("The recently opened files are empty now.".into())),
+            Err(why) => state.error.set(Some(format!("The recently opened files could not be opened again: {why}."))),
+        }
+    });
 }

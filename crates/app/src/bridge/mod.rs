@@ -115,7 +115,6 @@ pub fn set_pending_url(url: UrlState) {
 
 /// Opens files picked or dropped by the user (the open ones are closed).
 pub fn open_files(state: AppState, files: Vec<(String, File)>) {
-    crate::recent::remember_files(&files.iter().map(|(path, _)| path.clone()).collect::<Vec<_>>());
     send_files(state, files, Opening::Load);
 }
 
