@@ -17,10 +17,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-// Data only, shared with the app: the one list of demos and their files.
+/// The app's list of demos and their files (data only, written once).
 #[allow(dead_code)]
-#[path = "../../crates/app/src/demos.rs"]
-mod demos;
+mod demos {
+    include!("../../crates/app/src/demos.rs");
+}
 
 const PROFILE: &str = "wasm-release";
 const CSP_MARKER: &str = "<!-- PROFLENS:CSP -->";

@@ -1,12 +1,13 @@
-//! The demos: real profiles of the test fixtures, one per kind of job, each
-//! opening on the tool that tells its story with a one-line caption.
-//!
-//! Not bundled in the wasm: `cargo xtask dist` copies each demo's files
-//! (gzipped) into `dist/demos/`, where the worker fetches them on demand,
-//! and embeds them in `dist/proflens.html` as `<script
-//! type="application/octet-stream" id="proflens-demo-<served>">` elements,
-//! which the page reads when opened from disk. This file is data only:
-//! `xtask/src/dist.rs` includes it (`#[path]`) so the list is written once.
+// The demos: real profiles of the test fixtures, one per kind of job, each
+// opening on the tool that tells its story with a one-line caption.
+//
+// Not bundled in the wasm: `cargo xtask dist` copies each demo's files
+// (gzipped) into `dist/demos/`, where the worker fetches them on demand,
+// and embeds them in `dist/proflens.html` as `<script
+// type="application/octet-stream" id="proflens-demo-<served>">` elements,
+// which the page reads when opened from disk. This file is data only:
+// `xtask/src/dist.rs` includes it (`include!`, hence no `//!` comments here)
+// so the list is written once.
 
 /// One demo of the menu.
 pub struct Demo {

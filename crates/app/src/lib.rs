@@ -31,6 +31,7 @@
 mod app;
 mod bridge;
 mod demo_menu;
+/// The demos: which profiles, their tools and captions (data only; xtask reads it too).
 mod demos;
 #[cfg(test)]
 mod demos_tests;
