@@ -82,7 +82,11 @@ test('a demo reopens from the list in one click, newest first; the list clears',
   await close();
 });
 
-test('Chromium: files picked with the browser picker reopen from the list after a reload', async () => {
+test('Chromium: files picked with the browser picker reopen from the list after a reload', async (t) => {
+  if (env.browser.browserType().name() !== 'chromium') {
+    t.skip('the File System Access pickers and handles are Chromium-only');
+    return;
+  }
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
   await page.locator('#open-demo').waitFor();
   assert.equal(await page.evaluate(() => window.proflensRecentHandles.supported), true);

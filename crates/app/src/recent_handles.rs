@@ -61,6 +61,9 @@ pub fn remember(files: &[(String, File)], handles: Option<JsValue>) {
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let key = handles.as_ref().map(|_| format!("h{}", js_sys::Date::now() as u64));
     recent::remember_files(&paths, key.clone());
+    if !supported() {
+        return;
+    }
     let keys: js_sys::Array = recent::list().into_iter().filter_map(|e| e.handles).map(JsValue::from).collect();
     spawn_local(async move {
         if let (Some(key), Some(handles)) = (key, handles) {
@@ -92,6 +95,9 @@ pub async fn reopen(key: &str) -> Result<Picked, String> {
 
 /// Forgets every kept handle.
 pub fn forget_all() {
+    if !supported() {
+        return;
+    }
     spawn_local(async {
         let _ = call_async("forgetAll", &[]).await;
     });
