@@ -83,6 +83,94 @@
     };
   }
 
+  // Recent profiles on Chromium: the File System Access handles of picked or
+  // dropped files and folders, kept in this page's IndexedDB (never sent
+  // anywhere) so that a click reopens them after the browser grants read
+  // access again. Used by crates/app/src/recent_handles.rs; absent support
+  // leaves `supported` false and the app lists names only.
+  var HANDLE_DB = 'proflens-recent';
+  var HANDLE_STORE = 'handles';
+
+  function handleStore(mode, use) {
+    return new Promise(function (resolve, reject) {
+      var open = indexedDB.open(HANDLE_DB, 1);
+      open.onupgradeneeded = function () { open.result.createObjectStore(HANDLE_STORE); };
+      open.onerror = function () { reject(open.error); };
+      open.onsuccess = function () {
+        var db = open.result;
+        var tx = db.transaction(HANDLE_STORE, mode);
+        var request = use(tx.objectStore(HANDLE_STORE));
+        tx.oncomplete = function () { db.close(); resolve(request ? request.result : undefined); };
+        tx.onerror = function () { db.close(); reject(tx.error); };
+      };
+    });
+  }
+
+  // Every file below a handle, with its path from the picked item's name
+  // (as a folder pick's webkitRelativePath has it).
+  async function filesBelow(handle, prefix, out) {
+    if (handle.kind === 'file') {
+      out.push({ path: prefix + handle.name, file: await handle.getFile() });
+      return;
+    }
+    for await (var child of handle.values()) await filesBelow(child, prefix + handle.name + '/', out);
+  }
+
+  async function filesOf(handles) {
+    var out = [];
+    for (var i = 0; i < handles.length; i++) await filesBelow(handles[i], '', out);
+    return out;
+  }
+
+  window.proflensRecentHandles = {
+    supported: typeof window.showOpenFilePicker === 'function' &&
+      typeof window.showDirectoryPicker === 'function' && typeof indexedDB === 'object',
+    // The pickers: {handles, files: [{path, file}]}; rejects when cancelled.
+    pickFiles: async function () {
+      var handles = await window.showOpenFilePicker({ multiple: true });
+      return { handles: handles, files: await filesOf(handles) };
+    },
+    pickFolder: async function () {
+      var handles = [await window.showDirectoryPicker({ mode: 'read' })];
+      return { handles: handles, files: await filesOf(handles) };
+    },
+    // Must be called inside the drop event: the promises are taken there.
+    dropHandles: function (dataTransfer) {
+      var items = Array.prototype.slice.call(dataTransfer.items || []);
+      var promises = items
+        .filter(function (item) { return item.kind === 'file' && typeof item.getAsFileSystemHandle === 'function'; })
+        .map(function (item) { return item.getAsFileSystemHandle(); });
+      return Promise.all(promises).then(function (hs) { return hs.filter(Boolean); });
+    },
+    save: function (key, handles) {
+      return handleStore('readwrite', function (store) { store.put(handles, key); });
+    },
+    forgetAll: function () {
+      return handleStore('readwrite', function (store) { store.clear(); });
+    },
+    // Drops the handles of entries no longer listed.
+    keepOnly: function (keys) {
+      return handleStore('readwrite', function (store) {
+        var all = store.getAllKeys();
+        all.onsuccess = function () {
+          all.result.forEach(function (key) { if (keys.indexOf(key) < 0) store.delete(key); });
+        };
+      });
+    },
+    // Asks for read access again (a click is needed for the prompt), then
+    // reads the files: [{path, file}].
+    reopen: async function (key) {
+      var handles = await handleStore('readonly', function (store) { return store.get(key); });
+      if (!handles || !handles.length) throw new Error('this browser no longer holds these files');
+      for (var i = 0; i < handles.length; i++) {
+        var state = await handles[i].queryPermission({ mode: 'read' });
+        if (state !== 'granted') state = await handles[i].requestPermission({ mode: 'read' });
+        if (state !== 'granted') throw new Error('reading them again was not allowed');
+      }
+      return filesOf(handles);
+    },
+  };
+
   async function boot() {
     if (typeof WebAssembly !== 'object') {
       throw new Error('this browser does not run WebAssembly (or it is turned off)');

@@ -5,6 +5,10 @@
 //! `dist/proflens.html` is the same app in one self-contained file that works opened from disk (file://),
 //! where browsers refuse module scripts and fetches: the wasm travels inside
 //! it gzip+base64 and the scripts are inline, allowed by their CSP hashes.
+//!
+//! The demos (`crates/app/src/demos.rs`, included below) are copied gzipped
+//! into `dist/demos/`, fetched by the app on demand, and embedded in
+//! `proflens.html` as base64 elements the page reads from disk.
 
 use crate::{root, run, target_dir};
 use base64::Engine;
@@ -12,6 +16,12 @@ use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The app's list of demos and their files (data only, written once).
+#[allow(dead_code)]
+mod demos {
+    include!("../../crates/app/src/demos.rs");
+}
 
 const PROFILE: &str = "wasm-release";
 const CSP_MARKER: &str = "<!-- PROFLENS:CSP -->";
@@ -53,15 +63,20 @@ pub fn build() -> Result<PathBuf, String> {
         return Err(format!("web/index.html lacks the {CSP_MARKER} line"));
     }
     write(&dist.join("index.html"), &shell.replace(CSP_MARKER, &csp_meta(&[])))?;
-    let single = single_file(&shell, &dist)?;
+    let demo_files = copy_demos(&root, &dist)?;
+    let single = single_file(&shell, &dist, &demo_files)?;
     write(&dist.join("proflens.html"), &single)?;
 
     let wasm_bytes = std::fs::read(dist.join("proflens_bg.wasm")).map_err(|e| e.to_string())?;
+    let demo_bytes: usize = demo_files.iter().map(|(_, gz)| gz.len()).sum();
     println!(
-        "xtask: dist ready at {}\nxtask: wasm {} bytes raw, {} bytes gzip; single file {} bytes",
+        "xtask: dist ready at {}\nxtask: wasm {} bytes raw, {} bytes gzip; demos {} bytes gzip in {} files ({}/); single file {} bytes",
         dist.display(),
         wasm_bytes.len(),
         gzip(&wasm_bytes).len(),
+        demo_bytes,
+        demo_files.len(),
+        demos::DIR,
         single.len()
     );
     Ok(dist)
@@ -80,7 +95,41 @@ fn csp_meta(inline_script_hashes: &[String]) -> String {
     format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">")
 }
 
-fn single_file(shell: &str, dist: &Path) -> Result<String, String> {
+/// Writes each demo file into `dist/demos/` as gzip (a fixture already
+/// gzipped is kept as it is), once per served name; returns them by name.
+fn copy_demos(root: &Path, dist: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let dir = dist.join(demos::DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut written: Vec<(String, Vec<u8>)> = Vec::new();
+    for file in demos::DEMOS.iter().flat_map(|d| d.files) {
+        if written.iter().any(|(served, _)| served == file.served) {
+            continue;
+        }
+        let source = root.join(file.source);
+        let raw = std::fs::read(&source).map_err(|e| format!("demo file {}: {e}", source.display()))?;
+        let gz = if file.source.ends_with(".gz") { raw } else { gzip(&raw) };
+        std::fs::write(dir.join(file.served), &gz).map_err(|e| format!("{}: {e}", file.served))?;
+        written.push((file.served.to_string(), gz));
+    }
+    Ok(written)
+}
+
+/// The demo files as elements of the single file: inert (not scripts the
+/// browser runs), read by the app by id.
+fn demo_elements(files: &[(String, Vec<u8>)]) -> String {
+    files
+        .iter()
+        .map(|(served, gz)| {
+            format!(
+                "<script type=\"application/octet-stream\" id=\"{}{served}\" data-encoding=\"base64\">{}</script>\n",
+                demos::ELEMENT_PREFIX,
+                base64::engine::general_purpose::STANDARD.encode(gz)
+            )
+        })
+        .collect()
+}
+
+fn single_file(shell: &str, dist: &Path, demo_files: &[(String, Vec<u8>)]) -> Result<String, String> {
     let css = read(&dist.join("style.css"))?;
     let theme_css = read(&dist.join("theme.css"))?;
     let theme_boot = inline_safe(&read(&dist.join("theme-boot.js"))?)?;
@@ -99,7 +148,8 @@ fn single_file(shell: &str, dist: &Path) -> Result<String, String> {
         (
             "<script src=\"loader.js\"></script>".to_string(),
             format!(
-                "<script type=\"application/octet-stream\" id=\"proflens-wasm\" data-encoding=\"gzip-base64\">{wasm_b64}</script>\n<script>{loader}</script>"
+                "<script type=\"application/octet-stream\" id=\"proflens-wasm\" data-encoding=\"gzip-base64\">{wasm_b64}</script>\n{}<script>{loader}</script>",
+                demo_elements(demo_files)
             ),
         ),
     ];
@@ -159,6 +209,19 @@ mod tests {
         let mut raw = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut raw).unwrap();
         assert_eq!(raw, data);
+    }
+
+    #[test]
+    fn demo_elements_are_inert_and_named_by_file() {
+        let html = demo_elements(&[("a.json.gz".to_string(), vec![0x1f, 0x8b, 0, 255])]);
+        assert_eq!(
+            html,
+            "<script type=\"application/octet-stream\" id=\"proflens-demo-a.json.gz\" data-encoding=\"base64\">H4sA/w==</script>\n"
+        );
+        // Every demo file of the list exists where xtask reads it.
+        for file in demos::DEMOS.iter().flat_map(|d| d.files) {
+            assert!(root().join(file.source).is_file(), "{}", file.source);
+        }
     }
 
     #[test]

@@ -12,8 +12,12 @@ use std::sync::Arc;
 use proflens_analysis::compare;
 
 use crate::bridge::{self, TraceSink};
+use crate::demo_menu::{DemoCaption, DemoMenu};
+use crate::demos;
 use crate::intake;
 use crate::protocol::EventAt;
+use crate::recent_handles;
+use crate::recent_list::RecentList;
 use crate::selectors::Selectors;
 use crate::state::{AppState, Pick, Status};
 use crate::theme::ThemeToggle;
@@ -31,19 +35,22 @@ pub fn App() -> impl IntoView {
         on_restart: trace_viewer::worker_restarted,
     });
 
-    // The URL's selection is applied once files are opened; `#demo` opens the demo.
+    // The URL's selection is applied once files are opened; `#demo=NAME` opens a demo.
     let url = UrlState::parse(&current_hash());
     if let Some(tool) = url.tool {
         state.tool.set(tool);
     }
     state.trace_target.set(trace_target(&url));
-    let open_demo_now = url.demo;
+    let open_demo_now = url.demo.clone();
     bridge::set_pending_url(url);
     match served_logdir() {
         Some(Ok(logdir)) => bridge::open_logdir_url(state, logdir),
         Some(Err(message)) => state.error.set(Some(message)),
-        None if open_demo_now => bridge::open_demo(state),
-        None => {}
+        None => {
+            if let Some(demo) = open_demo_now {
+                bridge::open_demo(state, &demo, true);
+            }
+        }
     }
     watch_hash(state);
     keep_hash_in_sync(state);
@@ -59,6 +66,7 @@ pub fn App() -> impl IntoView {
         <main id="main">
             <OpenPanel/>
             <StatusArea/>
+            <DemoCaption/>
             <ToolArea/>
         </main>
     }
@@ -100,6 +108,7 @@ fn OpenPanel() -> impl IntoView {
         let files = intake::from_file_list(input.files());
         // Let the same selection be picked again later.
         input.set_value("");
+        recent_handles::remember(&files, None);
         bridge::open_files(state, files);
     };
     let on_drop = move |ev: DragEvent| {
@@ -108,8 +117,12 @@ fn OpenPanel() -> impl IntoView {
         let Some(data) = ev.data_transfer() else {
             return;
         };
+        let handles = recent_handles::drop_handles(&data);
         match intake::drop_entries(&data) {
-            Err(files) => bridge::open_files(state, files),
+            Err(files) => {
+                recent_handles::remember_drop(&files, handles);
+                bridge::open_files(state, files);
+            }
             Ok(entries) if entries.is_empty() => {}
             Ok(entries) => {
                 state.error.set(None);
@@ -125,6 +138,7 @@ fn OpenPanel() -> impl IntoView {
                         }));
                         return;
                     }
+                    recent_handles::remember_drop(&files, handles);
                     bridge::open_files(state, files);
                     if unreadable > 0 {
                         state.notice.set(Some(format!(
@@ -172,7 +186,9 @@ fn OpenPanel() -> impl IntoView {
                         multiple
                         on:change=on_pick
                     />
-                    <label for="open-files" class="button">"Choose files…"</label>
+                    <label for="open-files" class="button" on:click=move |ev| pick_kept(state, ev, false)>
+                        "Choose files…"
+                    </label>
                     <input
                         type="file"
                         id="open-folder"
@@ -181,17 +197,37 @@ fn OpenPanel() -> impl IntoView {
                         multiple
                         prop:webkitdirectory=true
                     />
-                    <label for="open-folder" class="button">"Choose a folder…"</label>
-                    <button id="open-demo" type="button" class="button" on:click=move |_| bridge::open_demo(state)>
-                        "Open demo"
-                    </button>
+                    <label for="open-folder" class="button" on:click=move |ev| pick_kept(state, ev, true)>
+                        "Choose a folder…"
+                    </label>
+                    <DemoMenu/>
                 </div>
+                {move || (!compact()).then(|| view! { <RecentList/> })}
             </div>
             <p class="privacy">
                 "Everything stays on this machine: files are read by this page and never uploaded."
             </p>
         </section>
     }
+}
+
+/// Where the browser keeps handles (Chromium), its own pickers replace the
+/// file inputs, so that the files reopen from the recent list later.
+fn pick_kept(state: AppState, ev: web_sys::MouseEvent, folder: bool) {
+    if !recent_handles::supported() {
+        return;
+    }
+    ev.prevent_default();
+    spawn_local(async move {
+        match recent_handles::pick(folder).await {
+            Ok(Some((handles, files))) => {
+                recent_handles::remember(&files, Some(handles));
+                bridge::open_files(state, files);
+            }
+            Ok(None) => {}
+            Err(why) => state.error.set(Some(format!("The files could not be opened: {why}."))),
+        }
+    });
 }
 
 #[component]
@@ -407,7 +443,7 @@ fn keep_hash_in_sync(state: AppState) {
         let run = state.run.get();
         let host = state.host.get();
         let tool = state.tool.get();
-        let Some(demo) = state.opened.with(|o| o.as_ref().map(|o| o.demo)) else {
+        let Some(demo) = state.opened.with(|o| o.as_ref().map(|o| o.demo.clone())) else {
             return;
         };
         let base = state.base.get();
@@ -465,9 +501,10 @@ fn watch_hash(state: AppState) {
                 state.host.set(host);
                 bridge::load_host(state);
             }
-            _ if url.demo && !files_open => {
+            _ if url.demo.as_ref().is_some_and(|d| demo_changed(state, d)) => {
+                let demo = url.demo.clone().unwrap_or_default();
                 bridge::set_pending_url(url);
-                bridge::open_demo(state);
+                bridge::open_demo(state, &demo, true);
             }
             _ if base_changed => bridge::load_host(state),
             _ if tool_changed => bridge::show_tool(state),
@@ -476,6 +513,12 @@ fn watch_hash(state: AppState) {
     });
     window().set_onhashchange(Some(on_change.as_ref().unchecked_ref()));
     on_change.forget();
+}
+
+/// Whether the URL names another demo than the one open (or none is).
+fn demo_changed(state: AppState, asked: &str) -> bool {
+    let open = state.opened.with_untracked(|o| o.as_ref().and_then(|o| o.demo.clone()));
+    open.as_deref() != Some(demos::find(asked).id)
 }
 
 /// A file dropped outside the drop zone must not replace the page.

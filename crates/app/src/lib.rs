@@ -7,9 +7,10 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: protocol < worker < theme < help < widgets < views < state < url_state < intake < bridge < selectors < app
+//! Layers: demos < protocol < worker < theme < help < widgets < views < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
 //! Independent: views
 //!
+//! - [`demos`]: the list of demos (data only; xtask reads it too);
 //! - [`protocol`]: the messages (it imports no other module of the app);
 //! - [`worker`]: the worker's side; it uses only the protocol;
 //! - [`theme`]: light or dark (the reader's choice, the system's setting),
@@ -21,17 +22,28 @@
 //!   import each other;
 //! - [`state`], [`url_state`]: what the page shows, and the URL hash of it;
 //! - [`intake`]: files from pickers and drops;
+//! - [`recent`], [`recent_handles`]: the recently opened profiles, in local
+//!   storage, and the handles that reopen files where the browser allows;
 //! - [`bridge`]: requests to the worker and its replies into state;
 //! - [`selectors`]: run, host and tool, and the compare controls;
+//! - [`demo_menu`], [`recent_list`]: the demo menu and caption, the recent list;
 //! - [`app`]: the shell, which wires views to the bridge.
 //!
 //! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
 mod app;
 mod bridge;
+mod demo_menu;
+/// The demos: which profiles, their tools and captions (data only; xtask reads it too).
+mod demos;
+#[cfg(test)]
+mod demos_tests;
 mod help;
 mod intake;
 mod protocol;
+mod recent;
+mod recent_handles;
+mod recent_list;
 mod selectors;
 mod state;
 mod theme;

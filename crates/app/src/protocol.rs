@@ -32,8 +32,9 @@ pub enum Request {
         #[serde(default)]
         append: bool,
     },
-    /// Use the demo profile bundled in the wasm.
-    OpenDemo,
+    /// Open the demo `id` of `crate::demos`, its files fetched on demand
+    /// from `base` (the absolute URL of the page's `demos/` folder).
+    OpenDemo { id: String, base: String },
     /// Read the runs of a log directory on the page's own origin from its
     /// `proflens-index.json` (written by `proflens-collect index`); the
     /// profiles are fetched when a host is chosen. `logdir` is an absolute URL.

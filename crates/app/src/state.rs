@@ -23,7 +23,8 @@ pub enum Status {
 /// The runs and hosts of the opened files.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Opened {
-    pub demo: bool,
+    /// The demo these files are (`crate::demos` id), if they are one.
+    pub demo: Option<String>,
     pub runs: Vec<RunEntry>,
     pub skipped: Vec<SkippedEntry>,
 }

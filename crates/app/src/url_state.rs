@@ -1,5 +1,6 @@
 //! The URL hash keeps what is on screen: `#run=<enc>&host=<enc>&tool=overview_page`,
-//! with a leading `demo&` when the bundled demo is open, and in compare mode
+//! with a leading `demo=<name>&` when a demo is open (`#demo` alone opens the
+//! default demo), and in compare mode
 //! the baseline after them: `&base_run=<enc>&base_host=<enc>` (the run and
 //! host are the candidate; `tool` may then be `trace_diff`). The trace
 //! viewer's asked-for event follows as `&event=<plane>.<line>.<index>`.
@@ -10,7 +11,8 @@ use crate::protocol::EventAt;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlState {
-    pub demo: bool,
+    /// The open demo's name (`crate::demos`); empty: the default demo.
+    pub demo: Option<String>,
     pub run: Option<String>,
     pub host: Option<String>,
     /// A tool id of `proflens_analysis::registry`, or the trace diff.
@@ -30,7 +32,7 @@ impl UrlState {
             let (key, value) = part.split_once('=').unwrap_or((part, ""));
             let value = decode(value);
             match key {
-                "demo" => state.demo = true,
+                "demo" => state.demo = Some(value),
                 "run" => state.run = Some(value),
                 "host" => state.host = Some(value),
                 "tool" => state.tool = tool_id(&value),
@@ -43,11 +45,13 @@ impl UrlState {
         state
     }
 
-    /// `#demo&run=…&host=…&tool=…`.
+    /// `#demo=…&run=…&host=…&tool=…`.
     pub fn to_hash(&self) -> String {
         let mut parts = Vec::new();
-        if self.demo {
-            parts.push("demo".to_string());
+        match self.demo.as_deref() {
+            Some("") => parts.push("demo".to_string()),
+            Some(name) => parts.push(format!("demo={}", encode(name))),
+            None => {}
         }
         if let Some(run) = &self.run {
             parts.push(format!("run={}", encode(run)));
@@ -136,7 +140,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let state = UrlState {
-            demo: true,
+            demo: Some("jax".into()),
             run: Some("train/2026_11 22&x=y".into()),
             host: Some("höst".into()),
             tool: Some("info"),
@@ -145,7 +149,7 @@ mod tests {
             event: Some(EventAt { plane: 2, line: 0, index: 117 }),
         };
         let hash = state.to_hash();
-        assert!(hash.starts_with("#demo&run=train%2F2026_11%2022%26x%3Dy&host=h%C3%B6st"));
+        assert!(hash.starts_with("#demo=jax&run=train%2F2026_11%2022%26x%3Dy&host=h%C3%B6st"));
         assert!(hash.ends_with("&tool=info&event=2.0.117"), "{hash}");
         assert_eq!(UrlState::parse(&hash), state);
     }
@@ -153,7 +157,7 @@ mod tests {
     #[test]
     fn comparison_round_trip() {
         let state = UrlState {
-            demo: false,
+            demo: None,
             run: Some("Selected files".into()),
             host: Some("All hosts".into()),
             tool: Some("trace_diff"),
@@ -172,6 +176,22 @@ mod tests {
         let old = UrlState::parse("#run=r&host=h&tool=tensorflow_stats");
         assert_eq!((old.tool, old.base()), (Some("framework_op_stats"), None));
         assert_eq!(UrlState::parse("#base_run=r").base(), None);
+    }
+
+    #[test]
+    fn demo_names() {
+        // The old plain `#demo` still opens the default demo, and keeps its form.
+        let plain = UrlState::parse("#demo&tool=info");
+        assert_eq!((plain.demo.as_deref(), plain.tool), (Some(""), Some("info")));
+        assert_eq!(plain.to_hash(), "#demo&tool=info");
+        let named = UrlState::parse("#demo=input-bound&run=input_bound%20(demo)");
+        assert_eq!(named.demo.as_deref(), Some("input-bound"));
+        assert_eq!(named.run.as_deref(), Some("input_bound (demo)"));
+        assert_eq!(UrlState::parse("#run=r").demo, None);
+        // A name with odd characters comes back as written.
+        let odd = UrlState { demo: Some("a&b=c".into()), ..UrlState::default() };
+        assert_eq!(odd.to_hash(), "#demo=a%26b%3Dc");
+        assert_eq!(UrlState::parse(&odd.to_hash()), odd);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `proflensSpawnWorker`), sends requests, turns replies into state, and
 //! cancels by terminating the worker and starting a fresh one.
 //!
-//! - [`opened`]: the runs of opened (or added) files into the selection.
+//! - [`opened`]: the runs of opened (or added) files into the selection;
+//! - [`demo`]: a demo, fetched beside the page or read from the single file.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -19,7 +20,10 @@ use crate::state::{AppState, HostTools, Pick, Shown, Status};
 use crate::url_state::UrlState;
 use crate::views;
 
+mod demo;
 mod opened;
+
+pub use demo::open_demo;
 
 #[wasm_bindgen]
 extern "C" {
@@ -66,8 +70,8 @@ struct Session {
     /// opening, then the files added to it. A fresh worker gets them again
     /// after a cancel.
     opens: Vec<JsValue>,
-    /// Whether the open set started with the demo.
-    demo: bool,
+    /// The demo the open set started with, if it did.
+    demo: Option<String>,
     /// For each `Open` in flight, what its reply should do.
     expect_logdir: VecDeque<Opening>,
     /// Tool requests sent and not answered yet (the worker may be decoding).
@@ -128,7 +132,7 @@ fn send_files(state: AppState, files: Vec<(String, File)>, opening: Opening) {
     let array: js_sys::Array = list.into_iter().map(JsValue::from).collect();
     let append = opening == Opening::Add;
     match protocol::envelope(&Request::Open { paths, append }, Some(&array)) {
-        Ok(message) => start_open(state, message, opening, false),
+        Ok(message) => start_open(state, message, opening, None),
         Err(e) => fail(state, format!("Proflens could not pass the files on ({e}).")),
     }
 }
@@ -136,20 +140,12 @@ fn send_files(state: AppState, files: Vec<(String, File)>, opening: Opening) {
 /// Opens a log directory served on this page's origin (`?logdir=URL`).
 pub fn open_logdir_url(state: AppState, logdir: String) {
     match protocol::envelope(&Request::OpenLogdirUrl { logdir }, None) {
-        Ok(message) => start_open(state, message, Opening::Load, false),
+        Ok(message) => start_open(state, message, Opening::Load, None),
         Err(e) => fail(state, format!("Proflens could not open the log directory ({e}).")),
     }
 }
 
-/// Opens the demo profile bundled in the app.
-pub fn open_demo(state: AppState) {
-    match protocol::envelope(&Request::OpenDemo, None) {
-        Ok(message) => start_open(state, message, Opening::Load, true),
-        Err(e) => fail(state, format!("Proflens could not open the demo ({e}).")),
-    }
-}
-
-fn start_open(state: AppState, message: JsValue, opening: Opening, demo: bool) {
+fn start_open(state: AppState, message: JsValue, opening: Opening, demo: Option<String>) {
     let adding = opening == Opening::Add;
     if SESSION.with_borrow(|s| s.in_flight > 0) {
         // Added files join the open ones, which a fresh worker needs first.

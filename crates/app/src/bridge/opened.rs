@@ -14,7 +14,7 @@ pub fn on_logdir(state: AppState, runs: Vec<RunEntry>, skipped: Vec<SkippedEntry
     let (opening, demo, url) = SESSION.with_borrow_mut(|s| {
         let opening = s.expect_logdir.pop_front().unwrap_or(Opening::Load);
         let url = if opening == Opening::Load { s.pending_url.take() } else { None };
-        (opening, s.demo, url)
+        (opening, s.demo.clone(), url)
     });
     let opened = Opened { demo, runs, skipped };
     if opening == Opening::Add {

@@ -62,7 +62,7 @@ pub fn install() {
 fn handle(request: Request, files: Vec<File>) -> Option<Response> {
     Some(match request {
         Request::Open { paths, append } => open(source::files(paths.into_iter().zip(files).collect()), append),
-        Request::OpenDemo => open(source::demo(), false),
+        Request::OpenDemo { id, base } => open(source::demo(&id, &base), false),
         Request::OpenLogdirUrl { logdir } => match source::logdir_url(&logdir) {
             Ok(found) => open(found, false),
             Err(message) => Response::Error { message },

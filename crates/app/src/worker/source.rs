@@ -1,5 +1,5 @@
 //! Where the opened files come from: files the user picked or dropped, a log
-//! directory served on the page's origin, or the demo. Each becomes the runs
+//! directory served on the page's origin, or a demo served beside the page. Each becomes the runs
 //! and hosts `proflens_format::logdir::discover` finds in its paths, every
 //! file of a host with a way to read it when the host's context asks.
 
@@ -10,13 +10,9 @@ use proflens_format::logdir::{self, HostFiles};
 use proflens_format::logdir_index;
 use web_sys::{File, FileReaderSync, XmlHttpRequest, XmlHttpRequestResponseType};
 
+use crate::demos;
 use crate::protocol::{RunEntry, SkippedEntry, ALL_HOSTS};
 
-/// The demo profile: one host of a small TensorFlow custom training loop.
-const DEMO_PROFILE: &[u8] =
-    include_bytes!("../../../../tests/data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb");
-const DEMO_RUN: &str = "custom_loop (demo)";
-const DEMO_HOST: &str = "vm";
 /// Run name for files that sit in no folder.
 const LOOSE_RUN: &str = "Selected files";
 
@@ -60,18 +56,17 @@ impl Found {
     }
 }
 
-/// The demo: one run of one host.
-pub fn demo() -> Found {
-    let read: ReadFile = Box::new(|| Ok(DEMO_PROFILE.to_vec()));
-    Found {
-        runs: vec![RunEntry { name: DEMO_RUN.to_string(), hosts: vec![DEMO_HOST.to_string()] }],
-        skipped: Vec::new(),
-        hosts: vec![FoundHost {
-            run: DEMO_RUN.to_string(),
-            name: DEMO_HOST.to_string(),
-            files: vec![HostFile { path: format!("{DEMO_HOST}.xplane.pb"), tool: None, read }],
-        }],
-    }
+/// A demo: one run, its files fetched from `base` (the page's `demos/`
+/// folder, an absolute URL) when a host is chosen, as a served log directory's are.
+pub fn demo(id: &str, base: &str) -> Found {
+    let demo = demos::find(id);
+    let base = base.trim_end_matches('/').to_string();
+    let paths: Vec<String> = demo.files.iter().map(|f| demos::listed_path(demo, f)).collect();
+    let reader = |i: usize| -> ReadFile {
+        let url = format!("{base}/{}", demo.files[i].served);
+        Box::new(move || fetch_bytes(&url).map_err(|e| format!("The demo file {url} could not be fetched: {e}.")))
+    };
+    found(&paths, &paths, reader)
 }
 
 /// Files picked or dropped, with the paths they were picked as.
