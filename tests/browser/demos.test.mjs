@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launch, openPage, assertOwnOrigin, DIST } from './harness.mjs';
+import { launch, openPage, assertOwnOrigin, DIST, isFirefox } from './harness.mjs';
 
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
 
@@ -93,10 +93,14 @@ for (const [id, check] of Object.entries(DEMOS)) {
     assert.ok(fetched.length > 0 && fetched.every((u) => u.startsWith(`${env.server.url}/demos/`)), fetched.join('\n'));
     assertOwnOrigin(seen, env.server.url);
     assert.deepEqual(seen.errors, []);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `demo-${id}-light.png`) });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `demo-${id}-dark.png`) });
+    // The README's pictures come from the Chromium run only (Firefox under
+    // WebDriver BiDi cannot switch an open page to the dark system setting).
+    if (!isFirefox) {
+      await page.screenshot({ path: path.join(SCREENSHOTS, `demo-${id}-light.png`) });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(SCREENSHOTS, `demo-${id}-dark.png`) });
+    }
     await close();
   });
 }
