@@ -235,3 +235,18 @@ test('save report: the overview page as one HTML file that opens from disk with 
   assert.deepEqual(seen.errors, []);
   await close();
 });
+
+test('trace viewer: "Save PNG" writes the timeline as it is on screen', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
+  await page.setInputFiles('#open-files', INPUT_BOUND);
+  await page.locator('#tool-trace_viewer').waitFor({ timeout: 30_000 });
+  await page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 20_000 });
+  const png = await download(page, '#trace-save-png');
+  assert.equal(png.name, 'proflens-trace_viewer-view.png');
+  const shown = await page.$eval('#trace-canvas', (c) => ({ width: c.width, height: c.height }));
+  assert.deepEqual(pngSize(png.bytes), shown);
+  assert.ok(png.bytes.length > 5000, `${png.bytes.length} bytes`);
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
