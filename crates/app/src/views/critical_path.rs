@@ -16,6 +16,7 @@ use crate::widgets::fmt;
 use crate::widgets::table::{
     Column, Direction, Filter, FilterExportBar, RowAction, SortValue, SortableTable, ToolbarText,
 };
+use crate::widgets::table_csv::TableCsv;
 use crate::widgets::title::ToolTitle;
 
 /// The view of a model of type `CriticalPath`.
@@ -153,6 +154,7 @@ fn CriticalPathView(run: String, host: String, model: CriticalPath, show: ShowIn
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
+            <TableCsv table="critical-path-breakdown"/>
         })
     };
     let picker = (options.len() > 1).then(|| {

@@ -11,6 +11,7 @@ use proflens_analysis::tools::framework_op_stats::{self, FrameworkOpStats, OpRow
 
 use super::ViewProps;
 use crate::widgets::chart;
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
 use crate::widgets::title::ToolTitle;
@@ -171,13 +172,17 @@ fn Pie(id: &'static str, title: &'static str, slices: Vec<Slice>) -> impl IntoVi
         })
         .collect_view();
     let label = format!("{title}; the shares are listed beside the chart.");
+    let rows = slices.iter().map(|s| vec![s.label.clone(), us(s.value), fmt::share(s.value, total)]).collect();
+    let data = ChartData { headers: vec!["Slice".into(), "Time (µs)".into(), "Share".into()], rows };
     view! {
         <figure class="pie">
             <figcaption>{title}</figcaption>
-            <div class="pie-body">
-                <canvas id=id class="pie-chart" node_ref=canvas role="img" aria-label=label></canvas>
-                <ul class="legend vertical">{legend}</ul>
-            </div>
+            <ChartFrame name=id caption="" text=ChartText::Data(data)>
+                <div class="pie-body">
+                    <canvas id=id class="pie-chart" node_ref=canvas role="img" aria-label=label></canvas>
+                    <ul class="legend vertical">{legend}</ul>
+                </div>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }

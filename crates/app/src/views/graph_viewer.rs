@@ -12,6 +12,7 @@ use proflens_analysis::tools::graph_viewer::{Graph, GraphViewer, MAX_WIDTH};
 
 use super::ViewProps;
 use crate::protocol::GraphRequest;
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::download;
 use crate::widgets::title::ToolTitle;
 
@@ -225,6 +226,10 @@ fn drawing(g: &Graph, center: &str, hops: u32, pick: Arc<dyn Fn(String) + Send +
         })
         .collect_view();
     let (width, height) = (g.width, g.height);
+    let rows =
+        g.nodes.iter().map(|n| vec![n.name.clone(), n.opcode.clone(), n.shape.clone(), n.category.clone()]).collect();
+    let headers = ["Instruction", "Opcode", "Shape", "Category"];
+    let data = ChartData { headers: headers.map(String::from).to_vec(), rows };
     let label = format!(
         "HLO graph around {center}, {hops} hops: {} instructions, {} edges; click an instruction to centre on it.",
         g.nodes.len(),
@@ -232,6 +237,7 @@ fn drawing(g: &Graph, center: &str, hops: u32, pick: Arc<dyn Fn(String) + Send +
     );
     view! {
         <p class="note">{label.clone()}</p>
+        <ChartFrame name="hlo-graph" caption="HLO graph" text=ChartText::Data(data)>
         // Focusable so that a keyboard can scroll a graph wider than the page.
         <div class="graph-viewer-wrap" tabindex="0" role="region" aria-label="Graph (scrolls)">
             <svg
@@ -253,5 +259,6 @@ fn drawing(g: &Graph, center: &str, hops: u32, pick: Arc<dyn Fn(String) + Send +
                 <g class="nodes">{nodes}</g>
             </svg>
         </div>
+        </ChartFrame>
     }
 }

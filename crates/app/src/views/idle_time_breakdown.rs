@@ -11,6 +11,7 @@ use proflens_analysis::tools::idle_time_breakdown::{to_csv, IdleCategory, IdleTi
 
 use super::ViewProps;
 use crate::widgets::chart;
+use crate::widgets::chart_frame::{ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::window_resizes;
 use crate::widgets::table::{Column, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
@@ -177,6 +178,7 @@ fn IdleChart(bars: Arc<Vec<(String, Vec<f64>)>>) -> impl IntoView {
         })
         .collect_view();
     view! {
+        <ChartFrame name="idle-time" caption="Idle time by rank, stream and cause" text=ChartText::Table("idle-intervals")>
         <div class="chart-wrap">
             <canvas
                 id="idle-chart"
@@ -188,6 +190,7 @@ fn IdleChart(bars: Arc<Vec<(String, Vec<f64>)>>) -> impl IntoView {
             ></canvas>
         </div>
         <ul class="legend" aria-label="Idle categories">{legend}</ul>
+        </ChartFrame>
         {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }

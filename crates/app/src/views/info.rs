@@ -7,6 +7,7 @@ use proflens_analysis::tools::info::{HostInfo, InfoPage, LineInfo, PlaneInfo};
 
 use super::ViewProps;
 use crate::widgets::fmt;
+use crate::widgets::table_csv::TableCsv;
 use crate::widgets::title::ToolTitle;
 
 /// The view of an `info` model: the host's planes, and what loading it cost.
@@ -100,6 +101,7 @@ fn InfoView(run: String, host: String, info: HostInfo, load: LoadStats, wasm_mem
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
+            <TableCsv table="planes"/>
         </section>
     }
 }

@@ -14,6 +14,7 @@ use crate::widgets::download;
 use crate::widgets::fmt;
 use crate::widgets::step_time::{InputShareGraph, NoSteps, StepTimeGraph, SummaryStats};
 use crate::widgets::table::{Column, Direction, SortValue, SortableTable};
+use crate::widgets::table_csv::TableCsv;
 use crate::widgets::title::ToolTitle;
 use crate::widgets::tpu::tpu_step_table;
 
@@ -135,6 +136,7 @@ fn InputTime(time: InputTimeBreakdown) -> impl IntoView {
             </thead>
             <tbody>{rows}</tbody>
         </table>
+        <TableCsv table="input-time"/>
     }
 }
 

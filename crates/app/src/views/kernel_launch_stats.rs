@@ -17,11 +17,13 @@ use proflens_analysis::tools::kernel_launch_stats::{
 use super::{ShowInTrace, ViewProps};
 use crate::protocol::EventAt;
 use crate::widgets::chart::{self, ScatterAxes};
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::window_resizes;
 use crate::widgets::table::{
     Column, Direction, Filter, FilterExportBar, RowAction, SortValue, SortableTable, ToolbarText,
 };
+use crate::widgets::table_csv::TableCsv;
 use crate::widgets::title::ToolTitle;
 
 /// Longest GPU event name the table shows before cutting it (all of it on hover).
@@ -126,6 +128,7 @@ fn RankTable(ranks: Arc<Vec<RankLaunches>>) -> impl IntoView {
             </thead>
             <tbody>{rows}</tbody>
         </table>
+        <TableCsv table="launch-ranks"/>
     }
 }
 
@@ -254,6 +257,7 @@ fn stats_table(cpu: Option<Stats>, gpu: Option<Stats>, delay: Option<Stats>) -> 
                 {row("delay", "Launch delay", delay)}
             </tbody>
         </table>
+        <TableCsv table="launch-stats"/>
     }
 }
 
@@ -267,6 +271,7 @@ fn LaunchScatter(rank: Arc<RankLaunches>, params: Params) -> impl IntoView {
         .map(|l| (l.cpu_duration as f64, l.gpu_duration as f64, usize::from(l.is_outlier(&params))))
         .collect();
     let count = points.len();
+    let data = scatter_data(&points);
     let problem = RwSignal::new(None::<String>);
     let marks = RwSignal::new(None::<usize>);
     let resized = window_resizes();
@@ -312,6 +317,7 @@ fn LaunchScatter(rank: Arc<RankLaunches>, params: Params) -> impl IntoView {
                 {params.runtime_cutoff.to_string()}
                 " µs. Durations under 1 µs sit on the axes."
             </figcaption>
+            <ChartFrame name="launch-scatter" caption="CPU runtime call against GPU duration" text=ChartText::Data(data)>
             <canvas
                 id="launch-scatter"
                 class="chart scatter"
@@ -322,10 +328,30 @@ fn LaunchScatter(rank: Arc<RankLaunches>, params: Params) -> impl IntoView {
                 data-marks=move || marks.get().map(|m| m.to_string())
             ></canvas>
             <ul class="legend">{legend}</ul>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }
 }
+
+/// The scatter's numbers for its "Data table": the first
+/// [`DATA_TABLE_ROWS`] launches (the outliers have their own table).
+fn scatter_data(points: &[chart::ScatterPoint]) -> ChartData {
+    let rows = points
+        .iter()
+        .take(DATA_TABLE_ROWS)
+        .enumerate()
+        .map(|(i, &(cpu, gpu, series))| {
+            let kind = if series == 1 { "Outlier" } else { "Within both cutoffs" };
+            vec![(i + 1).to_string(), fmt::decimal(cpu, 0), fmt::decimal(gpu, 0), kind.to_string()]
+        })
+        .collect();
+    let headers = ["Launch", "CPU runtime call (µs)", "GPU duration (µs)", "Kind"];
+    ChartData { headers: headers.map(String::from).to_vec(), rows }
+}
+
+/// At most this many launches in the scatter's data table.
+const DATA_TABLE_ROWS: usize = 500;
 
 /// One outlier in the table.
 pub struct OutlierRow {

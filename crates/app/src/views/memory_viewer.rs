@@ -15,6 +15,7 @@ use web_sys::HtmlCanvasElement;
 
 use super::ViewProps;
 use crate::widgets::chart;
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::{card_side, window_resizes};
 use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
@@ -288,6 +289,22 @@ impl PlotLayout {
     }
 }
 
+/// The heap chart's numbers for its "Data table": the first 500 points.
+fn heap_data(v: &MemoryViewer) -> ChartData {
+    let rows = v
+        .heap_sizes
+        .iter()
+        .enumerate()
+        .take(500)
+        .map(|(i, padded)| {
+            let unpadded = v.unpadded_heap_sizes.get(i).copied().unwrap_or(0.0);
+            vec![i.to_string(), mib(*padded), mib(unpadded)]
+        })
+        .collect();
+    let headers = ["Program point", "Live memory", "Without padding"];
+    ChartData { headers: headers.map(String::from).to_vec(), rows }
+}
+
 #[component]
 fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
     if viewer.heap_sizes.is_empty() {
@@ -373,7 +390,9 @@ fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
             </div>
         })
     };
+    let data = heap_data(&viewer);
     view! {
+        <ChartFrame name="heap" caption="Live memory over the program order" text=ChartText::Data(data)>
         <div class="chart-wrap">
             <canvas
                 id="memory-viewer-chart"
@@ -397,6 +416,7 @@ fn HeapChart(viewer: Arc<MemoryViewer>) -> impl IntoView {
                 "Without padding"
             </li>
         </ul>
+        </ChartFrame>
         {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
     .into_any()

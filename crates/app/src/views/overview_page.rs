@@ -15,6 +15,7 @@ use super::ViewProps;
 use crate::widgets::diagnostics::Diagnostics;
 use crate::widgets::fmt;
 use crate::widgets::step_time::{NoSteps, StepTimeGraph, SummaryStats};
+use crate::widgets::table_csv::TableCsv;
 use crate::widgets::title::ToolTitle;
 use crate::widgets::tpu::{tpu_step_table, tpu_summary_list};
 
@@ -189,6 +190,7 @@ fn PerformanceSummary(
             </thead>
             <tbody>{rows}</tbody>
         </table>
+        <TableCsv table="step-breakdown"/>
         {utilization}
         {precision}
         <dl class="summary">
@@ -365,6 +367,7 @@ fn TopOps(ops: Vec<TopOp>, side: OpsSide, gpu: bool, tpu: bool) -> impl IntoView
             </thead>
             <tbody>{rows}</tbody>
         </table>
+        <TableCsv table="top-ops"/>
     }
     .into_any()
 }

@@ -11,6 +11,7 @@ use web_sys::MouseEvent;
 
 use super::ViewProps;
 use crate::widgets::chart::{self, BarLayout};
+use crate::widgets::chart_frame::{ChartFrame, ChartText};
 use crate::widgets::download;
 use crate::widgets::fmt;
 use crate::widgets::measure::{self, card_side, window_resizes};
@@ -246,6 +247,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                 </span>
                 <span class="note">{move || fmt::plural(workers(), "worker", "workers")}</span>
             </div>
+            <ChartFrame name="pod-step" caption="Step time of each core, for the chosen step" text=ChartText::Table("pod-table")>
             <div class="chart-wrap" on:mouseleave=move |_| hover.set(None)>
                 <canvas
                     id="pod-chart"
@@ -262,6 +264,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                 {tooltip}
             </div>
             <ul class="legend" aria-label="Categories">{legend}</ul>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
             <div class="table-scroll">{table}</div>
             {move || pod.with_value(|p| p.steps.get(step.get()).map(tpu_pod_tables))}

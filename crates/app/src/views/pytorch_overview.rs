@@ -14,9 +14,11 @@ use proflens_analysis::tools::overview::pytorch::{MultiRankOverview, PytorchOver
 
 use super::ViewProps;
 use crate::widgets::chart::{self, BarLayout};
+use crate::widgets::chart_frame::{ChartFrame, ChartText};
 use crate::widgets::download;
 use crate::widgets::fmt;
 use crate::widgets::measure::{self, card_side, window_resizes};
+use crate::widgets::table_csv::TableCsv;
 use crate::widgets::title::ToolTitle;
 
 /// The roles a step's time splits into, in drawing order (bottom first).
@@ -229,6 +231,7 @@ fn StepChart(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
         })
         .collect_view();
     view! {
+        <ChartFrame name="step-time" caption="Time per step by role" text=ChartText::Table("pytorch-steps")>
         <div class="chart-wrap">
             <canvas
                 class="chart step-chart"
@@ -243,6 +246,7 @@ fn StepChart(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
             {tooltip}
         </div>
         <ul class="legend" aria-label="Roles">{legend}</ul>
+        </ChartFrame>
         {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }
@@ -269,7 +273,7 @@ fn StepTable(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
         .collect_view();
     view! {
         <div class="table-scroll">
-            <table class="data pytorch-steps">
+            <table id="pytorch-steps" class="data pytorch-steps">
                 <caption>"Time per step and role (ms)"</caption>
                 <thead>
                     <tr>
@@ -281,6 +285,7 @@ fn StepTable(steps: Arc<Vec<StepBreakdown>>) -> impl IntoView {
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
+            <TableCsv table="pytorch-steps"/>
         </div>
     }
 }
@@ -326,6 +331,7 @@ fn Distributed(ranks: Vec<RankView>) -> impl IntoView {
                     </thead>
                     <tbody>{rows}</tbody>
                 </table>
+                <TableCsv table="distributed-table"/>
             </div>
         </section>
     }

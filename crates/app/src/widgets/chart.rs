@@ -6,6 +6,8 @@
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
+
+use super::chart_svg::TeeBackend;
 use web_sys::HtmlCanvasElement;
 
 /// Colours for series and slices, told apart also by people with the common
@@ -63,15 +65,15 @@ impl BarLayout {
 }
 
 /// A canvas sized to its CSS box times the device pixel ratio, ready to draw
-/// on: its backend and that ratio.
-pub fn backend(canvas: &HtmlCanvasElement) -> Result<(CanvasBackend, f64), String> {
+/// on: its backend (which records the drawing as SVG too) and that ratio.
+pub fn backend(canvas: &HtmlCanvasElement) -> Result<(TeeBackend, f64), String> {
     let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
     let (width, height) = (canvas.client_width().max(1) as f64, canvas.client_height().max(1) as f64);
     canvas.set_width((width * ratio).round() as u32);
     canvas.set_height((height * ratio).round() as u32);
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| "this browser gave no 2D drawing context for the chart".to_string())?;
-    Ok((backend, ratio))
+    Ok((TeeBackend::new(canvas.clone(), backend), ratio))
 }
 
 /// A rounded-up axis maximum: a round multiple of a power of ten.

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::widgets::chart::{css_color, PALETTE};
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 
 /// One series: its label and its points (x in ms, y), x ascending.
@@ -34,6 +35,19 @@ pub fn step_path(points: &[(f64, f64)], x: (f64, f64), y_max: f64) -> String {
         last = Some(py);
     }
     out.trim_end().to_string()
+}
+
+/// At most this many points in the chart's data table.
+const DATA_TABLE_ROWS: usize = 500;
+
+/// The series' points for the chart's "Data table", series after series.
+fn series_data(series: &[Series], y_label: &str) -> ChartData {
+    let rows = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(move |&(x, y)| vec![s.label.clone(), fmt::decimal(x, 3), fmt::decimal(y, 2)]))
+        .take(DATA_TABLE_ROWS)
+        .collect();
+    ChartData { headers: vec!["Series".into(), "Time (ms)".into(), y_label.to_string()], rows }
 }
 
 /// The chart: `id` names the figure, `y_label` the value's unit.
@@ -73,9 +87,12 @@ pub fn StepLines(id: String, caption: String, y_label: &'static str, series: Vec
         })
         .collect_view();
     let axis = format!("{} ms → {} ms", fmt::decimal(x.0, 1), fmt::decimal(x.1, 1));
+    let data = series_data(&series, y_label);
+    let chart_name = id.clone();
     view! {
         <figure id=id class="step-lines">
             <figcaption>{caption}</figcaption>
+            <ChartFrame name=chart_name caption="" text=ChartText::Data(data)>
             <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=y_label preserveAspectRatio="none">
                 <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=HEIGHT - BOTTOM></line>
                 <line class="axis" x1=LEFT y1=HEIGHT - BOTTOM x2=WIDTH y2=HEIGHT - BOTTOM></line>
@@ -86,6 +103,7 @@ pub fn StepLines(id: String, caption: String, y_label: &'static str, series: Vec
             </svg>
             <p class="axis-label">{y_label}</p>
             <ul class="legend">{legend}</ul>
+            </ChartFrame>
         </figure>
     }
 }

@@ -12,6 +12,7 @@ use proflens_analysis::passes::input_pipeline::{InputPipelineAnalysis, StepBreak
 use web_sys::MouseEvent;
 
 use crate::widgets::chart::{self, BarLayout};
+use crate::widgets::chart_frame::{ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure;
 
@@ -161,6 +162,7 @@ pub fn StepTimeGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
 
     view! {
         <div class="step-graph">
+            <ChartFrame name="step-time" caption="Step time by category" text=ChartText::Table("step-table")>
             <div class="chart-wrap" on:mouseleave=move |_| hover.set(None)>
                 <canvas
                     id="step-time-graph"
@@ -177,6 +179,7 @@ pub fn StepTimeGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
                 {tooltip}
             </div>
             <ul class="legend" aria-label="Categories">{legend}</ul>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
             <StepTable steps=analysis.steps.clone() used=used/>
             <p class="actions">
@@ -232,7 +235,9 @@ pub fn InputShareGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
     let label =
         "Share of each step's time spent waiting for input, one bar per step; the numbers are in the step table.";
     view! {
-        <canvas id="input-percent-graph" class="chart short" node_ref=canvas role="img" aria-label=label></canvas>
+        <ChartFrame name="input-share" caption="Share of each step waiting for input" text=ChartText::Table("step-table")>
+            <canvas id="input-percent-graph" class="chart short" node_ref=canvas role="img" aria-label=label></canvas>
+        </ChartFrame>
         {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }

@@ -1,8 +1,9 @@
-//! The heading every tool starts with.
+//! The heading every tool starts with, and its "Save report" button.
 
 use leptos::prelude::*;
 use proflens_analysis::registry;
 
+use super::report::{save_report, ReportInfo};
 use crate::widgets::how_to_read::{topic_for, HowToRead, ShownView};
 
 /// The tool's name (its label in the registry) and which run and host it
@@ -13,6 +14,12 @@ pub fn ToolTitle(tool: &'static str, run: String, host: String) -> impl IntoView
     let label = registry::find(tool).map_or(tool, |t| t.label());
     let shown = use_context::<ShownView>();
     let topic = topic_for(tool, shown.as_ref().map(|s| s.0.as_str()));
+    let problem = RwSignal::new(None::<String>);
+    let (report_run, report_host) = (StoredValue::new(run.clone()), StoredValue::new(host.clone()));
+    let save = move |_| {
+        let info = ReportInfo { tool, tool_label: label, run: &report_run.get_value(), host: &report_host.get_value() };
+        problem.set(save_report(&info).err().map(|e| format!("Proflens could not save the report: {e}.")));
+    };
     view! {
         <h2 id=format!("tool-{tool}-title")>
             {label}
@@ -20,5 +27,11 @@ pub fn ToolTitle(tool: &'static str, run: String, host: String) -> impl IntoView
             <span class="subtitle">{format!("{run} · {host}")}</span>
         </h2>
         <HowToRead topic=topic/>
+        <div class="report-bar">
+            <button type="button" class="button small save-report" on:click=save>
+                "Save report"
+            </button>
+            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
+        </div>
     }
 }

@@ -10,6 +10,7 @@ use proflens_analysis::tools::overview::tpu::TpuSummary;
 use proflens_analysis::tools::pod_viewer::PodStep;
 
 use crate::widgets::fmt;
+use crate::widgets::table_csv::TableCsv;
 
 /// A cell: its text, and the column id and exact value tests and scripts read.
 struct Cell {
@@ -62,6 +63,7 @@ fn plain_table(id: &'static str, caption: &str, head: Vec<String>, rows: Vec<Vec
                 <tbody>{rows}</tbody>
             </table>
         </div>
+        <TableCsv table=id/>
     }
     .into_any()
 }

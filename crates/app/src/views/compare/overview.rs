@@ -8,6 +8,7 @@ use proflens_analysis::compare::{self, Comparison};
 
 use super::change_class;
 use crate::widgets::chart;
+use crate::widgets::chart_frame::{ChartFrame, ChartText};
 use crate::widgets::download::save_text;
 use crate::widgets::fmt;
 use crate::widgets::measure::window_resizes;
@@ -63,13 +64,15 @@ fn PairedChart(parts: Vec<(String, f64, f64)>) -> impl IntoView {
                     "Candidate"
                 </li>
             </ul>
-            <canvas
-                node_ref=canvas
-                class="chart short"
-                style:height=height
-                role="img"
-                aria-label="Average time per step by category, baseline and candidate; the table below has the numbers"
-            ></canvas>
+            <ChartFrame name="compare-breakdown" caption="" text=ChartText::Table("compare-figures")>
+                <canvas
+                    node_ref=canvas
+                    class="chart short"
+                    style:height=height
+                    role="img"
+                    aria-label="Average time per step by category, baseline and candidate; the table below has the numbers"
+                ></canvas>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }

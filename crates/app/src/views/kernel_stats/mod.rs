@@ -15,6 +15,7 @@ use proflens_analysis::tools::kernel_stats::{self, HostKernelRow, KernelStats};
 
 use super::ViewProps;
 use crate::widgets::chart;
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::{self, window_resizes};
 use crate::widgets::table::{Column, Direction, Filter, FilterExportBar, SortValue, SortableTable, ToolbarText};
@@ -244,13 +245,23 @@ fn KernelPie(slices: Vec<Slice>) -> impl IntoView {
         .collect_view();
     let title = "Kernels with the most total time";
     let label = format!("{title}; the shares are listed beside the chart.");
+    let rows = slices
+        .iter()
+        .map(|s| {
+            let us = measure::us(s.total_ns as f64 / 1e3);
+            vec![s.name.clone(), us, fmt::share(s.total_ns as f64, total)]
+        })
+        .collect();
+    let data = ChartData { headers: vec!["Kernel".into(), "Total time (µs)".into(), "Share".into()], rows };
     view! {
         <figure class="pie kernel-pie">
             <figcaption>{title}</figcaption>
-            <div class="pie-body">
-                <canvas id="kernel-pie" class="pie-chart" node_ref=canvas role="img" aria-label=label></canvas>
-                <ul class="legend vertical">{legend}</ul>
-            </div>
+            <ChartFrame name="kernel-pie" caption="" text=ChartText::Data(data)>
+                <div class="pie-body">
+                    <canvas id="kernel-pie" class="pie-chart" node_ref=canvas role="img" aria-label=label></canvas>
+                    <ul class="legend vertical">{legend}</ul>
+                </div>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }

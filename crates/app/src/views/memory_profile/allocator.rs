@@ -12,6 +12,7 @@ use super::{fragmentation_text, time_ms};
 use crate::widgets::fmt;
 use crate::widgets::measure::bytes;
 use crate::widgets::table::{Direction, Filter, SortableTable};
+use crate::widgets::table_csv::{columns_csv, TableCsv};
 
 /// Bytes for people, with the exact count as the hover text.
 fn bytes_dd(id: &'static str, n: i64) -> impl IntoView {
@@ -131,5 +132,6 @@ pub(super) fn AllocatorView(allocator: AllocatorProfile) -> impl IntoView {
                 cell_title=op_title
             />
         </div>
+        <TableCsv table="memory-breakdown" csv=move || table_rows.with(|r| columns_csv(&breakdown_columns(), r))/>
     }
 }

@@ -11,6 +11,7 @@ use web_sys::MouseEvent;
 use super::draw::{draw_timeline, in_use, TimelineLayout, FRAGMENTATION, FREE, HEAP, STACK};
 use super::{fragmentation_text, time_ms};
 use crate::widgets::chart;
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::{bytes, card_side, window_resizes};
 
@@ -25,6 +26,29 @@ fn nearest(timeline: &[Snapshot], ps: f64) -> Option<usize> {
         let d = |i: usize| (timeline[i].time_offset_ps as f64 - ps).abs();
         d(a).total_cmp(&d(b))
     })
+}
+
+/// At most this many events in the timeline's data table.
+const DATA_TABLE_ROWS: usize = 500;
+
+/// The timeline's numbers for its "Data table": the first events.
+fn timeline_data(timeline: &[Snapshot]) -> ChartData {
+    let headers = ["Time", "Memory in use", "Stack", "Heap", "Free", "Fragmentation"];
+    let rows = timeline
+        .iter()
+        .take(DATA_TABLE_ROWS)
+        .map(|s| {
+            vec![
+                time_ms(s.time_offset_ps),
+                bytes(in_use(s)),
+                bytes(s.stats.stack_reserved_bytes),
+                bytes(s.stats.heap_allocated_bytes),
+                bytes(s.stats.free_memory_bytes),
+                fragmentation_text(s.stats.fragmentation),
+            ]
+        })
+        .collect();
+    ChartData { headers: headers.map(String::from).to_vec(), rows }
 }
 
 #[component]
@@ -159,6 +183,7 @@ pub(super) fn Timeline(timeline: Arc<Vec<Snapshot>>, show_free: bool) -> impl In
                 " Show free memory"
             </label>
         </div>
+        <ChartFrame name="memory-timeline" caption="Memory timeline" text=ChartText::Data(timeline_data(&timeline))>
         <div class="chart-wrap" on:mouseleave=move |_| hover.set(None)>
             <canvas
                 id="memory-timeline"
@@ -175,6 +200,7 @@ pub(super) fn Timeline(timeline: Arc<Vec<Snapshot>>, show_free: bool) -> impl In
             {tooltip}
         </div>
         <ul class="legend" aria-label="Series">{legend}</ul>
+        </ChartFrame>
         {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
     .into_any()

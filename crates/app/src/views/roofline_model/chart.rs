@@ -9,6 +9,7 @@ use proflens_analysis::tools::roofline_model::{Peaks, RooflineRecord};
 
 use super::on_chip;
 use crate::widgets::chart::{self, ScatterPoint, OTHER, PALETTE};
+use crate::widgets::chart_frame::{ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::{self, window_resizes};
 use crate::widgets::roofline::{roofline_chart, Roof, Roofs};
@@ -175,6 +176,7 @@ pub fn RooflineChart(
                     (n > 0).then(|| format!(" {} with no FLOPs or no bytes are in the table only.", fmt::plural(n, "record", "records")))
                 }}
             </figcaption>
+            <ChartFrame name="roofline" caption="" text=ChartText::Table("roofline-table")>
             <div class="chart-wrap">
                 <canvas
                     id="roofline-chart"
@@ -190,6 +192,7 @@ pub fn RooflineChart(
             </div>
             <ul class="legend roofs">{roof_legend}</ul>
             <ul class="legend categories">{legend}</ul>
+            </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
         </figure>
     }

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use proflens_analysis::tools::tf_data::RankedCall;
 
 use super::layout::{display_name, layout, NODE_H, NODE_W};
+use crate::widgets::chart_frame::{ChartData, ChartFrame, ChartText};
 use crate::widgets::fmt;
 use crate::widgets::measure::ps_as_us;
 
@@ -112,6 +113,22 @@ pub(super) fn PipelineGraph(pipeline: String, call: RankedCall) -> impl IntoView
         }
     });
     let (width, height) = (placed.width, placed.height);
+    let rows = placed
+        .nodes
+        .iter()
+        .filter_map(|p| call.graph.get(p.node))
+        .map(|n| {
+            vec![
+                n.name.clone(),
+                ps_as_us(n.duration_ps as f64),
+                ps_as_us(n.self_ps as f64),
+                fmt::count(n.calls),
+                if n.blocking { "yes" } else { "no" }.to_string(),
+            ]
+        })
+        .collect();
+    let headers = ["Iterator", "Total", "Self", "Calls", "Critical path"];
+    let data = ChartData { headers: headers.map(String::from).to_vec(), rows };
     let label = format!(
         "Iterators of call #{} of pipeline {}: {} nodes; the critical path is bold, the bottleneck outlined in red.",
         call.rank,
@@ -120,6 +137,7 @@ pub(super) fn PipelineGraph(pipeline: String, call: RankedCall) -> impl IntoView
     );
     view! {
         {bottleneck}
+        <ChartFrame name="iterator-graph" caption="Iterators of the call" text=ChartText::Data(data)>
         <div class="tfdata-graph-wrap">
             <svg
                 id="tfdata-graph"
@@ -134,6 +152,7 @@ pub(super) fn PipelineGraph(pipeline: String, call: RankedCall) -> impl IntoView
                 <g class="nodes">{nodes}</g>
             </svg>
         </div>
+        </ChartFrame>
         {left_out}
         <ul class="legend tfdata-legend" aria-label="How to read the graph">
             <li>

@@ -43,6 +43,7 @@ use proflens_analysis::tools::trace_viewer::TraceLayout;
 use super::{TraceTarget, ViewProps};
 use crate::protocol::{EventAt, TraceAnswer};
 use crate::widgets::fmt;
+use crate::widgets::picture;
 use crate::widgets::title::ToolTitle;
 use model::format_duration;
 use viewer::{with_viewer, SendQuery, Ui, Viewer, VIEWER};
@@ -123,6 +124,15 @@ fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
             }
         });
     }
+}
+
+/// Saves the timeline as it is on screen (a picture of the view, not a chart:
+/// no SVG) as `proflens-trace_viewer-view.png`.
+fn save_view_png(problem: RwSignal<Option<String>>) {
+    let canvas = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("trace-canvas"));
+    let Some(canvas) = canvas else { return };
+    let result = picture::save_png(&canvas, "proflens-trace_viewer-view.png", move |e| problem.set(Some(e)));
+    problem.set(result.err());
 }
 
 fn unmount(id: u32) {
@@ -272,6 +282,7 @@ fn TraceViewerView(
         None => None,
     };
 
+    let picture_problem = RwSignal::new(None::<String>);
     view! {
         <section id="tool-trace_viewer" class="tool trace-viewer" aria-labelledby="tool-trace_viewer-title">
             <ToolTitle tool="trace_viewer" run=run host=host/>
@@ -339,6 +350,10 @@ fn TraceViewerView(
                 >
                     "Export selection"
                 </button>
+                <button id="trace-save-png" type="button" class="button small" on:click=move |_| save_view_png(picture_problem)>
+                    "Save PNG"
+                </button>
+                {move || picture_problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
             </div>
             <p class="trace-status">
                 <span

@@ -13,6 +13,7 @@ use super::viewer::{with_viewer, Details, Summary, Ui};
 use crate::protocol::{TraceEvent, TraceLink};
 use crate::widgets::fmt;
 use crate::widgets::table::{Column, Direction, SortValue, SortableTable};
+use crate::widgets::table_csv::{columns_csv, TableCsv};
 
 /// ps from the profile's start as `1,234.567 ms`.
 fn at_ms(ps: i64) -> String {
@@ -221,6 +222,7 @@ pub fn SummaryPane(ui: Ui) -> impl IntoView {
                     empty="No event overlaps the range."
                     page_size=50
                 />
+                <TableCsv table="trace-summary-table" csv=move || rows.with(|r| columns_csv(&summary_columns(), r))/>
             </div>
         </section>
     }
