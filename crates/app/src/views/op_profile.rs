@@ -388,6 +388,23 @@ fn detail_card(node: &Node, flops: f64) -> impl IntoView {
     }
 }
 
+/// Focuses the tree's row of `path` once the tree is redrawn.
+fn refocus(path: String) {
+    request_animation_frame(move || {
+        let tree = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("op-profile-tree"));
+        let mut row = tree.and_then(|t| t.first_element_child());
+        while let Some(element) = row {
+            if element.get_attribute("data-path").as_deref() == Some(path.as_str()) {
+                if let Ok(element) = element.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = element.focus();
+                }
+                return;
+            }
+            row = element.next_element_sibling();
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,21 +448,4 @@ mod tests {
         let cudnn = "%cudnn-conv.1.0 = (bf16[1,5120,34,31,53]{4,3,2,1,0}, u8[7150336]{0}) custom-call(bf16[1,16,32,60,104]{4,3,2,1,0} %b), window={size=1x2x2 stride=1x2x2 pad=1_1x1_1x1_1}, dim_labels=bf012_oi012->bf012, custom_call_target=\"__cudnn$convForward\"";
         assert_eq!(convolution_details(cudnn), Some(("bf012_oi012->bf012".into(), "1_1x1_1x1_1".into())));
     }
-}
-
-/// Focuses the tree's row of `path` once the tree is redrawn.
-fn refocus(path: String) {
-    request_animation_frame(move || {
-        let tree = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("op-profile-tree"));
-        let mut row = tree.and_then(|t| t.first_element_child());
-        while let Some(element) = row {
-            if element.get_attribute("data-path").as_deref() == Some(path.as_str()) {
-                if let Ok(element) = element.dyn_into::<web_sys::HtmlElement>() {
-                    let _ = element.focus();
-                }
-                return;
-            }
-            row = element.next_element_sibling();
-        }
-    });
 }

@@ -94,7 +94,15 @@ pub fn ChartFrame(
 
 /// The collapsed "Data table" with the chart's numbers.
 fn data_table(id: &str, data: ChartData) -> impl IntoView {
-    let headers = data.headers.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
+    // The columns are the chart's own axes and series, so their hover text says so.
+    let headers = data
+        .headers
+        .into_iter()
+        .map(|h| {
+            let title = format!("{h}, as the chart above plots it");
+            view! { <th scope="col" title=title>{h}</th> }
+        })
+        .collect_view();
     let rows = data
         .rows
         .into_iter()
