@@ -72,22 +72,10 @@ impl SvgRecorder {
     }
 }
 
-/// `text` with the five XML special characters escaped: labels come from
-/// profiles (op and host names) and must stay text in the file.
-pub fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// `text` escaped for XML (SVG) content and attributes: labels come from
+/// profiles (op and host names) and must stay text in the file. HTML's
+/// escaping is XML's too (`&#39;` is a character reference in both).
+pub use proflens_analysis::common::html::escape as escape_xml;
 
 impl DrawingBackend for SvgRecorder {
     type ErrorType = std::convert::Infallible;
