@@ -47,7 +47,7 @@ test('?logdir= lists the served runs from the index and loads a host on demand',
   await page.selectOption('#host', 'worker1');
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   await page.selectOption('#tool', 'kernel_stats');
-  await page.locator('#tool-kernel_stats table').first().waitFor({ timeout: 30_000 });
+  await page.locator('#tool-kernel_stats table#kernel-stats tbody tr').first().waitFor({ timeout: 30_000 });
   // The profiles came from the log directory, on the page's own origin.
   assert.ok(seen.requests.some((u) => u.endsWith('/logs/proflens-index.json')));
   assert.ok(seen.requests.some((u) => u.endsWith('/logs/plugins/profile/2026_11_23_06_00_00/worker1.xplane.pb')));
