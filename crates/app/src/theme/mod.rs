@@ -129,4 +129,23 @@ mod tests {
         assert_eq!(Choice::parse(""), Choice::System);
         assert_eq!(Choice::parse("sepia"), Choice::System);
     }
+
+    /// The declarations of the block that starts at `selector` (up to its `}`).
+    fn block<'a>(css: &'a str, selector: &str) -> Vec<&'a str> {
+        let start = css.find(selector).unwrap_or_else(|| panic!("theme.css has no `{selector}`")) + selector.len();
+        let end = start + css[start..].find('}').expect("the block ends");
+        css[start..end].split(';').map(str::trim).filter(|d| !d.is_empty()).collect()
+    }
+
+    /// CSS cannot join a media query and an attribute selector in one rule,
+    /// so the dark set is written twice (system dark, reader's dark); they
+    /// must not drift apart.
+    #[test]
+    fn both_dark_blocks_of_theme_css_set_the_same_colours() {
+        let css = include_str!("../../../../web/theme.css");
+        let system = block(css, ":root:not([data-theme=\"light\"]) {");
+        let chosen = block(css, ":root[data-theme=\"dark\"] {");
+        assert!(system.len() > 10, "the dark set has its colours: {system:?}");
+        assert_eq!(system, chosen);
+    }
 }
