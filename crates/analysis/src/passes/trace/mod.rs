@@ -7,8 +7,10 @@
 pub mod annotations;
 pub mod derived;
 pub mod export;
+pub mod flame;
 pub mod index;
 pub mod links;
+pub mod range_stats;
 pub mod search;
 pub mod window;
 
