@@ -14,7 +14,8 @@
 
 pub mod boxes;
 
-use proflens_analysis::passes::trace::search::NameSummary;
+use proflens_analysis::passes::trace::flame::FlameGraph;
+use proflens_analysis::passes::trace::range_stats::RangeStats;
 use proflens_analysis::passes::trace::EventDetails;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
@@ -116,6 +117,9 @@ pub const BLOB: &str = "blob";
 
 /// Most search hits sent back (the total is counted in full).
 pub const MAX_HITS: u32 = 100_000;
+/// Search hits listed by name under the search box (the DOM stays small;
+/// Previous/Next step through all [`MAX_HITS`]).
+pub const SEARCH_LIST: usize = 500;
 
 /// What the trace viewer asks about one host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,8 +135,11 @@ pub enum TraceQuery {
     Links { track: u32, event: u32 },
     /// Events whose name matches (substring, or regular expression).
     Search { pattern: String, regex: bool, limit: u32 },
-    /// Events of `tracks` overlapping `[start_ps, end_ps]`, per name.
+    /// Statistics of the events of `tracks` overlapping `[start_ps, end_ps]`,
+    /// per name and per track.
     Summary { tracks: Vec<u32>, start_ps: i64, end_ps: i64 },
+    /// The flame graph of `tracks` in `[start_ps, end_ps]`.
+    Flame { tracks: Vec<u32>, start_ps: i64, end_ps: i64 },
     /// The trace as Chrome trace JSON, or only the events overlapping `range`.
     Export { range: Option<(i64, i64)> },
     /// The event at a model position (what an analysis names), answered as
@@ -163,16 +170,21 @@ pub enum TraceAnswer {
         event: u32,
         links: Vec<TraceLink>,
     },
-    /// `hits` ([`TraceHit`]s packed: see [`boxes`]) in time order.
+    /// `hits` ([`TraceHit`]s packed: see [`boxes`]) in time order; `names`
+    /// are the names of the first [`SEARCH_LIST`] of them, for the list of matches.
     Search {
         hits: Bytes,
         total: u64,
+        #[serde(default)]
+        names: Vec<String>,
     },
+    /// A range's statistics per name and per track.
     Summary {
-        start_ps: i64,
-        end_ps: i64,
-        tracks: u32,
-        rows: Vec<NameSummary>,
+        stats: Box<RangeStats>,
+    },
+    /// A range's flame graph.
+    Flame {
+        flame: Box<FlameGraph>,
     },
     /// The file is the message's `blob`.
     Export {

@@ -25,6 +25,7 @@ pub fn answer(hosts: &Hosts, run: String, host: String, seq: u32, query: TraceQu
                 TraceQuery::Links { track, event } => queries::links_of(t, track, event),
                 TraceQuery::Search { pattern, regex, limit } => queries::search(t, &pattern, regex, limit),
                 TraceQuery::Summary { tracks, start_ps, end_ps } => queries::summary(t, &tracks, start_ps, end_ps),
+                TraceQuery::Flame { tracks, start_ps, end_ps } => queries::flame_of(t, &tracks, start_ps, end_ps),
                 TraceQuery::Export { range } => return export(t, run, host, seq, range),
                 TraceQuery::Locate { at } => queries::locate(t, at),
             }

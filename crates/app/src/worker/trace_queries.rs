@@ -9,16 +9,18 @@ use std::io::{self, Write};
 use proflens_analysis::common::tf_op::{self, OpCategory};
 use proflens_analysis::passes::grouping::Grouping;
 use proflens_analysis::passes::trace::export::write_chrome_trace;
+use proflens_analysis::passes::trace::flame::flame;
 use proflens_analysis::passes::trace::index::TraceIndex;
 use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
-use proflens_analysis::passes::trace::search::{search as find, summarize, EventRef, Pattern};
+use proflens_analysis::passes::trace::range_stats::range_stats;
+use proflens_analysis::passes::trace::search::{search as find, EventRef, Pattern};
 use proflens_analysis::passes::trace::window::visible;
 use proflens_analysis::passes::trace::{event_details, event_name, track_events, TrackSource};
 use proflens_model::Profile;
 
 use crate::protocol::boxes::{pack, pack_hits, DrawBox};
 use crate::protocol::{
-    Bytes, EventAt, TraceAnswer, TraceEvent, TraceHit, TraceLink, TraceWindow, TrackBoxes, MAX_HITS,
+    Bytes, EventAt, TraceAnswer, TraceEvent, TraceHit, TraceLink, TraceWindow, TrackBoxes, MAX_HITS, SEARCH_LIST,
 };
 
 /// Most events linked to one that the details pane lists.
@@ -162,7 +164,7 @@ pub fn category(name: &str) -> Option<String> {
 
 pub fn search(t: Timeline, pattern: &str, regex: bool, limit: u32) -> TraceAnswer {
     if pattern.is_empty() {
-        return TraceAnswer::Search { hits: Bytes::default(), total: 0 };
+        return TraceAnswer::Search { hits: Bytes::default(), total: 0, names: Vec::new() };
     }
     let pattern = match Pattern::new(pattern, regex) {
         Ok(p) => p,
@@ -170,13 +172,25 @@ pub fn search(t: Timeline, pattern: &str, regex: bool, limit: u32) -> TraceAnswe
     };
     let (found, total) = find(t.profile, t.grouping, &t.index.trace, &pattern, limit.min(MAX_HITS) as usize);
     let hits: Vec<TraceHit> = found.iter().filter_map(|(_, at)| t.hit(at.track, at.event)).collect();
-    TraceAnswer::Search { hits: Bytes(pack_hits(&hits)), total }
+    let names = hits
+        .iter()
+        .take(SEARCH_LIST)
+        .map(|h| {
+            t.index.track(h.track).map_or_else(String::new, |(track, _)| {
+                event_name(t.profile, t.grouping, track, h.event as usize).to_string()
+            })
+        })
+        .collect();
+    TraceAnswer::Search { hits: Bytes(pack_hits(&hits)), total, names }
 }
 
 pub fn summary(t: Timeline, tracks: &[u32], start_ps: i64, end_ps: i64) -> TraceAnswer {
-    let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
-    let rows = summarize(t.profile, t.grouping, &t.index.trace, tracks, start_ps, end_ps);
-    TraceAnswer::Summary { start_ps, end_ps, tracks: tracks.len() as u32, rows }
+    let stats = range_stats(t.profile, t.grouping, &t.index.trace, tracks, start_ps, end_ps);
+    TraceAnswer::Summary { stats: Box::new(stats) }
+}
+
+pub fn flame_of(t: Timeline, tracks: &[u32], start_ps: i64, end_ps: i64) -> TraceAnswer {
+    TraceAnswer::Flame { flame: Box::new(flame(t.profile, t.grouping, &t.index.trace, tracks, start_ps, end_ps)) }
 }
 
 /// Writes the Chrome trace JSON; the number of events written.
@@ -241,10 +255,12 @@ mod tests {
     #[test]
     fn search_event_summary_and_export() {
         let f = Fixture::of(INPUT_BOUND);
-        let TraceAnswer::Search { hits, total } = search(f.t(), "EagerPyFunc", false, 10) else {
+        let TraceAnswer::Search { hits, total, names } = search(f.t(), "EagerPyFunc", false, 10) else {
             panic!("search failed")
         };
         let hits = unpack_hits(&hits.0);
+        assert_eq!(names.len(), hits.len());
+        assert!(names.iter().all(|n| n.contains("EagerPyFunc")), "{names:?}");
         assert!(total >= 380, "{total}");
         assert_eq!(hits.len(), 10);
         assert!(hits.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
@@ -261,11 +277,20 @@ mod tests {
         assert_eq!(found, e);
         assert!(matches!(locate(f.t(), EventAt { index: usize::MAX, ..at }), TraceAnswer::Failed { .. }));
 
-        let TraceAnswer::Summary { rows, .. } = summary(f.t(), &[hits[0].track], hits[0].start_ps, hits[0].end_ps)
-        else {
+        let TraceAnswer::Summary { stats } = summary(f.t(), &[hits[0].track], hits[0].start_ps, hits[0].end_ps) else {
             panic!("no summary")
         };
-        assert!(rows.iter().any(|r| r.name.contains("EagerPyFunc")));
+        assert!(stats.by_name.iter().any(|r| r.name.contains("EagerPyFunc")));
+        let TraceAnswer::Flame { flame } = flame_of(f.t(), &[hits[0].track], hits[0].start_ps, hits[0].end_ps) else {
+            panic!("no flame graph")
+        };
+        // The event fills the range: its frame is as wide as the root.
+        let root = flame.frames[0].total_ps;
+        assert_eq!(root, hits[0].end_ps - hits[0].start_ps);
+        assert!(flame
+            .frames
+            .iter()
+            .any(|f| f.total_ps == root && flame.names[f.name as usize].contains("EagerPyFunc")));
 
         let mut json = Vec::new();
         let n = export(f.t(), Some((hits[0].start_ps, hits[0].end_ps)), &mut json).expect("export");

@@ -1,5 +1,5 @@
 //! Finding events by name (substring, case-insensitive, or a regular
-//! expression) and summing up a selected time range per event name.
+//! expression). A selected range's statistics are in [`range_stats`](super::range_stats).
 
 use super::{event_name, track_events, Trace};
 use crate::passes::grouping::Grouping;
@@ -74,57 +74,6 @@ pub fn search(
         }
     }
     (earliest.into_sorted_vec(), total)
-}
-
-/// Events of one name within a selection.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NameSummary {
-    pub name: String,
-    pub count: u64,
-    pub total_ps: i64,
-    pub average_ps: f64,
-}
-
-/// Events that overlap `[start_ps, end_ps]` on the given tracks, per name,
-/// longest total first.
-pub fn summarize(
-    profile: &Profile,
-    grouping: &Grouping,
-    trace: &Trace,
-    tracks: &[u32],
-    start_ps: i64,
-    end_ps: i64,
-) -> Vec<NameSummary> {
-    let all: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
-    let mut by_name: HashMap<&str, (u64, i64)> = HashMap::new();
-    for &t in tracks {
-        let Some(track) = all.get(t as usize) else { continue };
-        let events = track_events(profile, track);
-        let from =
-            events.start_ps.partition_point(|&s| s < start_ps.saturating_sub(super::window::max_duration(events)));
-        for i in from..events.len() {
-            if events.start_ps[i] > end_ps {
-                break;
-            }
-            if events.end_ps(i) < start_ps {
-                continue;
-            }
-            let entry = by_name.entry(event_name(profile, grouping, track, i)).or_default();
-            entry.0 += 1;
-            entry.1 = entry.1.saturating_add(events.duration_ps[i]);
-        }
-    }
-    let mut out: Vec<NameSummary> = by_name
-        .into_iter()
-        .map(|(name, (count, total))| NameSummary {
-            name: name.to_string(),
-            count,
-            total_ps: total,
-            average_ps: total as f64 / count as f64,
-        })
-        .collect();
-    out.sort_by(|a, b| b.total_ps.cmp(&a.total_ps).then_with(|| a.name.cmp(&b.name)));
-    out
 }
 
 #[cfg(test)]

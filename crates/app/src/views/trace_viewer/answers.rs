@@ -7,13 +7,24 @@ use leptos::prelude::*;
 
 use super::client::Kind;
 use super::hook;
-use super::ui::{Details, SearchState, Summary, SummaryView};
+use super::ui::{Details, Flame, SearchItem, SearchState, Summary};
 use super::viewer::{Selected, Viewer};
 use super::window_data::WindowData;
 use crate::protocol::boxes::unpack_hits;
 use crate::protocol::TraceAnswer;
 
 impl Viewer {
+    /// The listed matches: the first hits with their names and track names.
+    fn search_items(&self, names: Vec<String>) -> Vec<SearchItem> {
+        let track_name =
+            |id: u32| self.layout.sections.iter().flat_map(|s| &s.tracks).find(|t| t.id == id).map(|t| t.name.clone());
+        self.hits
+            .iter()
+            .zip(names)
+            .map(|(&hit, name)| SearchItem { hit, name, track: track_name(hit.track).unwrap_or_default() })
+            .collect()
+    }
+
     /// Answers from the worker.
     pub fn on_answer(&mut self, seq: u32, answer: TraceAnswer, blob: Option<web_sys::Blob>) {
         let Some((kind, stale, next)) = self.client.answered(seq) else {
@@ -58,8 +69,9 @@ impl Viewer {
                 }
             }
             (Kind::Links, TraceAnswer::Failed { .. }) => self.ui.links.set(Some(Arc::new(Vec::new()))),
-            (Kind::Search, TraceAnswer::Search { hits, total }) => {
+            (Kind::Search, TraceAnswer::Search { hits, total, names }) => {
                 self.hits = unpack_hits(&hits.0);
+                self.ui.search_list.set(Arc::new(self.search_items(names)));
                 self.hit_index = None;
                 self.ui.search.set(SearchState {
                     busy: false,
@@ -76,11 +88,10 @@ impl Viewer {
             (Kind::Search, TraceAnswer::Failed { message }) => {
                 self.ui.search.set(SearchState { error: Some(message), ..SearchState::default() })
             }
-            (Kind::Summary, TraceAnswer::Summary { start_ps, end_ps, tracks, rows }) => self
-                .ui
-                .summary
-                .set(Summary::Shown(Arc::new(SummaryView { start_ps, end_ps, tracks, rows: Arc::new(rows) }))),
+            (Kind::Summary, TraceAnswer::Summary { stats }) => self.ui.summary.set(Summary::Shown(Arc::from(stats))),
             (Kind::Summary, TraceAnswer::Failed { message }) => self.ui.summary.set(Summary::Failed(message)),
+            (Kind::Flame, TraceAnswer::Flame { flame }) => self.ui.flame.set(Flame::Shown(Arc::from(flame))),
+            (Kind::Flame, TraceAnswer::Failed { message }) => self.ui.flame.set(Flame::Failed(message)),
             (Kind::Export, TraceAnswer::Export { file_name, events, bytes }) => {
                 self.ui.exporting.set(false);
                 let result = match blob {

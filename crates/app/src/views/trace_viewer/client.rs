@@ -12,9 +12,11 @@ pub enum Kind {
     Summary = 3,
     Export = 4,
     Links = 5,
+    Flame = 6,
 }
 
-const KINDS: [Kind; 6] = [Kind::Window, Kind::Event, Kind::Search, Kind::Summary, Kind::Export, Kind::Links];
+const KINDS: [Kind; 7] =
+    [Kind::Window, Kind::Event, Kind::Search, Kind::Summary, Kind::Export, Kind::Links, Kind::Flame];
 
 /// An answer's kind, whether it is stale, and the query to post now.
 pub type Answered = (Kind, bool, Option<(u32, TraceQuery)>);
@@ -24,8 +26,8 @@ pub type Answered = (Kind, bool, Option<(u32, TraceQuery)>);
 #[derive(Debug, Default)]
 pub struct Client {
     next_seq: u32,
-    in_flight: [Option<u32>; 6],
-    waiting: [Option<TraceQuery>; 6],
+    in_flight: [Option<u32>; KINDS.len()],
+    waiting: [Option<TraceQuery>; KINDS.len()],
 }
 
 impl Client {

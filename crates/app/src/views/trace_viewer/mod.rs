@@ -13,17 +13,21 @@
 //! - [`ui`]: the signals behind the DOM around the canvas;
 //! - [`window_data`]: the boxes on hand for a time window;
 //! - [`surface`], [`draw`], [`interact`], [`listeners`]: the canvas, and the mouse and keyboard;
-//! - [`panes`]: details, range summary, hover card;
+//! - [`panes`]: details, hover card; [`range_pane`]: the range's statistics and [`flame`] graph;
+//! - [`search_list`]: the matches of a search as a list;
 //! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks.
 
 pub mod answers;
 pub mod client;
 pub mod draw;
+pub mod flame;
 pub mod hook;
 pub mod interact;
 pub mod listeners;
 pub mod model;
 pub mod panes;
+pub mod range_pane;
+pub mod search_list;
 pub mod selection;
 pub mod surface;
 pub mod ui;
@@ -355,6 +359,7 @@ fn TraceViewerView(
                 </button>
                 {move || picture_problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
             </div>
+            <search_list::SearchList ui=ui/>
             <p class="trace-status">
                 <span
                     id="trace-range"
@@ -383,7 +388,7 @@ fn TraceViewerView(
             </p>
             <div class="trace-panes">
                 <panes::DetailsPane ui=ui/>
-                <panes::SummaryPane ui=ui/>
+                <range_pane::RangePane ui=ui/>
             </div>
         </section>
     }

@@ -1,19 +1,16 @@
 //! The DOM around the canvas: the selected event's details
-//! (`#trace-details`), the selected range's summary per event name
-//! (`#trace-summary`) and the hover card (`#trace-tooltip`). Everything from
-//! the profile is text.
+//! (`#trace-details`) and the hover card (`#trace-tooltip`); the selected
+//! range's pane is [`range_pane`](super::range_pane). Everything from the
+//! profile is text.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::passes::trace::search::NameSummary;
 
 use super::model::format_duration;
-use super::viewer::{with_viewer, Details, Summary, Ui};
+use super::viewer::{with_viewer, Details, Ui};
 use crate::protocol::{TraceEvent, TraceLink};
 use crate::widgets::fmt;
-use crate::widgets::table::{Column, Direction, SortValue, SortableTable};
-use crate::widgets::table_csv::{columns_csv, TableCsv};
 
 /// ps from the profile's start as `1,234.567 ms`.
 fn at_ms(ps: i64) -> String {
@@ -133,98 +130,6 @@ fn link_item(link: &TraceLink) -> impl IntoView + use<> {
             " "
             <span class="note">{format_duration((to.end_ps - to.start_ps) as f64)}</span>
         </li>
-    }
-}
-
-fn summary_columns() -> Vec<Column<NameSummary>> {
-    vec![
-        Column {
-            id: "name",
-            label: "Name",
-            title: "Event name",
-            numeric: false,
-            value: |r| SortValue::Text(&r.name),
-            cell: |r| r.name.clone(),
-        },
-        Column {
-            id: "count",
-            label: "Count",
-            title: "Events of this name overlapping the range",
-            numeric: true,
-            value: |r| SortValue::Number(r.count as f64),
-            cell: |r| fmt::count(r.count),
-        },
-        Column {
-            id: "total",
-            label: "Total",
-            title: "Their durations added up (whole events, also the parts outside the range)",
-            numeric: true,
-            value: |r| SortValue::Number(r.total_ps as f64),
-            cell: |r| format_duration(r.total_ps as f64),
-        },
-        Column {
-            id: "average",
-            label: "Average",
-            title: "Total divided by count",
-            numeric: true,
-            value: |r| SortValue::Number(r.average_ps),
-            cell: |r| format_duration(r.average_ps),
-        },
-    ]
-}
-
-#[component]
-pub fn SummaryPane(ui: Ui) -> impl IntoView {
-    let empty: Arc<Vec<NameSummary>> = Arc::new(Vec::new());
-    let rows = Signal::derive(move || match ui.summary.get() {
-        Summary::Shown(s) => s.rows.clone(),
-        _ => empty.clone(),
-    });
-    let head = move || match ui.summary.get() {
-        Summary::Empty => view! {
-            <p class="note">
-                "Shift+drag across the tracks (or drag along the time ruler) to sum up a range by event name."
-            </p>
-        }
-        .into_any(),
-        Summary::Loading => view! { <p class="note">"Summing up the range…"</p> }.into_any(),
-        Summary::Failed(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
-        Summary::Shown(s) => {
-            let events: u64 = s.rows.iter().map(|r| r.count).sum();
-            let text = format!(
-                "{} in {} ({} to {}) on {}.",
-                fmt::plural(events as usize, "event", "events"),
-                format_duration((s.end_ps - s.start_ps) as f64),
-                at_ms(s.start_ps),
-                at_ms(s.end_ps),
-                fmt::plural(s.tracks as usize, "track", "tracks"),
-            );
-            view! {
-                <p class="range-head" data-start-ps=s.start_ps.to_string() data-end-ps=s.end_ps.to_string()>
-                    {text}
-                </p>
-            }
-            .into_any()
-        }
-    };
-    let shown = move || matches!(ui.summary.get(), Summary::Shown(_));
-    view! {
-        <section id="trace-summary" class="panel trace-pane" aria-labelledby="trace-summary-title">
-            <h3 id="trace-summary-title">"Selected range"</h3>
-            {head}
-            <div class="table-scroll" hidden=move || !shown()>
-                <SortableTable
-                    id="trace-summary-table"
-                    caption="Events by name — select a heading to sort"
-                    columns=summary_columns()
-                    rows=rows
-                    sort=(2, Direction::Descending)
-                    empty="No event overlaps the range."
-                    page_size=50
-                />
-                <TableCsv table="trace-summary-table" csv=move || rows.with(|r| columns_csv(&summary_columns(), r))/>
-            </div>
-        </section>
     }
 }
 

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::client::Kind;
 use super::model::View;
-use super::ui::{Details, SearchState, Summary};
+use super::ui::{Details, Flame, SearchState, Summary};
 use super::viewer::{Selected, Viewer};
 use crate::protocol::MAX_HITS;
 use crate::protocol::{EventAt, TraceEvent, TraceHit, TraceQuery};
@@ -127,13 +127,15 @@ impl Viewer {
         match self.range {
             Some((a, b)) => {
                 self.ui.summary.set(Summary::Loading);
-                let tracks = self.range_tracks.clone();
-                self.post(
-                    Kind::Summary,
-                    TraceQuery::Summary { tracks, start_ps: a.floor() as i64, end_ps: b.ceil() as i64 },
-                );
+                self.ui.flame.set(Flame::Loading);
+                let (tracks, start_ps, end_ps) = (self.range_tracks.clone(), a.floor() as i64, b.ceil() as i64);
+                self.post(Kind::Summary, TraceQuery::Summary { tracks: tracks.clone(), start_ps, end_ps });
+                self.post(Kind::Flame, TraceQuery::Flame { tracks, start_ps, end_ps });
             }
-            None => self.ui.summary.set(Summary::Empty),
+            None => {
+                self.ui.summary.set(Summary::Empty);
+                self.ui.flame.set(Flame::Empty);
+            }
         }
         self.request_frame();
     }
@@ -143,6 +145,7 @@ impl Viewer {
         self.hit_index = None;
         self.select_first_hit = select_first;
         self.searched = Some((pattern.clone(), regex));
+        self.ui.search_list.set(Default::default());
         if pattern.is_empty() {
             self.ui.search.set(SearchState::default());
             self.request_frame();

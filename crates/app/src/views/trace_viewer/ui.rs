@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use proflens_analysis::passes::trace::search::NameSummary;
+use proflens_analysis::passes::trace::flame::FlameGraph;
+use proflens_analysis::passes::trace::range_stats::RangeStats;
 
-use crate::protocol::{TraceEvent, TraceLink};
+use crate::protocol::{TraceEvent, TraceHit, TraceLink};
 
 /// The details pane.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,21 +18,30 @@ pub enum Details {
     Failed(String),
 }
 
-/// The range summary pane.
+/// The range pane's statistics.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Summary {
     Empty,
     Loading,
-    Shown(Arc<SummaryView>),
+    Shown(Arc<RangeStats>),
     Failed(String),
 }
 
+/// The range pane's flame graph.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SummaryView {
-    pub start_ps: i64,
-    pub end_ps: i64,
-    pub tracks: u32,
-    pub rows: Arc<Vec<NameSummary>>,
+pub enum Flame {
+    Empty,
+    Loading,
+    Shown(Arc<FlameGraph>),
+    Failed(String),
+}
+
+/// A match in the list under the search box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchItem {
+    pub hit: TraceHit,
+    pub name: String,
+    pub track: String,
 }
 
 /// What the search line says.
@@ -64,7 +74,10 @@ pub struct Ui {
     /// The selected event's linked events; `None` while they are looked for.
     pub links: RwSignal<Option<Arc<Vec<TraceLink>>>>,
     pub summary: RwSignal<Summary>,
+    pub flame: RwSignal<Flame>,
     pub search: RwSignal<SearchState>,
+    /// The first matches, listed (at most [`SEARCH_LIST`](crate::protocol::SEARCH_LIST)).
+    pub search_list: RwSignal<Arc<Vec<SearchItem>>>,
     pub tooltip: RwSignal<Option<Tooltip>>,
     /// The time range on screen, ps.
     pub range: RwSignal<(f64, f64)>,
@@ -80,7 +93,9 @@ impl Ui {
             details: RwSignal::new(Details::Empty),
             links: RwSignal::new(Some(Arc::new(Vec::new()))),
             summary: RwSignal::new(Summary::Empty),
+            flame: RwSignal::new(Flame::Empty),
             search: RwSignal::new(SearchState::default()),
+            search_list: RwSignal::new(Arc::new(Vec::new())),
             tooltip: RwSignal::new(None),
             range: RwSignal::new((0.0, 0.0)),
             selection: RwSignal::new(None),
