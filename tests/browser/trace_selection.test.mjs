@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { seriousViolations } from './axe.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
 /** Matches listed under the search box at most (protocol::SEARCH_LIST). */
@@ -135,6 +136,7 @@ test('search matches as a list: names, tracks, times; a click or the keyboard se
   assert.equal(await page.evaluate(() => document.activeElement.dataset.index), String(items.length - 1));
   await page.keyboard.press('Home');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.index), '0');
+  assert.deepEqual(await seriousViolations(page, { context: '#trace-search-list' }), [], 'axe on the list');
 
   // A new search replaces the list; an empty one hides it.
   await page.fill('#trace-search', '');
@@ -287,6 +289,7 @@ test('a range: statistics per name and per track, sortable, saved as CSV, and it
   assert.equal(await page.locator('#trace-flame-reset').isDisabled(), false);
   await page.click('#trace-flame-reset');
   await page.waitForFunction((n) => document.querySelectorAll('#trace-flame-svg .flame-frame').length === n, all.length);
+  assert.deepEqual(await seriousViolations(page, { context: '#trace-summary' }), [], 'axe on the range pane');
   await page.locator('#trace-summary').screenshot({ path: path.join(ARTIFACTS, 'trace-selection.png') });
 
   assertOwnOrigin(seen, env.server.url);
