@@ -8,7 +8,7 @@ pub static TRACE_VIEWER: Help = Help {
     numbers: &[
         "Rows: devices and their streams first, then host threads; each box is an event, its width its duration.",
         "Nested boxes are calls inside calls; select a box for its name, times and arguments.",
-        "Keys: W and S zoom, A and D pan; drag to select a range and see what it holds.",
+        "Keys: W and S zoom, A and D pan; Shift+drag selects a range: its events per name and per track (time in the range, self time, percentiles) and a flame graph of its call stacks.",
     ],
     good_bad: &[
         "Good: device rows packed with kernels, few gaps between steps.",

@@ -146,10 +146,11 @@ pub fn RangePane(ui: Ui) -> impl IntoView {
         Summary::Shown(s) => Some(s),
         _ => None,
     });
-    let by_name: Signal<Arc<Vec<RangeRow>>> =
-        Signal::derive(move || stats.get().map(|s| Arc::new(s.by_name.clone())).unwrap_or_default());
-    let by_track: Signal<Arc<Vec<RangeRow>>> =
-        Signal::derive(move || stats.get().map(|s| Arc::new(s.by_track.clone())).unwrap_or_default());
+    // Memos: the tables key their rows by the data's `Arc`, which must stay the same between reads.
+    let by_name: Memo<Arc<Vec<RangeRow>>> =
+        Memo::new(move |_| stats.get().map(|s| Arc::new(s.by_name.clone())).unwrap_or_default());
+    let by_track: Memo<Arc<Vec<RangeRow>>> =
+        Memo::new(move |_| stats.get().map(|s| Arc::new(s.by_track.clone())).unwrap_or_default());
     let status = move || {
         match ui.summary.get() {
         Summary::Empty => view! {
