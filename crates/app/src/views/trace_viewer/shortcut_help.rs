@@ -1,0 +1,123 @@
+//! The `?` dialog: every shortcut of [`SHORTCUTS`], in a modal `<dialog>`
+//! (the browser keeps the focus inside and closes it on Esc). The focus goes
+//! to its Close button and, when it closes, back where it was.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::shortcuts::SHORTCUTS;
+
+const ID: &str = "trace-shortcuts";
+
+thread_local! {
+    /// What had the focus when the dialog opened.
+    static FOCUS_BEFORE: RefCell<Option<web_sys::HtmlElement>> = const { RefCell::new(None) };
+}
+
+fn element(id: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.get_element_by_id(id)
+}
+
+fn call(target: &JsValue, method: &str) {
+    if let Ok(f) = js_sys::Reflect::get(target, &JsValue::from_str(method)) {
+        if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+            let _ = f.call0(target);
+        }
+    }
+}
+
+/// Whether the dialog is open (the viewer's keys are then the dialog's).
+pub fn is_open() -> bool {
+    element(ID).is_some_and(|d| d.has_attribute("open"))
+}
+
+/// Opens the dialog (modal) and moves the focus into it.
+pub fn open() {
+    let Some(dialog) = element(ID) else { return };
+    if dialog.has_attribute("open") {
+        return;
+    }
+    let before = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .and_then(|a| a.dyn_into::<web_sys::HtmlElement>().ok());
+    FOCUS_BEFORE.with_borrow_mut(|f| *f = before);
+    call(&dialog, "showModal");
+    if let Some(close) = element("trace-shortcuts-close").and_then(|c| c.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = close.focus();
+    }
+}
+
+/// The dialog closed (its button, or Esc): the focus goes back.
+fn restore_focus() {
+    if let Some(before) = FOCUS_BEFORE.with_borrow_mut(Option::take) {
+        let _ = before.focus();
+    }
+}
+
+#[component]
+pub fn ShortcutHelp() -> impl IntoView {
+    let groups = SHORTCUTS
+        .iter()
+        .map(|(group, lines)| {
+            let rows = lines
+                .iter()
+                .map(|s| {
+                    let keys = s
+                        .keys
+                        .iter()
+                        .enumerate()
+                        .map(|(i, k)| view! { {(i > 0).then_some(" or ")}<kbd>{*k}</kbd> })
+                        .collect_view();
+                    view! {
+                        <tr data-keys=s.handles.join(" ")>
+                            <td class="shortcut-keys">{keys}</td>
+                            <td>{s.what}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <tbody>
+                    <tr>
+                        <th scope="colgroup" colspan="2">{*group}</th>
+                    </tr>
+                    {rows}
+                </tbody>
+            }
+        })
+        .collect_view();
+    let close = move |_| {
+        if let Some(d) = element(ID) {
+            call(&d, "close");
+        }
+    };
+    view! {
+        <dialog
+            id=ID
+            class="trace-shortcuts"
+            role="dialog"
+            aria-modal="true"
+            aria-labelledby="trace-shortcuts-title"
+            on:close=move |_| restore_focus()
+        >
+            <div class="trace-shortcuts-head">
+                <h3 id="trace-shortcuts-title">"Trace viewer shortcuts"</h3>
+                <button type="button" id="trace-shortcuts-close" class="button small" on:click=close>
+                    "Close"
+                </button>
+            </div>
+            <table class="table trace-shortcuts-table">
+                <thead>
+                    <tr>
+                        <th scope="col">"Keys"</th>
+                        <th scope="col">"What they do"</th>
+                    </tr>
+                </thead>
+                {groups}
+            </table>
+        </dialog>
+    }
+}
