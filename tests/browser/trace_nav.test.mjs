@@ -8,8 +8,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { seriousViolations } from './axe.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
+const BERT_H100 = path.join(DATA, 'kineto/kineto-h100-hf-inference/gaunernst_bert-small-uncased__1016001.json.gz');
 
 let env;
 
@@ -50,14 +52,10 @@ async function row(page, track, y) {
   return boxes.filter((b) => b.track === track && Math.abs(b.y - y) < 0.5).sort((a, b) => a.x - b.x);
 }
 
-test('. and , select the next and previous slice of the track at the same depth', async () => {
-  const { page, seen, close } = await openTrace(INPUT_BOUND);
-  // Zoom in a little, around the middle, so that rows hold several boxes wide enough to click.
-  await page.mouse.move(1, 1);
-  for (let i = 0; i < 3; i++) await page.keyboard.press('w');
-  await page.waitForTimeout(300);
-  // A row with at least three clickable boxes; its middle one is selected.
-  const boxes = await page.evaluate(() => window.__proflensTrace.boxes());
+/** The row (same track and y) with the most clickable boxes drawn, left to right. */
+async function busiestRow(page) {
+  // Those within the window, to click.
+  const boxes = await page.evaluate(() => window.__proflensTrace.boxes().filter((b) => b.y >= 0 && b.y + 10 < innerHeight));
   const rows = new Map();
   for (const b of boxes) {
     const key = `${b.track}:${Math.round(b.y)}`;
@@ -65,7 +63,17 @@ test('. and , select the next and previous slice of the track at the same depth'
   }
   const chosen = [...rows.values()].filter((r) => r.length >= 3).sort((a, b) => b.length - a.length)[0];
   assert.ok(chosen, `no row with three boxes among ${boxes.length}`);
-  chosen.sort((a, b) => a.x - b.x);
+  return chosen.sort((a, b) => a.x - b.x);
+}
+
+test('. and , select the next and previous slice of the track at the same depth', async () => {
+  const { page, seen, close } = await openTrace(INPUT_BOUND);
+  // Zoom in a little, around the middle, so that rows hold several boxes wide enough to click.
+  await page.mouse.move(1, 1);
+  for (let i = 0; i < 3; i++) await page.keyboard.press('w');
+  await page.waitForTimeout(300);
+  // A row with at least three clickable boxes; its middle one is selected.
+  const chosen = await busiestRow(page);
   const middle = chosen[Math.floor(chosen.length / 2)];
   await page.mouse.click(middle.x + Math.min(middle.width / 2, 20), middle.y + 4);
   const first = await selectionChangedFrom(page, null);
@@ -166,6 +174,8 @@ test('? lists every shortcut in a dialog; Esc closes it; Ctrl+F and / focus the 
   const rows = await dialog.locator('tbody tr:has(td)').count();
   assert.ok(rows >= 18, `${rows} shortcuts`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'trace_nav_shortcuts.png') });
+  assert.deepEqual(await seriousViolations(page), [], 'axe finds nothing serious with the dialog open');
+  assert.ok(await dialog.isVisible(), 'still open after axe');
   // While it is open the viewer's keys are the dialog's: Esc closes it and keeps the selection.
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
@@ -247,7 +257,61 @@ test('the URL keeps the visible range and the selected event; opened in a new pa
   assert.ok(Math.abs(reopened.start - shown.start) < ps_per_px, `start ${reopened.start} vs ${shown.start}`);
   assert.ok(Math.abs(reopened.end - shown.end) < ps_per_px, `end ${reopened.end} vs ${shown.end}`);
   assert.equal(await again.page.evaluate(() => location.hash), hash, 'the link stays as it was');
+  // A hand-edited range is followed while the viewer is on screen.
+  const [a, b] = [Math.round(shown.start + (shown.end - shown.start) / 4), Math.round(shown.end - (shown.end - shown.start) / 4)];
+  await again.page.evaluate(([a, b]) => { location.hash = location.hash.replace(/&t=-?\d+--?\d+/, `&t=${a}-${b}`); }, [a, b]);
+  await again.page.waitForFunction(([a, b]) => {
+    const s = window.__proflensTrace.state();
+    return Math.abs(s.start - a) < 1 && Math.abs(s.end - b) < 1;
+  }, [a, b]);
   assertOwnOrigin(again.seen, env.server.url);
+  assert.deepEqual(again.seen.errors, []);
+  await again.close();
+});
+
+test('a PyTorch trace: . steps on its track, and its link reopens the same event and range', async (t) => {
+  const { page, seen, close } = await openTrace(BERT_H100);
+  await page.mouse.move(1, 1);
+  await page.waitForFunction(() => window.__proflensTrace.lastFrameBoxes > 0);
+  await page.locator('#trace-canvas').evaluate((c) => c.scrollIntoView({ block: 'end' }));
+  await page.waitForTimeout(100);
+  // From the first box of the busiest row to its last, one slice at a time.
+  const row = await busiestRow(page);
+  const [box, end] = [row[0], row[row.length - 1]];
+  await page.mouse.click(box.x + Math.min(box.width / 2, 20), box.y + 4);
+  const first = await selectionChangedFrom(page, null);
+  // Each step asks the worker; the time from the key to the new selection.
+  const steps = [];
+  let current = first;
+  while (current.event !== end.event) {
+    assert.ok(steps.length < 60, 'reaches the last drawn box of the row');
+    const started = Date.now();
+    await page.keyboard.press('.');
+    const next = await selectionChangedFrom(page, current);
+    steps.push(Date.now() - started);
+    assert.equal(next.track, first.track);
+    assert.equal(next.depth, first.depth);
+    assert.ok(next.event > current.event && next.event <= end.event && next.start >= current.start);
+    current = next;
+  }
+  t.diagnostic(`'.' to the next selection: ${steps.join(', ')} ms`);
+  const name = (await page.locator('#trace-details .event-name').first().textContent()).trim();
+  await page.waitForFunction(() => {
+    const s = window.__proflensTrace.state();
+    const t = location.hash.match(/&t=(-?\d+)-(-?\d+)/);
+    return t && Math.abs(Number(t[1]) - s.start) <= 1 && Math.abs(Number(t[2]) - s.end) <= 1 && /&event=\d+\.\d+\.\d+$/.test(location.hash);
+  });
+  const hash = await page.evaluate(() => location.hash);
+  const shown = await state(page);
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+
+  const again = await openTrace(BERT_H100, hash);
+  await again.page.locator('#trace-details .event-name').filter({ hasText: name }).first().waitFor({ timeout: 30_000 });
+  const reopened = await state(again.page);
+  assert.deepEqual([reopened.selected.track, reopened.selected.event], [current.track, current.event]);
+  assert.ok(Math.abs(reopened.start - shown.start) <= 1 && Math.abs(reopened.end - shown.end) <= 1, 'the same range');
   assert.deepEqual(again.seen.errors, []);
   await again.close();
 });

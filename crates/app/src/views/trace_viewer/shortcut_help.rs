@@ -112,8 +112,8 @@ pub fn ShortcutHelp() -> impl IntoView {
             <table class="table trace-shortcuts-table">
                 <thead>
                     <tr>
-                        <th scope="col">"Keys"</th>
-                        <th scope="col">"What they do"</th>
+                        <th scope="col" title="The keys to press, or what to do with the mouse">"Keys"</th>
+                        <th scope="col" title="What the trace viewer does then">"What they do"</th>
                     </tr>
                 </thead>
                 {groups}
