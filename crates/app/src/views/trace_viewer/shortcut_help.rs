@@ -1,5 +1,6 @@
 //! The `?` dialog: every shortcut of [`SHORTCUTS`], in a modal `<dialog>`
-//! (the browser keeps the focus inside and closes it on Esc). The focus goes
+//! (the browser keeps the focus inside and closes it on Esc), its rows made
+//! at the first opening. The focus goes
 //! to its Close button and, when it closes, back where it was.
 
 use std::cell::RefCell;
@@ -44,6 +45,11 @@ pub fn open() {
         .and_then(|d| d.active_element())
         .and_then(|a| a.dyn_into::<web_sys::HtmlElement>().ok());
     FOCUS_BEFORE.with_borrow_mut(|f| *f = before);
+    if let Some(table) = element("trace-shortcuts-table").filter(|t| t.child_element_count() == 1) {
+        if let Err(e) = fill(&table) {
+            web_sys::console::warn_2(&"Proflens: the shortcut list could not be made".into(), &e);
+        }
+    }
     call(&dialog, "showModal");
     if let Some(close) = element("trace-shortcuts-close").and_then(|c| c.dyn_into::<web_sys::HtmlElement>().ok()) {
         let _ = close.focus();
@@ -57,38 +63,48 @@ fn restore_focus() {
     }
 }
 
+/// Fills the table from [`SHORTCUTS`] (once, at the first opening): plain
+/// DOM calls, lighter in the wasm than a view per row and key. The texts
+/// are the table's own, set as text.
+fn fill(table: &web_sys::Element) -> Result<(), JsValue> {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return Ok(()) };
+    let cell = |tag: &str, text: &str| -> Result<web_sys::Element, JsValue> {
+        let e = doc.create_element(tag)?;
+        e.set_text_content(Some(text));
+        Ok(e)
+    };
+    for (group, lines) in SHORTCUTS {
+        let body = doc.create_element("tbody")?;
+        let head = doc.create_element("tr")?;
+        let th = cell("th", group)?;
+        th.set_attribute("scope", "colgroup")?;
+        th.set_attribute("colspan", "2")?;
+        head.append_child(&th)?;
+        body.append_child(&head)?;
+        for s in lines.iter() {
+            let row = doc.create_element("tr")?;
+            row.set_attribute("data-keys", &s.handles.join(" "))?;
+            let keys = doc.create_element("td")?;
+            keys.set_class_name("shortcut-keys");
+            for (i, k) in s.keys.iter().enumerate() {
+                if i > 0 {
+                    keys.append_with_str_1(" or ")?;
+                }
+                let kbd = cell("kbd", k)?;
+                keys.append_child(&kbd)?;
+            }
+            row.append_child(&keys)?;
+            let what = cell("td", s.what)?;
+            row.append_child(&what)?;
+            body.append_child(&row)?;
+        }
+        table.append_child(&body)?;
+    }
+    Ok(())
+}
+
 #[component]
 pub fn ShortcutHelp() -> impl IntoView {
-    let groups = SHORTCUTS
-        .iter()
-        .map(|(group, lines)| {
-            let rows = lines
-                .iter()
-                .map(|s| {
-                    let keys = s
-                        .keys
-                        .iter()
-                        .enumerate()
-                        .map(|(i, k)| view! { {(i > 0).then_some(" or ")}<kbd>{*k}</kbd> })
-                        .collect_view();
-                    view! {
-                        <tr data-keys=s.handles.join(" ")>
-                            <td class="shortcut-keys">{keys}</td>
-                            <td>{s.what}</td>
-                        </tr>
-                    }
-                })
-                .collect_view();
-            view! {
-                <tbody>
-                    <tr>
-                        <th scope="colgroup" colspan="2">{*group}</th>
-                    </tr>
-                    {rows}
-                </tbody>
-            }
-        })
-        .collect_view();
     let close = move |_| {
         if let Some(d) = element(ID) {
             call(&d, "close");
@@ -109,14 +125,13 @@ pub fn ShortcutHelp() -> impl IntoView {
                     "Close"
                 </button>
             </div>
-            <table class="table trace-shortcuts-table">
+            <table id="trace-shortcuts-table" class="table trace-shortcuts-table">
                 <thead>
                     <tr>
                         <th scope="col" title="The keys to press, or what to do with the mouse">"Keys"</th>
                         <th scope="col" title="What the trace viewer does then">"What they do"</th>
                     </tr>
                 </thead>
-                {groups}
             </table>
         </dialog>
     }
