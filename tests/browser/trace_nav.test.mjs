@@ -66,7 +66,7 @@ async function busiestRow(page) {
   return chosen.sort((a, b) => a.x - b.x);
 }
 
-test('. and , select the next and previous slice of the track at the same depth', async () => {
+test('. and , select the next and previous slice of the track at the same depth', async (t) => {
   const { page, seen, close } = await openTrace(INPUT_BOUND);
   // Zoom in a little, around the middle, so that rows hold several boxes wide enough to click.
   await page.mouse.move(1, 1);
@@ -144,6 +144,10 @@ test('. and , select the next and previous slice of the track at the same depth'
     }
   }
   assert.ok(recentred, `a step went past the edge of the screen: ${JSON.stringify(await state(page))} ${JSON.stringify(unfitted)}`);
+  // Frame times while stepping (the page does no per-event work for it).
+  const all = await page.evaluate(() => [...window.__proflensTrace.frames]);
+  const frames = all.slice(1).sort((a, b) => a - b);
+  t.diagnostic(`first frame ${all[0].toFixed(2)} ms; then ${frames.length} frames, median ${frames[frames.length >> 1].toFixed(2)} ms, max ${frames[frames.length - 1].toFixed(2)} ms`);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();
