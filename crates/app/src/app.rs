@@ -22,7 +22,7 @@ use crate::selectors::Selectors;
 use crate::state::{AppState, Pick, Status};
 use crate::theme::ThemeToggle;
 use crate::url_state::UrlState;
-use crate::views::{self, trace_viewer, Actions, TraceTarget, ViewProps};
+use crate::views::{self, trace_viewer, Actions, TraceRange, TraceTarget, ViewProps};
 use crate::widgets::fmt;
 use crate::widgets::how_to_read::ShownView;
 
@@ -41,6 +41,7 @@ pub fn App() -> impl IntoView {
         state.tool.set(tool);
     }
     state.trace_target.set(trace_target(&url));
+    state.trace_range.set(trace_range(&url));
     let open_demo_now = url.demo.clone();
     bridge::set_pending_url(url);
     match served_logdir() {
@@ -410,6 +411,7 @@ fn actions(state: AppState, run: &str, host: &str) -> Actions {
             show_in_trace(state, &run, other.unwrap_or(host.clone()), at)
         }),
         trace_target: state.trace_target,
+        trace_range: state.trace_range,
     }
 }
 
@@ -419,6 +421,8 @@ fn show_in_trace(state: AppState, run: &str, host: String, at: EventAt) {
     let host_changed = known && host != state.host.get_untracked();
     let host = if known { host } else { state.host.get_untracked() };
     state.trace_target.set(Some(TraceTarget { run: run.to_string(), host: host.clone(), at }));
+    // Zoomed to the event, not to the range last shown.
+    state.trace_range.set(None);
     state.tool.set("trace_viewer");
     if host_changed {
         state.host.set(host);
@@ -431,6 +435,12 @@ fn show_in_trace(state: AppState, run: &str, host: String, at: EventAt) {
 /// The event a URL asks the trace viewer to show, with its run and host.
 fn trace_target(url: &UrlState) -> Option<TraceTarget> {
     Some(TraceTarget { run: url.run.clone()?, host: url.host.clone()?, at: url.event? })
+}
+
+/// The time range a URL asks the trace viewer to show, with its run and host.
+fn trace_range(url: &UrlState) -> Option<TraceRange> {
+    let (start_ps, end_ps) = url.trace_range?;
+    Some(TraceRange { run: url.run.clone()?, host: url.host.clone()?, start_ps, end_ps })
 }
 
 fn current_hash() -> String {
@@ -448,6 +458,7 @@ fn keep_hash_in_sync(state: AppState) {
         };
         let base = state.base.get();
         let target = state.trace_target.get().filter(|t| tool == "trace_viewer" && t.run == run && t.host == host);
+        let range = state.trace_range.get().filter(|r| tool == "trace_viewer" && r.run == run && r.host == host);
         let url = UrlState {
             demo,
             run: (!run.is_empty()).then_some(run),
@@ -455,6 +466,7 @@ fn keep_hash_in_sync(state: AppState) {
             tool: Some(tool),
             base_run: base.as_ref().map(|b| b.run.clone()),
             base_host: base.map(|b| b.host),
+            trace_range: range.map(|r| (r.start_ps, r.end_ps)),
             event: target.map(|t| t.at),
         };
         let hash = url.to_hash();
@@ -475,6 +487,11 @@ fn watch_hash(state: AppState) {
         if target.is_some() && target != state.trace_target.get_untracked() {
             state.trace_target.set(target);
             tool_changed = true;
+        }
+        // A hand-edited range: the viewer on screen follows it.
+        let range = trace_range(&url);
+        if range.is_some() && range != state.trace_range.get_untracked() {
+            state.trace_range.set(range);
         }
         if let Some(tool) = url.tool {
             if tool != state.tool.get_untracked() {

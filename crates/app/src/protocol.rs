@@ -145,6 +145,9 @@ pub enum TraceQuery {
     /// The event at a model position (what an analysis names), answered as
     /// [`TraceAnswer::Event`] with where it is drawn.
     Locate { at: EventAt },
+    /// The next (`forward`) or previous slice at the same depth on the
+    /// event's track, answered as [`TraceAnswer::Event`] (`.` and `,`).
+    Neighbour { track: u32, event: u32, forward: bool },
 }
 
 /// An event by its place in the profile: plane, line and index in the line
@@ -225,6 +228,9 @@ pub struct TraceEvent {
     /// What the op-name parser makes of the name ("TensorFlow op MatMul"…).
     pub category: Option<String>,
     pub track_name: String,
+    /// Its model position (for the URL); `None` on a derived track.
+    #[serde(default)]
+    pub model_at: Option<EventAt>,
 }
 
 /// Where an event is drawn: track, index, time span and nesting depth.

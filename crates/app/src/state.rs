@@ -6,7 +6,7 @@ use proflens_analysis::registry;
 use wasm_bindgen::JsValue;
 
 use crate::protocol::{RunEntry, SkippedEntry};
-use crate::views::TraceTarget;
+use crate::views::{TraceRange, TraceTarget};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
@@ -90,6 +90,8 @@ pub struct AppState {
     pub graph: RwSignal<Option<crate::protocol::GraphRequest>>,
     /// The event the trace viewer is to show (`event=` in the URL).
     pub trace_target: RwSignal<Option<TraceTarget>>,
+    /// The trace viewer's visible time range (`t=` in the URL).
+    pub trace_range: RwSignal<Option<TraceRange>>,
     pub status: RwSignal<Status>,
     /// Kept on this thread: the model is a JS object.
     pub shown: RwSignal<Option<Shown>, LocalStorage>,
@@ -115,6 +117,7 @@ impl AppState {
             module: RwSignal::new(None),
             graph: RwSignal::new(None),
             trace_target: RwSignal::new(None),
+            trace_range: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),
             shown: RwSignal::new_local(None),
             error: RwSignal::new(None),

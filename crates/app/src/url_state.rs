@@ -3,7 +3,8 @@
 //! default demo), and in compare mode
 //! the baseline after them: `&base_run=<enc>&base_host=<enc>` (the run and
 //! host are the candidate; `tool` may then be `trace_diff`). The trace
-//! viewer's asked-for event follows as `&event=<plane>.<line>.<index>`.
+//! viewer's visible time range follows as `&t=<start_ps>-<end_ps>` and its
+//! selected (or asked-for) event as `&event=<plane>.<line>.<index>`.
 
 use proflens_analysis::{compare, registry};
 
@@ -20,6 +21,8 @@ pub struct UrlState {
     /// The baseline of a comparison.
     pub base_run: Option<String>,
     pub base_host: Option<String>,
+    /// The trace viewer's visible time range (ps).
+    pub trace_range: Option<(i64, i64)>,
     /// The event the trace viewer is to select (plane, line, index).
     pub event: Option<EventAt>,
 }
@@ -38,6 +41,7 @@ impl UrlState {
                 "tool" => state.tool = tool_id(&value),
                 "base_run" => state.base_run = Some(value),
                 "base_host" => state.base_host = Some(value),
+                "t" => state.trace_range = trace_range(&value),
                 "event" => state.event = event_at(&value),
                 _ => {}
             }
@@ -68,6 +72,9 @@ impl UrlState {
         if let Some(host) = &self.base_host {
             parts.push(format!("base_host={}", encode(host)));
         }
+        if let Some((start, end)) = self.trace_range {
+            parts.push(format!("t={start}-{end}"));
+        }
         if let Some(at) = self.event {
             parts.push(format!("event={}.{}.{}", at.plane, at.line, at.index));
         }
@@ -94,6 +101,15 @@ fn event_at(text: &str) -> Option<EventAt> {
     let mut parts = text.split('.').map(|p| p.parse::<usize>().ok());
     let at = EventAt { plane: parts.next()??, line: parts.next()??, index: parts.next()?? };
     parts.next().is_none().then_some(at)
+}
+
+/// `START-END` (ps, either may be negative), or `None` unless it is an
+/// increasing pair of whole numbers.
+fn trace_range(text: &str) -> Option<(i64, i64)> {
+    // The separator is the first `-` after a possible sign of the start.
+    let split = text.get(1..)?.find('-')? + 1;
+    let (start, end) = (text[..split].parse::<i64>().ok()?, text[split + 1..].parse::<i64>().ok()?);
+    (start < end).then_some((start, end))
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -146,11 +162,12 @@ mod tests {
             tool: Some("info"),
             base_run: None,
             base_host: None,
+            trace_range: Some((-1_500, 2_000_000_000_000)),
             event: Some(EventAt { plane: 2, line: 0, index: 117 }),
         };
         let hash = state.to_hash();
         assert!(hash.starts_with("#demo=jax&run=train%2F2026_11%2022%26x%3Dy&host=h%C3%B6st"));
-        assert!(hash.ends_with("&tool=info&event=2.0.117"), "{hash}");
+        assert!(hash.ends_with("&tool=info&t=-1500-2000000000000&event=2.0.117"), "{hash}");
         assert_eq!(UrlState::parse(&hash), state);
     }
 
@@ -163,6 +180,7 @@ mod tests {
             tool: Some("trace_diff"),
             base_run: Some("Selected files (2)".into()),
             base_host: Some("a&b=c".into()),
+            trace_range: None,
             event: None,
         };
         let hash = state.to_hash();
@@ -205,6 +223,12 @@ mod tests {
         assert_eq!(s.run, Some(String::new()));
         for bad in ["1.2", "1.2.3.4", "a.b.c", "1..3", ""] {
             assert_eq!(UrlState::parse(&format!("#event={bad}")).event, None, "{bad}");
+        }
+        for bad in ["", "-", "5", "5-", "-5", "a-b", "5-5", "9-2", "1-2-3", "--1-2", "1e3-2e3"] {
+            assert_eq!(UrlState::parse(&format!("#t={bad}")).trace_range, None, "{bad}");
+        }
+        for (good, range) in [("0-1", (0, 1)), ("-20--10", (-20, -10)), ("-3-4", (-3, 4))] {
+            assert_eq!(UrlState::parse(&format!("#t={good}")).trace_range, Some(range), "{good}");
         }
     }
 }

@@ -8,7 +8,7 @@ pub static TRACE_VIEWER: Help = Help {
     numbers: &[
         "Rows: devices and their streams first, then host threads; each box is an event, its width its duration.",
         "Nested boxes are calls inside calls; select a box for its name, times and arguments.",
-        "Keys: W and S zoom, A and D pan; Shift+drag selects a range: its events per name and per track (time in the range, self time, percentiles) and a flame graph of its call stacks.",
+        "Keys: W and S zoom, A and D pan; ? lists every shortcut. Shift+drag selects a range: its events per name and per track (time in the range, self time, percentiles) and a flame graph of its call stacks.",
     ],
     good_bad: &[
         "Good: device rows packed with kernels, few gaps between steps.",
@@ -16,7 +16,8 @@ pub static TRACE_VIEWER: Help = Help {
     ],
     next: &[
         "Zoom into one step, find the first gap on the device, and look at what the host did just before it.",
-        "Search for an op name to find its occurrences.",
+        "Search for an op name to find its occurrences; . and , step through a track's slices one by one.",
+        "The address keeps what is on screen and the selected event: share it to show the same view.",
         "Compare a slow step with a fast one.",
     ],
 };

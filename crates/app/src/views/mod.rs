@@ -98,6 +98,8 @@ pub struct Actions {
     /// The event the trace viewer is asked to show (by a view or the URL),
     /// until the user selects another.
     pub trace_target: RwSignal<Option<TraceTarget>>,
+    /// The time range the trace viewer shows, for the URL (and asked for by it).
+    pub trace_range: RwSignal<Option<TraceRange>>,
 }
 
 /// Shows an event in the trace viewer: of the host on screen (`None`) or of
@@ -110,6 +112,15 @@ pub struct TraceTarget {
     pub run: String,
     pub host: String,
     pub at: EventAt,
+}
+
+/// The time range (ps) the trace viewer of `run`/`host` shows, or is to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceRange {
+    pub run: String,
+    pub host: String,
+    pub start_ps: i64,
+    pub end_ps: i64,
 }
 
 /// The view named `view` of the model in `props`.

@@ -16,6 +16,7 @@ mod compare;
 mod hosts;
 mod source;
 mod trace;
+mod trace_neighbour;
 mod trace_queries;
 
 use std::cell::RefCell;

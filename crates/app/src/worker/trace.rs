@@ -28,6 +28,9 @@ pub fn answer(hosts: &Hosts, run: String, host: String, seq: u32, query: TraceQu
                 TraceQuery::Flame { tracks, start_ps, end_ps } => queries::flame_of(t, &tracks, start_ps, end_ps),
                 TraceQuery::Export { range } => return export(t, run, host, seq, range),
                 TraceQuery::Locate { at } => queries::locate(t, at),
+                TraceQuery::Neighbour { track, event, forward } => {
+                    super::trace_neighbour::neighbour(t, track, event, forward)
+                }
             }
         }
     };

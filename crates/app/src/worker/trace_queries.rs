@@ -97,7 +97,12 @@ pub fn event(t: Timeline, track: u32, event: u32) -> TraceAnswer {
         return gone();
     };
     let category = category(details.long_name.as_deref().unwrap_or(&details.name));
-    TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: on.name.clone() }) }
+    // A line's track holds the line's events in order: the index is the line's.
+    let model_at = match on.source {
+        TrackSource::Line(plane, line) => Some(EventAt { plane, line, index: event as usize }),
+        TrackSource::Derived(_) => None,
+    };
+    TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: on.name.clone(), model_at }) }
 }
 
 /// The event at a model position (plane, line, index in the line), as
@@ -275,6 +280,7 @@ mod tests {
         let at = EventAt { plane, line, index: hits[0].event as usize };
         let TraceAnswer::Event { event: found } = locate(f.t(), at) else { panic!("not located") };
         assert_eq!(found, e);
+        assert_eq!(e.model_at, Some(at), "the event names its model position (for the URL)");
         assert!(matches!(locate(f.t(), EventAt { index: usize::MAX, ..at }), TraceAnswer::Failed { .. }));
 
         let TraceAnswer::Summary { stats } = summary(f.t(), &[hits[0].track], hits[0].start_ps, hits[0].end_ps) else {

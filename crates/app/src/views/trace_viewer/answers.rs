@@ -44,8 +44,14 @@ impl Viewer {
             }
             (_, _) if stale => {}
             (Kind::Event, TraceAnswer::Event { event }) if self.locating.take().is_some() => {
+                self.publish_selected(&event);
                 self.show_located(*event);
             }
+            (Kind::Event, TraceAnswer::Event { event }) if std::mem::take(&mut self.stepping) => {
+                self.show_neighbour(*event);
+            }
+            // No neighbour: the selection stays.
+            (Kind::Event, TraceAnswer::Failed { .. }) if std::mem::take(&mut self.stepping) => {}
             (Kind::Event, TraceAnswer::Event { event }) => {
                 if self
                     .selected
@@ -53,6 +59,7 @@ impl Viewer {
                     .is_some_and(|s| (s.hit.track, s.hit.event) == (event.at.track, event.at.event))
                 {
                     self.selected = Some(Selected { hit: event.at, name: Some(event.details.name.clone()) });
+                    self.publish_selected(&event);
                     self.ui.details.set(Details::Shown(Arc::new(*event)));
                     self.request_frame();
                 }

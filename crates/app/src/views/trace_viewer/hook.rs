@@ -10,7 +10,9 @@
 //! - `findBox(text)`: the widest single-event box on screen whose name
 //!   contains `text` (case-sensitive; any box for ""), as
 //!   `{x, y, width, height, name, track, event}` in client coordinates, or `null`;
-//! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event} | null,
+//! - `boxes()`: every single-event box of the last frame wide enough to click,
+//!   as `{x, y, width, track, event}` in client coordinates;
+//! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event, start, end, depth} | null,
 //!   range: [start, end] | null, mark: [start, end] | null}` (times in ps).
 //!
 //! The property itself cannot be replaced by page scripts.
@@ -70,9 +72,12 @@ fn create() -> Option<Hook> {
     set(&object, "findBox", find.as_ref().unchecked_ref());
     let state = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| v.state_for_tests()).unwrap_or(JsValue::NULL));
     set(&object, "state", state.as_ref().unchecked_ref());
+    let boxes = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(drawn_boxes).unwrap_or(JsValue::NULL));
+    set(&object, "boxes", boxes.as_ref().unchecked_ref());
     // One hook per page, kept for its lifetime.
     find.forget();
     state.forget();
+    boxes.forget();
     let descriptor = js_sys::Object::new();
     set(&descriptor, "value", &object);
     set(&descriptor, "writable", &JsValue::FALSE);
@@ -80,6 +85,25 @@ fn create() -> Option<Hook> {
     set(&descriptor, "configurable", &JsValue::TRUE);
     let _ = js_sys::Reflect::define_property(&window, &JsValue::from_str(NAME), &descriptor);
     Some(Hook { object, frames })
+}
+
+/// The clickable boxes of the last frame, in client coordinates.
+fn drawn_boxes(v: &mut super::viewer::Viewer) -> JsValue {
+    let rect = v.canvas.get_bounding_client_rect();
+    let list: js_sys::Array = v
+        .drawn
+        .iter()
+        .map(|d| {
+            let o = js_sys::Object::new();
+            set(&o, "x", &JsValue::from_f64(rect.left() + d.x));
+            set(&o, "y", &JsValue::from_f64(rect.top() + d.y));
+            set(&o, "width", &JsValue::from_f64(d.w));
+            set(&o, "track", &JsValue::from_f64(f64::from(d.track)));
+            set(&o, "event", &JsValue::from_f64(f64::from(d.event)));
+            JsValue::from(o)
+        })
+        .collect();
+    list.into()
 }
 
 /// A viewer with a new layout is on screen.

@@ -3,7 +3,9 @@
 //! tracks), dragging pans, shift+drag (or a drag on the ruler) selects a
 //! range, a click selects an event (or folds a section, or zooms into a
 //! merged box); W/S zoom, A/D pan (held: continuously), F fits, M marks,
-//! Esc clears. Keys work anywhere on the page except in text fields.
+//! Esc clears, `.`/`,` step along a track, `?` lists every shortcut
+//! ([`shortcuts`](super::shortcuts)), Ctrl+F or `/` search. Keys work
+//! anywhere on the page except in text fields.
 
 use leptos::prelude::{GetUntracked, Set};
 use wasm_bindgen::JsCast;
@@ -13,6 +15,8 @@ use super::draw;
 use super::hook;
 use super::listeners::Listeners;
 use super::model::{View, GUTTER_W, RULER_H};
+use super::nav;
+use super::shortcut_help;
 use super::viewer::{with_viewer, Drag, Pick, Viewer};
 use crate::protocol::TraceHit;
 
@@ -165,10 +169,20 @@ fn typing(e: &KeyboardEvent) -> bool {
 }
 
 fn on_key_down(e: &KeyboardEvent) {
-    if typing(e) || e.ctrl_key() || e.meta_key() || e.alt_key() {
+    // While the shortcut list is open, the keys are its own (Esc closes it).
+    if shortcut_help::is_open() {
         return;
     }
     let key = e.key().to_lowercase();
+    // Ctrl+F (⌘+F): the viewer's search, not the browser's find, while the viewer is on screen.
+    let find = (e.ctrl_key() || e.meta_key()) && !e.alt_key() && key == "f";
+    if find && with_viewer(|_| ()).is_some() && nav::focus_search() {
+        e.prevent_default();
+        return;
+    }
+    if typing(e) || e.ctrl_key() || e.meta_key() || e.alt_key() {
+        return;
+    }
     let canvas_focused = |v: &Viewer| {
         web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element()).is_some_and(|a| {
             let c: &web_sys::Element = v.canvas.as_ref();
@@ -190,6 +204,9 @@ fn on_key_down(e: &KeyboardEvent) {
             }
             "f" => v.fit(),
             "m" => v.toggle_mark(),
+            "." | "," => v.step_slice(key == "."),
+            "?" => shortcut_help::open(),
+            "/" => return nav::focus_search(),
             "0" => v.set_view(View::fit(v.span.0, v.span.1)),
             "escape" => {
                 v.set_range(None, Vec::new());

@@ -15,7 +15,9 @@
 //! - [`surface`], [`draw`], [`interact`], [`listeners`]: the canvas, and the mouse and keyboard;
 //! - [`panes`]: details, hover card; [`range_pane`]: the range's statistics and [`flame`] graph;
 //! - [`search_list`]: the matches of a search as a list;
-//! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks.
+//! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks;
+//! - [`nav`], [`shortcuts`], [`shortcut_help`]: `.`/`,`, the URL's range and
+//!   event, and the `?` list of every shortcut.
 
 pub mod answers;
 pub mod client;
@@ -25,10 +27,13 @@ pub mod hook;
 pub mod interact;
 pub mod listeners;
 pub mod model;
+pub mod nav;
 pub mod panes;
 pub mod range_pane;
 pub mod search_list;
 pub mod selection;
+pub mod shortcut_help;
+pub mod shortcuts;
 pub mod surface;
 pub mod ui;
 pub mod viewer;
@@ -44,7 +49,7 @@ use web_sys::CanvasRenderingContext2d;
 
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
-use super::{TraceTarget, ViewProps};
+use super::{TraceRange, TraceTarget, ViewProps};
 use crate::protocol::{EventAt, TraceAnswer};
 use crate::widgets::fmt;
 use crate::widgets::picture;
@@ -57,6 +62,7 @@ pub fn view(props: ViewProps) -> AnyView {
     super::with_model(props, |p, layout: TraceLayout| {
         let send = p.actions.trace_query.clone();
         let target = p.actions.trace_target;
+        let trace_range = p.actions.trace_range;
         view! {
             <TraceViewerView
                 run=p.run
@@ -65,6 +71,7 @@ pub fn view(props: ViewProps) -> AnyView {
                 wasm_memory_bytes=p.wasm_memory_bytes
                 send=send
                 target=target
+                trace_range=trace_range
             />
         }
         .into_any()
@@ -99,6 +106,7 @@ struct Mount {
     layout: Arc<TraceLayout>,
     ui: Ui,
     target: RwSignal<Option<TraceTarget>>,
+    trace_range: RwSignal<Option<TraceRange>>,
 }
 
 /// Where the event the page asked for is, when it is of this viewer's host.
@@ -107,7 +115,7 @@ fn asked(target: Option<TraceTarget>, run: &str, host: &str) -> Option<EventAt> 
 }
 
 fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
-    let Mount { id, send, run, host, layout, ui, target } = m;
+    let Mount { id, send, run, host, layout, ui, target, trace_range } = m;
     let ctx = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok());
     let Some(ctx) = ctx else {
         ui.details.set(viewer::Details::Failed("This browser gave no 2D drawing context for the timeline.".into()));
@@ -116,6 +124,7 @@ fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
     let listeners = interact::attach(&canvas);
     let on_frame = interact::on_frame;
     let at = asked(target.get_untracked(), &run, &host);
+    let range = nav::asked_range(trace_range.get_untracked(), &run, &host);
     let viewer =
         Viewer::new(viewer::Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners, target });
     let replaced = VIEWER.with(|v| v.try_borrow_mut().map(|mut v| v.replace(viewer)).is_ok());
@@ -123,8 +132,13 @@ fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
         hook::record_layout();
         with_viewer(|v| {
             v.request_frame();
+            // A shared link's range wins over the zoom to its event.
+            if let Some((start, end)) = range {
+                v.set_view(model::View { start, end });
+            }
             if let Some(at) = at {
                 v.locate(at);
+                v.keep_view = range.is_some();
             }
         });
     }
@@ -157,6 +171,7 @@ fn TraceViewerView(
     wasm_memory_bytes: u64,
     send: SendQuery,
     target: RwSignal<Option<TraceTarget>>,
+    trace_range: RwSignal<Option<TraceRange>>,
 ) -> impl IntoView {
     let ui = Ui::new();
     let canvas = NodeRef::<Canvas>::new();
@@ -174,7 +189,9 @@ fn TraceViewerView(
         view! { <p class="notice" id="trace-empty">"This host recorded no events: the timeline is empty."</p> }
     });
     {
-        let m = Mount { id, send, run: run.clone(), host: host.clone(), layout: layout.clone(), ui, target };
+        let m =
+            Mount { id, send, run: run.clone(), host: host.clone(), layout: layout.clone(), ui, target, trace_range };
+        nav::keep_range_in_url(id, ui, trace_range, run.clone(), host.clone());
         Effect::new(move |_| {
             if let Some(canvas) = canvas.get() {
                 mount(m.clone(), canvas);
@@ -187,7 +204,7 @@ fn TraceViewerView(
             move |t, _, _| {
                 if let Some(at) = asked(t.clone(), &run, &host) {
                     with_viewer(|v| {
-                        if v.id == id && v.locating != Some(at) {
+                        if v.id == id && v.locating != Some(at) && v.selected_at != Some(at) {
                             v.locate(at);
                         }
                     });
@@ -384,8 +401,14 @@ fn TraceViewerView(
                 <kbd>"W"</kbd>"/"<kbd>"S"</kbd>" or the wheel zoom · "<kbd>"A"</kbd>"/"<kbd>"D"</kbd>
                 " or drag pan · "<kbd>"Alt"</kbd>"+wheel or "<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" scroll tracks · click an event for details · "
                 <kbd>"Shift"</kbd>"+drag selects a range · "<kbd>"F"</kbd>" fits it · "<kbd>"M"</kbd>" marks it · "
-                <kbd>"0"</kbd>" shows all · click a section header to fold it"
+                <kbd>"0"</kbd>" shows all · "<kbd>"."</kbd>"/"<kbd>","</kbd>" next/previous slice · "
+                "click a section header to fold it · "
+                <button type="button" id="trace-shortcuts-open" class="link-button" on:click=move |_| shortcut_help::open()>
+                    "All shortcuts"
+                </button>
+                " ("<kbd>"?"</kbd>")"
             </p>
+            <shortcut_help::ShortcutHelp/>
             <div class="trace-panes">
                 <panes::DetailsPane ui=ui/>
                 <range_pane::RangePane ui=ui/>

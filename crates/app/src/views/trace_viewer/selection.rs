@@ -60,13 +60,18 @@ impl Viewer {
         self.post(Kind::Links, TraceQuery::Links { track: hit.track, event: hit.event });
         let (a, b) = (hit.start_ps as f64, hit.end_ps as f64);
         let w = (b - a).max(1000.0);
-        self.set_view(View { start: a - 2.0 * w, end: b + 2.0 * w });
+        if !std::mem::take(&mut self.keep_view) {
+            self.set_view(View { start: a - 2.0 * w, end: b + 2.0 * w });
+        }
         self.reveal_track(hit.track, hit.depth);
     }
 
     /// The user chose something else: the page's asked-for event no longer holds.
     fn forget_target(&mut self) {
         self.locating = None;
+        self.stepping = false;
+        self.selected_at = None;
+        self.keep_view = false;
         if self.target.with_untracked(Option::is_some) {
             self.target.set(None);
         }

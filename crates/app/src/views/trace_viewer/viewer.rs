@@ -67,6 +67,14 @@ pub struct Viewer {
     pub links: Vec<TraceLink>,
     /// The model position being looked up, to select when the worker answers.
     pub locating: Option<EventAt>,
+    /// Whether the event query in flight is a `.`/`,` step ([`nav`](super::nav)).
+    pub stepping: bool,
+    /// The selected event's model position, once its details came.
+    pub selected_at: Option<EventAt>,
+    /// The range last written for the URL, or shown because the URL asked.
+    pub published_range: Option<(i64, i64)>,
+    /// Keeps the view when the located event comes (the URL gave the range).
+    pub keep_view: bool,
     /// The event the page asked to show; cleared when the user selects another.
     pub target: RwSignal<Option<TraceTarget>>,
     /// A range selected by shift-drag (ps) and the tracks it covers.
@@ -155,6 +163,10 @@ impl Viewer {
             selected: None,
             links: Vec::new(),
             locating: None,
+            stepping: false,
+            selected_at: None,
+            published_range: None,
+            keep_view: false,
             target,
             range: None,
             range_tracks: Vec::new(),
@@ -352,6 +364,9 @@ impl Viewer {
                 let o = js_sys::Object::new();
                 let _ = js_sys::Reflect::set(&o, &"track".into(), &JsValue::from_f64(f64::from(s.hit.track)));
                 let _ = js_sys::Reflect::set(&o, &"event".into(), &JsValue::from_f64(f64::from(s.hit.event)));
+                let _ = js_sys::Reflect::set(&o, &"start".into(), &JsValue::from_f64(s.hit.start_ps as f64));
+                let _ = js_sys::Reflect::set(&o, &"end".into(), &JsValue::from_f64(s.hit.end_ps as f64));
+                let _ = js_sys::Reflect::set(&o, &"depth".into(), &JsValue::from_f64(f64::from(s.hit.depth)));
                 o.into()
             }
             None => JsValue::NULL,
