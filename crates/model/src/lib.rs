@@ -111,6 +111,18 @@ pub struct Events {
 }
 
 impl Events {
+    /// No events (usable in a `static`: a counter track's slices).
+    pub const fn new() -> Events {
+        Events {
+            start_ps: Vec::new(),
+            duration_ps: Vec::new(),
+            metadata: Vec::new(),
+            depth: Vec::new(),
+            stats: Stats::new(),
+            aggregated: Vec::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.start_ps.len()
     }
