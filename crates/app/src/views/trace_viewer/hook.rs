@@ -10,6 +10,8 @@
 //! - `findBox(text)`: the widest single-event box on screen whose name
 //!   contains `text` (case-sensitive; any box for ""), as
 //!   `{x, y, width, height, name, track, event}` in client coordinates, or `null`;
+//! - `counterTracks()`: the counter tracks shown, with their chart's box in
+//!   client coordinates (see [`tracks_for_tests`](super::draw_counter::tracks_for_tests));
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event} | null,
 //!   range: [start, end] | null, mark: [start, end] | null}` (times in ps).
 //!
@@ -70,6 +72,11 @@ fn create() -> Option<Hook> {
     set(&object, "findBox", find.as_ref().unchecked_ref());
     let state = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| v.state_for_tests()).unwrap_or(JsValue::NULL));
     set(&object, "state", state.as_ref().unchecked_ref());
+    let counters = Closure::<dyn Fn() -> JsValue>::new(|| {
+        with_viewer(|v| super::draw_counter::tracks_for_tests(v)).unwrap_or(JsValue::NULL)
+    });
+    set(&object, "counterTracks", counters.as_ref().unchecked_ref());
+    counters.forget();
     // One hook per page, kept for its lifetime.
     find.forget();
     state.forget();

@@ -13,12 +13,14 @@
 //! - [`ui`]: the signals behind the DOM around the canvas;
 //! - [`window_data`]: the boxes on hand for a time window;
 //! - [`surface`], [`draw`], [`interact`], [`listeners`]: the canvas, and the mouse and keyboard;
+//! - [`draw_counter`]: counter tracks as area charts, their axis and hover value;
 //! - [`panes`]: details, range summary, hover card;
 //! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks.
 
 pub mod answers;
 pub mod client;
 pub mod draw;
+pub mod draw_counter;
 pub mod hook;
 pub mod interact;
 pub mod listeners;
