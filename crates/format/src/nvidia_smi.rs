@@ -161,7 +161,8 @@ mod tests {
         assert!(!is_log("a,b\n1,2\n"));
         let origin = timestamp_ns("2026/11/20 10:00:00.000").map(|ns| ns as u64);
         let series = parse(LOG, origin).unwrap();
-        let names: Vec<(i64, &str, &str)> = series.iter().map(|(g, c)| (*g, c.name.as_str(), c.unit.as_str())).collect();
+        let names: Vec<(i64, &str, &str)> =
+            series.iter().map(|(g, c)| (*g, c.name.as_str(), c.unit.as_str())).collect();
         assert_eq!(
             names,
             [

@@ -73,3 +73,47 @@ fn exported_counters_read_back_as_the_same_series() {
         assert_eq!(gaps(&back.times_ps), gaps(&c.times_ps), "{}", c.name);
     }
 }
+
+struct Quiet;
+
+impl crate::context::Hooks for Quiet {
+    fn progress(&self, _: Option<f64>, _: &str) {}
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+/// The synthetic nvidia-smi log beside a copy of the H100 trace
+/// (tests/data/nvidia_smi/README.md) joins the GPU's section as counters.
+#[test]
+fn an_nvidia_smi_log_beside_the_trace_adds_gpu_counters() {
+    use crate::context::{HostContext, HostFile};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/nvidia_smi/h100");
+    let paths = ["Falconsai_nsfw_image_detection__1016002.json.gz", "nvidia-smi.csv"];
+    let found = proflens_format::logdir::discover(paths, "run");
+    let host = &found.runs[0].hosts[0];
+    assert_eq!(host.counter_logs, vec![1]);
+    let files = [0, 1]
+        .map(|i| {
+            let path = format!("{dir}/{}", paths[i]);
+            HostFile {
+                path: paths[i].to_string(),
+                tool: None,
+                read: Box::new(move || std::fs::read(&path).map_err(|e| e.to_string())),
+            }
+        })
+        .into_iter()
+        .collect();
+    let context = HostContext::new("h100", files, std::rc::Rc::new(Quiet));
+    let profile = context.profile().expect("decoded");
+    assert!(profile.warnings.is_empty(), "{:?}", profile.warnings);
+    let trace = Trace::new(&profile, &Grouping::default());
+    let gpu = trace.sections.iter().find(|s| s.name == "/device:GPU:0").expect("GPU section");
+    let names: Vec<&str> = gpu.tracks.iter().filter_map(track_counter).map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["utilization.gpu (GPU 0)", "memory.used (GPU 0)", "power.draw (GPU 0)"]);
+    let util = track_counter(&gpu.tracks[0]).expect("counter");
+    assert_eq!(util.len(), 12);
+    // The log's 07:54:52.661 row is the trace's first event (07:54:52.661417544 UTC): 417.544 µs before it.
+    assert_eq!(util.times_ps[1], -417_544_000, "aligned on the profile's clock");
+    assert_eq!(util.max_value(), 97.0);
+}
