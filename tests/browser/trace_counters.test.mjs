@@ -1,12 +1,16 @@
 // Browser tests of the trace viewer's counter tracks: the memory series of a
 // real PyTorch trace (H100, `[memory]` events) drawn as an area chart, and
-// the value at the pointer in the hover card. Pixels and DOM are checked.
+// the value at the pointer in the hover card; an nvidia-smi log opened with
+// the trace adds the GPU's counters. Pixels and DOM are checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, openPage, assertOwnOrigin, DATA } from './harness.mjs';
 
 const H100 = path.join(DATA, 'kineto/kineto-h100-hf-inference/Falconsai_nsfw_image_detection__1016002.json.gz');
+// A copy of that trace with a synthetic nvidia-smi log beside it (tests/data/nvidia_smi/README.md).
+const SMI_DIR = path.join(DATA, 'nvidia_smi/h100');
+const SMI = [path.join(SMI_DIR, 'Falconsai_nsfw_image_detection__1016002.json.gz'), path.join(SMI_DIR, 'nvidia-smi.csv')];
 
 let env;
 
@@ -82,6 +86,14 @@ test('counter tracks: PyTorch memory drawn as an area chart, value on hover', as
   assert.equal(gpu.unit, 'B');
   assert.ok(gpu.max > 1e6, `the GPU's largest allocation is over a MB: ${gpu.max}`);
 
+  await assertDrawnWithValue(page, gpu, /^\d+(\.\d+)? (B|KiB|MiB|GiB) at \d+(\.\d+)? (ps|ns|µs|ms|s)$/);
+  assertOwnOrigin(seen, env.server.url);
+  await close();
+});
+
+/** The counter's area is filled, and hovering over it shows its name and a value matching `detailPattern`. */
+async function assertDrawnWithValue(page, track, detailPattern) {
+  const gpu = track;
   // The area is filled: many columns of the chart have coloured pixels, and
   // the fullest column is most of the chart's height (the largest value).
   const fill = await columnFill(page, gpu);
@@ -96,10 +108,25 @@ test('counter tracks: PyTorch memory drawn as an area chart, value on hover', as
   await page.mouse.move(x, (gpu.top + gpu.bottom) / 2);
   const card = page.locator('#trace-tooltip');
   await card.waitFor({ timeout: 5_000 });
-  assert.equal(await card.locator('.tooltip-name').textContent(), 'Memory allocated (GPU_0)');
+  assert.equal(await card.locator('.tooltip-name').textContent(), gpu.name);
   const detail = await card.locator('.tooltip-detail').textContent();
-  assert.match(detail, /^\d+(\.\d+)? (B|KiB|MiB|GiB) at \d+(\.\d+)? (ps|ns|µs|ms|s)$/, detail);
+  assert.match(detail, detailPattern, detail);
+  await page.mouse.move(0, 0);
+}
 
+test('counter tracks: an nvidia-smi log beside the trace adds the GPU counters', async () => {
+  const { page, seen, close } = await openTrace(SMI);
+  const names = (await counterTracks(page)).map((t) => t.name);
+  for (const name of ['utilization.gpu (GPU 0)', 'memory.used (GPU 0)', 'power.draw (GPU 0)', 'Memory allocated (GPU_0)']) {
+    assert.ok(names.includes(name), `${name} in ${JSON.stringify(names)}`);
+  }
+  const util = await showCounter(page, 'utilization.gpu (GPU 0)');
+  assert.equal(util.unit, '%');
+  assert.equal(util.max, 97, "the log's largest utilization");
+  await assertDrawnWithValue(page, util, /^\d+ % at -?\d+(\.\d+)? (ps|ns|µs|ms|s)$/);
+  const power = await showCounter(page, 'power.draw (GPU 0)');
+  assert.equal(power.unit, 'W');
+  await assertDrawnWithValue(page, power, /^\d+(\.\d+)? W at -?\d+(\.\d+)? (ps|ns|µs|ms|s)$/);
   assertOwnOrigin(seen, env.server.url);
   await close();
 });
