@@ -198,9 +198,15 @@ impl HostContext {
             proflens_format::load_profile_named(&self.files[file].path, &bytes, &Limits::default(), &mut on_progress)
                 .map_err(|e| e.to_string())?;
         let mut profile = profile;
+        // Other CSV files (a table saved beside the profile) are left alone.
         for &log in &self.counter_logs {
-            let attached = (self.files[log].read)()
-                .and_then(|bytes| proflens_format::nvidia_smi::attach(&mut profile, &String::from_utf8_lossy(&bytes)));
+            let attached = (self.files[log].read)().and_then(|bytes| {
+                let text = String::from_utf8_lossy(&bytes);
+                match proflens_format::nvidia_smi::is_log(&text) {
+                    true => proflens_format::nvidia_smi::attach(&mut profile, &text).map(|_| ()),
+                    false => Ok(()),
+                }
+            });
             if let Err(e) = attached {
                 profile.warnings.push(format!("{}: {e}", self.files[log].path));
             }

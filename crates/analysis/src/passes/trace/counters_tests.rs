@@ -117,3 +117,22 @@ fn an_nvidia_smi_log_beside_the_trace_adds_gpu_counters() {
     assert_eq!(util.times_ps[1], -417_544_000, "aligned on the profile's clock");
     assert_eq!(util.max_value(), 97.0);
 }
+
+/// A CSV beside the trace that is no nvidia-smi log (here a small table
+/// written inline) adds no counter and no warning.
+#[test]
+fn another_csv_beside_the_trace_is_left_alone() {
+    use crate::context::{HostContext, HostFile};
+    let files = vec![
+        HostFile {
+            path: "trace.json.gz".to_string(),
+            tool: None,
+            read: Box::new(|| std::fs::read(H100).map_err(|e| e.to_string())),
+        },
+        HostFile { path: "table.csv".to_string(), tool: None, read: Box::new(|| Ok(b"name,value\na,1\n".to_vec())) },
+    ];
+    let context = HostContext::new("h100", files, std::rc::Rc::new(Quiet));
+    let profile = context.profile().expect("the trace is the events, not the CSV");
+    assert!(profile.warnings.is_empty(), "{:?}", profile.warnings);
+    assert!(profile.planes.iter().all(|p| p.counters.is_empty()));
+}
