@@ -21,7 +21,7 @@ fn every_fixture_exports_all_its_events() {
             .flat_map(|s| &s.tracks)
             .filter_map(|t| match &t.source {
                 TrackSource::Derived(d) => Some(d.events.len()),
-                TrackSource::Line(..) => None,
+                TrackSource::Line(..) | TrackSource::Counter(_) => None,
             })
             .sum();
         let mut bytes = Vec::new();
@@ -123,7 +123,7 @@ fn framework_ops_of_xla_kernels_come_from_the_hlo() {
             .filter(|t| t.name.starts_with("Framework Ops"))
             .filter_map(|t| match &t.source {
                 TrackSource::Derived(d) => Some(d.names.clone()),
-                TrackSource::Line(..) => None,
+                TrackSource::Line(..) | TrackSource::Counter(_) => None,
             })
             .flatten()
             .collect()
@@ -168,7 +168,7 @@ fn the_link_index_finds_what_a_full_scan_finds() {
             .enumerate()
             .filter_map(|(t, track)| match track.source {
                 TrackSource::Line(p, l) => Some((t, p, l)),
-                TrackSource::Derived(_) => None,
+                TrackSource::Derived(_) | TrackSource::Counter(_) => None,
             })
             .flat_map(|(t, p, l)| {
                 (0..profile.planes[p].lines[l].events.len())

@@ -13,6 +13,7 @@
 //! by the view names of its outputs: this module knows no tool.
 
 pub mod boxes;
+pub mod samples;
 
 use proflens_analysis::passes::trace::flame::FlameGraph;
 use proflens_analysis::passes::trace::range_stats::RangeStats;
@@ -218,6 +219,9 @@ pub struct TraceWindow {
 pub struct TrackBoxes {
     pub track: u32,
     pub boxes: Bytes,
+    /// A counter track's samples ([`samples`]); empty for slices.
+    #[serde(default)]
+    pub samples: Bytes,
 }
 
 /// One event with its details.

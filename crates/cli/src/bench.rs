@@ -142,7 +142,7 @@ fn spread_events(profile: &proflens_model::Profile, trace: &Trace, n: usize) -> 
         .enumerate()
         .filter_map(|(t, track)| match track.source {
             TrackSource::Line(p, l) => Some((t, profile.planes[p].lines[l].events.len())),
-            TrackSource::Derived(_) => None,
+            TrackSource::Derived(_) | TrackSource::Counter(_) => None,
         })
         .flat_map(|(t, len)| (0..len).map(move |i| EventRef { track: t as u32, event: i as u32 }))
         .collect();

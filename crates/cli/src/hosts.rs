@@ -67,7 +67,9 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
         let mut paths = Vec::new();
         for host in run.hosts {
             let indexes: Vec<(usize, Option<proflens_format::legacy::LegacyTool>)> = match host.files {
-                HostFiles::Events(file) => vec![(file, None)],
+                HostFiles::Events(file) => {
+                    std::iter::once((file, None)).chain(host.counter_logs.iter().map(|&f| (f, None))).collect()
+                }
                 HostFiles::Tools { tools, trace } => {
                     tools.iter().map(|(t, f)| (*f, Some(*t))).chain(trace.map(|f| (f, None))).collect()
                 }

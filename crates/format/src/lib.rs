@@ -15,6 +15,7 @@ pub mod inflate;
 pub mod legacy;
 pub mod logdir;
 pub mod logdir_index;
+pub mod nvidia_smi;
 pub mod sniff;
 pub mod tpu_trace;
 pub mod wire;

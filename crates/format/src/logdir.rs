@@ -36,6 +36,16 @@ pub enum HostFiles {
 pub struct Host {
     pub name: String,
     pub files: HostFiles,
+    /// Counter logs beside a file of events (nvidia-smi CSV: [`is_counter_log`]),
+    /// read with the events and drawn as counter tracks.
+    pub counter_logs: Vec<usize>,
+}
+
+/// Whether a file name may be a counter log (`*.csv`; the content decides,
+/// see [`crate::nvidia_smi::is_log`]). Such a file joins every host of
+/// events of its run.
+pub fn is_counter_log(file_name: &str) -> bool {
+    file_name.to_ascii_lowercase().ends_with(".csv")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +88,11 @@ pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) ->
         [only] if found.runs.is_empty() => Logdir {
             runs: vec![Run {
                 name: root_run.to_string(),
-                hosts: vec![Host { name: loose_host_name(only), files: HostFiles::Events(0) }],
+                hosts: vec![Host {
+                    name: loose_host_name(only),
+                    files: HostFiles::Events(0),
+                    counter_logs: Vec::new(),
+                }],
             }],
             skipped: Vec::new(),
         },
@@ -101,6 +115,7 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         XSpace,
         Trace { legacy: bool },
         Tool(LegacyTool),
+        CounterLog,
     }
     let mut found: Vec<(Vec<String>, String, (Kind, usize))> = Vec::new();
     let mut skipped = Vec::new();
@@ -121,6 +136,8 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         } else if let Some(host) = trace_host_name(file_name) {
             let legacy = file_name.ends_with(".trace.json.gz") && !file_name.ends_with(".pt.trace.json.gz");
             found.push((dirs, host.to_string(), (Kind::Trace { legacy }, file)));
+        } else if is_counter_log(file_name) {
+            found.push((dirs, String::new(), (Kind::CounterLog, file)));
         } else {
             skipped.push(Skipped { path: path.to_string(), reason: reason_for(file_name) });
         }
@@ -133,9 +150,12 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
             let has_xspace = |host: &str| files.iter().any(|(h, (k, _))| h == host && matches!(k, Kind::XSpace));
             for (host, (kind, file)) in &files {
                 match kind {
-                    Kind::XSpace | Kind::Trace { legacy: false } => {
-                        hosts.push(Host { name: host.clone(), files: HostFiles::Events(*file) })
-                    }
+                    Kind::XSpace | Kind::Trace { legacy: false } => hosts.push(Host {
+                        name: host.clone(),
+                        files: HostFiles::Events(*file),
+                        counter_logs: Vec::new(),
+                    }),
+                    Kind::CounterLog => {}
                     Kind::Trace { legacy: true } if has_xspace(host) => {}
                     Kind::Trace { legacy: true } | Kind::Tool(_) => {
                         let at =
@@ -144,6 +164,7 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
                             hosts.push(Host {
                                 name: host.clone(),
                                 files: HostFiles::Tools { tools: Vec::new(), trace: None },
+                                counter_logs: Vec::new(),
                             });
                             hosts.len() - 1
                         });
@@ -156,8 +177,16 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
                     }
                 }
             }
+            let logs: Vec<usize> =
+                files.iter().filter(|(_, (k, _))| matches!(k, Kind::CounterLog)).map(|(_, (_, f))| *f).collect();
+            for host in &mut hosts {
+                if matches!(host.files, HostFiles::Events(_)) {
+                    host.counter_logs.clone_from(&logs);
+                }
+            }
             Run { name, hosts: dedupe_host_names(hosts) }
         })
+        .filter(|run| !run.hosts.is_empty())
         .collect();
     Logdir { runs, skipped }
 }
@@ -250,6 +279,15 @@ mod tests {
 
     fn names(l: &Logdir) -> Vec<(String, Vec<String>)> {
         l.runs.iter().map(|r| (r.name.clone(), r.hosts.iter().map(|h| h.name.clone()).collect())).collect()
+    }
+
+    #[test]
+    fn a_csv_log_joins_the_hosts_of_events_of_its_run() {
+        let l =
+            discover(["job/rank-0.pt.trace.json", "job/gpus.csv", "job/rank-1.pt.trace.json", "other/x.csv"], "files");
+        assert_eq!(names(&l), vec![("job".to_string(), vec!["rank-0".to_string(), "rank-1".to_string()])]);
+        assert!(l.runs[0].hosts.iter().all(|h| h.counter_logs == vec![1]), "{:?}", l.runs[0].hosts);
+        assert!(l.skipped.is_empty(), "a log without a profile is no run: {:?}", l.skipped);
     }
 
     #[test]

@@ -324,7 +324,14 @@ impl PlaneBuilder {
     }
 
     fn finish(self, lines: Vec<Line>) -> Plane {
-        Plane { id: self.id, name: self.name, lines, event_metadata: self.event_metadata, stats: self.stats }
+        Plane {
+            id: self.id,
+            name: self.name,
+            lines,
+            event_metadata: self.event_metadata,
+            stats: self.stats,
+            counters: Vec::new(),
+        }
     }
 }
 

@@ -8,11 +8,13 @@
 //! picoseconds relative to [`Profile::origin_ns`], which is the wall-clock
 //! start of the capture when the file records it.
 
+mod counter;
 pub mod hlo;
 pub mod hlo_attributes;
 mod interner;
 mod stats;
 
+pub use counter::Counter;
 pub use interner::{char_prefix, Interner, StrId, MAX_STRING_BYTES};
 pub use stats::{StatKind, StatList, StatRef, StatValue, Stats};
 
@@ -59,6 +61,8 @@ pub struct Plane {
     pub event_metadata: Vec<EventMetadata>,
     /// Plane-level stats (device capabilities and the like).
     pub stats: StatList,
+    /// Counter series recorded on this plane (Chrome trace `"ph":"C"`, nvidia-smi logs).
+    pub counters: Vec<Counter>,
 }
 
 /// Dense index into [`Plane::event_metadata`].
@@ -107,6 +111,18 @@ pub struct Events {
 }
 
 impl Events {
+    /// No events (usable in a `static`: a counter track's slices).
+    pub const fn new() -> Events {
+        Events {
+            start_ps: Vec::new(),
+            duration_ps: Vec::new(),
+            metadata: Vec::new(),
+            depth: Vec::new(),
+            stats: Stats::new(),
+            aggregated: Vec::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.start_ps.len()
     }

@@ -105,6 +105,11 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// No stats (usable in a `static`).
+    pub const fn new() -> Stats {
+        Stats { keys: Vec::new(), kinds: Vec::new(), bits: Vec::new(), offsets: Vec::new(), bytes: Vec::new() }
+    }
+
     /// Starts the stats of the next owner; call once per owner, in order.
     pub fn begin_owner(&mut self) {
         if self.offsets.is_empty() {

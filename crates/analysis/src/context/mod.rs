@@ -69,6 +69,8 @@ pub struct HostContext {
     files: Vec<HostFile>,
     /// The file of events (XSpace or trace JSON), if the host has one.
     events: Cell<Option<usize>>,
+    /// nvidia-smi CSV logs whose samples join the events as counters.
+    counter_logs: Vec<usize>,
     hooks: Rc<dyn Hooks>,
     profile: Slot<Profile>,
     load: Cell<Option<LoadStats>>,
@@ -93,12 +95,16 @@ impl HostContext {
     /// A host named `name` (as discovery named it) with its files: legacy
     /// tool files by name, at most one file of events.
     pub fn new(name: impl Into<String>, files: Vec<HostFile>, hooks: Rc<dyn Hooks>) -> HostContext {
-        let events = files.iter().position(|f| f.tool.is_none());
+        // Counter logs (`*.csv`) beside the events are read with them.
+        let is_log = |f: &HostFile| proflens_format::logdir::is_counter_log(&f.path);
+        let events = files.iter().position(|f| f.tool.is_none() && !is_log(f));
+        let counter_logs = (0..files.len()).filter(|&i| files[i].tool.is_none() && is_log(&files[i])).collect();
         let tool_files = files.iter().enumerate().filter_map(|(i, f)| Some((f.tool?, i, None))).collect();
         HostContext {
             name: name.into(),
             files,
             events: Cell::new(events),
+            counter_logs,
             hooks,
             profile: Slot::default(),
             load: Cell::new(None),
@@ -191,6 +197,20 @@ impl HostContext {
         let profile =
             proflens_format::load_profile_named(&self.files[file].path, &bytes, &Limits::default(), &mut on_progress)
                 .map_err(|e| e.to_string())?;
+        let mut profile = profile;
+        // Other CSV files (a table saved beside the profile) are left alone.
+        for &log in &self.counter_logs {
+            let attached = (self.files[log].read)().and_then(|bytes| {
+                let text = String::from_utf8_lossy(&bytes);
+                match proflens_format::nvidia_smi::is_log(&text) {
+                    true => proflens_format::nvidia_smi::attach(&mut profile, &text).map(|_| ()),
+                    false => Ok(()),
+                }
+            });
+            if let Err(e) = attached {
+                profile.warnings.push(format!("{}: {e}", self.files[log].path));
+            }
+        }
         self.load.set(Some(LoadStats { file_bytes: bytes.len() as u64, decode_ms: self.hooks.now_ms() - started }));
         self.count("decode");
         let profile = Rc::new(profile);

@@ -37,6 +37,8 @@ pub struct TraceColors {
     pub selection: String,
     /// Names on the event boxes, whose colours are light in both themes.
     pub slice_text: String,
+    /// Counter tracks' area charts (the accent).
+    pub counter: [u8; 3],
 }
 
 /// Light colours, used where the style sheet cannot be read.
@@ -122,6 +124,7 @@ fn read() -> Palette {
         scrollbar: text("--trace-scrollbar", "rgba(27, 31, 36, 0.28)"),
         selection: text("--accent", "#0b5cad"),
         slice_text: text("--trace-slice-text", "#1b1f24"),
+        counter: fill("--accent", [11, 92, 173]),
     };
     Palette { chart, trace }
 }

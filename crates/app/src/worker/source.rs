@@ -130,7 +130,9 @@ fn found(listed: &[String], paths: &[String], reader: impl Fn(usize) -> ReadFile
     for run in &discovered.runs {
         for host in &run.hosts {
             let files = match &host.files {
-                HostFiles::Events(i) => vec![file(*i, None)],
+                HostFiles::Events(i) => {
+                    std::iter::once(*i).chain(host.counter_logs.iter().copied()).map(|i| file(i, None)).collect()
+                }
                 HostFiles::Tools { tools, trace } => {
                     // In the selector's order, so that messages list the tools as it does.
                     let mut tools = tools.clone();

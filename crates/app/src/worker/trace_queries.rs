@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use proflens_analysis::common::tf_op::{self, OpCategory};
 use proflens_analysis::passes::grouping::Grouping;
+use proflens_analysis::passes::trace::counters::visible_samples;
 use proflens_analysis::passes::trace::export::write_chrome_trace;
 use proflens_analysis::passes::trace::flame::flame;
 use proflens_analysis::passes::trace::index::TraceIndex;
@@ -15,10 +16,11 @@ use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
 use proflens_analysis::passes::trace::range_stats::range_stats;
 use proflens_analysis::passes::trace::search::{search as find, EventRef, Pattern};
 use proflens_analysis::passes::trace::window::visible;
-use proflens_analysis::passes::trace::{event_details, event_name, track_events, TrackSource};
+use proflens_analysis::passes::trace::{event_details, event_name, track_counter, track_events, TrackSource};
 use proflens_model::Profile;
 
 use crate::protocol::boxes::{pack, pack_hits, DrawBox};
+use crate::protocol::samples;
 use crate::protocol::{
     Bytes, EventAt, TraceAnswer, TraceEvent, TraceHit, TraceLink, TraceWindow, TrackBoxes, MAX_HITS, SEARCH_LIST,
 };
@@ -61,6 +63,11 @@ pub fn window(t: Timeline, tracks: &[u32], start_ps: i64, end_ps: i64, width_px:
     let mut out = Vec::with_capacity(tracks.len());
     for &id in tracks {
         let Some((track, meta)) = t.index.track(id) else { continue };
+        if let Some(counter) = track_counter(track) {
+            let reduced = visible_samples(counter, start_ps, end_ps, ps_per_px);
+            out.push(TrackBoxes { track: id, boxes: Bytes::default(), samples: Bytes(samples::pack(&reduced)) });
+            continue;
+        }
         let columns = track_events(t.profile, track);
         let rects = visible(columns, meta.max_duration, start_ps, end_ps, ps_per_px);
         let boxes: Vec<DrawBox> = rects
@@ -82,7 +89,7 @@ pub fn window(t: Timeline, tracks: &[u32], start_ps: i64, end_ps: i64, width_px:
                 }
             })
             .collect();
-        out.push(TrackBoxes { track: id, boxes: Bytes(pack(&boxes)) });
+        out.push(TrackBoxes { track: id, boxes: Bytes(pack(&boxes)), samples: Bytes::default() });
     }
     TraceWindow { start_ps, end_ps, width_px, tracks: out, names, compute_ms: 0.0 }
 }

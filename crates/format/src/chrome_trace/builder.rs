@@ -3,7 +3,9 @@
 
 use super::ArgValue;
 use crate::xspace::sort_events;
-use proflens_model::{nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, StatList, Stats, StrId};
+use proflens_model::{
+    nesting_depths, Counter, EventMetadata, Events, Interner, Line, MetaIdx, Plane, StatList, Stats, StrId,
+};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
@@ -16,6 +18,8 @@ pub(crate) struct PlaneAcc {
     meta_index: FxHashMap<(StrId, Option<StrId>, StrId), MetaIdx>,
     lines: Vec<Line>,
     line_index: FxHashMap<String, usize>,
+    counters: Vec<Counter>,
+    counter_index: FxHashMap<String, usize>,
 }
 
 impl PlaneAcc {
@@ -28,7 +32,23 @@ impl PlaneAcc {
             meta_index: FxHashMap::default(),
             lines: Vec::new(),
             line_index: FxHashMap::default(),
+            counters: Vec::new(),
+            counter_index: FxHashMap::default(),
         }
+    }
+
+    /// Appends a sample to the counter known by `key`, created as `name`
+    /// (in `unit`) on first use; samples may come in any order.
+    pub fn counter_sample(&mut self, key: &str, name: impl FnOnce() -> String, unit: &str, time_ps: i64, value: f64) {
+        let c = match self.counter_index.get(key) {
+            Some(&c) => c,
+            None => {
+                self.counters.push(Counter::new(name(), unit));
+                self.counter_index.insert(key.to_string(), self.counters.len() - 1);
+                self.counters.len() - 1
+            }
+        };
+        self.counters[c].push(time_ps, value);
     }
 
     /// A plane-level stat (device capabilities, run information).
@@ -107,12 +127,16 @@ impl PlaneAcc {
             finish_events(&mut line.events);
         }
         self.lines.sort_by_key(|l| l.id);
+        for counter in &mut self.counters {
+            counter.sort();
+        }
         Plane {
             id: self.id,
             name: self.name,
             lines: self.lines,
             event_metadata: self.metadata,
             stats: StatList(self.stats),
+            counters: self.counters,
         }
     }
 }

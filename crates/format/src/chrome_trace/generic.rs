@@ -5,8 +5,10 @@
 //! begin/end (`B`/`E`) events are kept; XProf's `long_name` arg restores the
 //! raw event name (the shown name becomes the display name), and integer
 //! text args (XProf writes every arg as a string) become integers again.
+//! Counter (`C`) events become the process's counter series.
 
 use super::builder::{push_arg, PlaneAcc};
+use super::counter_events;
 use super::{rel_ps, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile};
@@ -46,6 +48,11 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
         let (begin, dur) = match e.ph() {
             "X" => (n, rel_ps(e.dur_ps(), 0)),
             "i" | "I" => (n, 0),
+            "C" => {
+                let plane = plane_of(&mut planes, e, &process_names, strings);
+                counter_events::push(plane, e, start, "");
+                continue;
+            }
             "B" => {
                 open.entry((e.pid().text, e.tid().text)).or_default().push((start, n));
                 continue;
@@ -83,23 +90,9 @@ fn emit(
     thread_names: &FxHashMap<(String, String), String>,
     strings: &mut Interner,
 ) {
-    let (pid, tid) = (e.pid(), e.tid());
-    let plane = planes.entry((pid.number.unwrap_or(i64::MAX), pid.text.clone())).or_insert_with(|| {
-        let name = match process_names.get(&pid.text) {
-            Some(n) if n.starts_with('/') => n.clone(),
-            Some(n) => format!("{n} (pid {})", pid.text),
-            None => format!("pid {}", pid.text),
-        };
-        // XProf's device planes keep their ordinal as the plane id.
-        let id = name
-            .strip_prefix("/device:")
-            .and_then(|r| r.rsplit(':').next())
-            .and_then(|n| n.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .or(pid.number)
-            .unwrap_or(0);
-        PlaneAcc::new(id, &name, strings)
-    });
+    let tid = e.tid();
+    let pid = e.pid();
+    let plane = plane_of(planes, e, process_names, strings);
     let line = plane.line(
         &tid.text,
         || {
@@ -121,6 +114,32 @@ fn emit(
             }
         }
     });
+}
+
+/// The plane of `e`'s process, created on first use.
+fn plane_of<'a>(
+    planes: &'a mut BTreeMap<(i64, String), PlaneAcc>,
+    e: &RawEvent,
+    process_names: &FxHashMap<String, String>,
+    strings: &mut Interner,
+) -> &'a mut PlaneAcc {
+    let pid = e.pid();
+    planes.entry((pid.number.unwrap_or(i64::MAX), pid.text.clone())).or_insert_with(|| {
+        let name = match process_names.get(&pid.text) {
+            Some(n) if n.starts_with('/') => n.clone(),
+            Some(n) => format!("{n} (pid {})", pid.text),
+            None => format!("pid {}", pid.text),
+        };
+        // XProf's device planes keep their ordinal as the plane id.
+        let id = name
+            .strip_prefix("/device:")
+            .and_then(|r| r.rsplit(':').next())
+            .and_then(|n| n.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .or(pid.number)
+            .unwrap_or(0);
+        PlaneAcc::new(id, &name, strings)
+    })
 }
 
 #[cfg(test)]

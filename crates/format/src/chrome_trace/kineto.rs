@@ -11,6 +11,7 @@
 //!   `External id`/`external id` → `external_id`, `device` → `device_id`;
 //!   kernels get XProf's `kernel_details`, memcpys `memcpy_details`;
 //! * `ProfilerStep#N` host ranges get `step_num` = N and `_r` = 1;
+//! * counter (`C`) events → counter series on `/host:CPU`;
 //! * `[memory]` instants → `MemoryAllocation`/`MemoryDeallocation` with the
 //!   allocator stats XProf's memory profile reads (see [`memory_stats`]);
 //! * `deviceProperties` → device-capability plane stats; `distributedInfo`
@@ -21,6 +22,7 @@
 //! `Spans`/`Traces` (non-numeric pids) are dropped.
 
 use super::builder::{push_arg, push_json, PlaneAcc};
+use super::counter_events;
 use super::{rel_ps, ArgValue, Head, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile, Stats};
@@ -85,6 +87,12 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
         }
         let (ph, pid) = (e.ph(), e.pid());
         let instant = matches!(ph, "i" | "I");
+        if ph == "C" && pid.numeric {
+            if let Some(ts) = e.ts_ps() {
+                counter_events::push(&mut host, e, rel_ps(ts, t0), &pid.text);
+            }
+            continue;
+        }
         if !(ph == "X" || instant) || !pid.numeric {
             continue;
         }

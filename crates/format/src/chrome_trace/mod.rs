@@ -10,6 +10,7 @@
 
 mod args;
 mod builder;
+mod counter_events;
 mod generic;
 mod kineto;
 mod time;

@@ -216,7 +216,7 @@ mod tests {
     fn columns(track: &Track) -> &Events {
         match &track.source {
             TrackSource::Derived(d) => &d.events,
-            TrackSource::Line(..) => panic!("not derived"),
+            TrackSource::Line(..) | TrackSource::Counter(_) => panic!("not derived"),
         }
     }
 

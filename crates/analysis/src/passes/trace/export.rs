@@ -1,8 +1,9 @@
 //! Chrome Trace Event JSON (what Perfetto and about:tracing open), streamed
 //! to a writer so that millions of events need no intermediate document.
 
-use super::{event_name, track_events, Trace, TrackSource};
+use super::{event_name, track_counter, track_events, Trace, TrackSource};
 use crate::passes::grouping::Grouping;
+use proflens_model::Counter;
 use proflens_model::Profile;
 use rustc_hash::FxHashSet;
 use std::io::{self, Write};
@@ -39,6 +40,10 @@ pub fn write_chrome_trace(
         let taken: FxHashSet<i64> = section.tracks.iter().map(|t| t.tid).collect();
         let mut next_free = section.tracks.iter().map(|t| t.tid).max().unwrap_or(0).saturating_add(1);
         for (index, track) in section.tracks.iter().enumerate() {
+            if let Some(counter) = track_counter(track) {
+                write_counter(pid, counter, window, &mut sep, out)?;
+                continue;
+            }
             // Tracks keep their ids; a clash (derived tracks of several streams) gets a fresh one:
             // past the largest id, wrapping past i64::MAX (a display id the file chose), never
             // one that another track has.
@@ -89,6 +94,38 @@ pub fn write_chrome_trace(
     }
     out.write_all(b"]}\n")?;
     Ok(written)
+}
+
+/// A counter as `"ph":"C"` events of the section's process, one per sample
+/// (arg `value`), or those in `window` and the one holding at its start.
+fn write_counter(
+    pid: u32,
+    counter: &Counter,
+    window: Option<(i64, i64)>,
+    sep: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (from, to) = match window {
+        Some((t0, t1)) => (
+            counter.times_ps.partition_point(|&t| t <= t0).saturating_sub(1),
+            counter.times_ps.partition_point(|&t| t <= t1),
+        ),
+        None => (0, counter.len()),
+    };
+    let name = json(&counter.name);
+    for i in from..to {
+        let value = counter.values[i];
+        if !value.is_finite() {
+            continue;
+        }
+        sep(out)?;
+        write!(
+            out,
+            r#"{{"ph":"C","pid":{pid},"ts":{},"name":{name},"args":{{"value":{value}}}}}"#,
+            micros(counter.times_ps[i])
+        )?;
+    }
+    Ok(())
 }
 
 fn write_args(profile: &Profile, p: usize, l: usize, i: usize, out: &mut dyn Write) -> io::Result<()> {

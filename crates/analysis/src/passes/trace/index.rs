@@ -4,10 +4,13 @@
 
 use super::links::LinkIndex;
 use super::window::max_duration;
-use super::{track_events, Trace, Track};
+use super::{track_counter, track_events, Trace, Track};
 use crate::hlo::gpu::GpuHlo;
 use crate::passes::grouping::Grouping;
 use proflens_model::Profile;
+
+/// Rows a counter track's area chart takes.
+pub const COUNTER_ROWS: u16 = 3;
 
 /// A host's timeline and what queries need about each track.
 pub struct TraceIndex {
@@ -46,12 +49,14 @@ impl TraceIndex {
                     span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
                 }
                 let deepest = columns.depth.iter().copied().max().unwrap_or(0);
-                tracks.push(TrackMeta {
-                    section: s,
-                    index,
-                    max_duration: max_duration(columns),
-                    rows: deepest.saturating_add(1),
-                });
+                let mut rows = deepest.saturating_add(1);
+                if let Some(counter) = track_counter(track) {
+                    rows = COUNTER_ROWS;
+                    if let Some((a, b)) = counter.span_ps() {
+                        span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+                    }
+                }
+                tracks.push(TrackMeta { section: s, index, max_duration: max_duration(columns), rows });
             }
         }
         TraceIndex { trace, tracks, span: span.unwrap_or((0, 0)), events, links: Default::default(), build_ms: 0.0 }

@@ -5,6 +5,9 @@
 //! Events stay in the profile's columns; only derived tracks own new columns.
 
 pub mod annotations;
+pub mod counters;
+#[cfg(test)]
+mod counters_tests;
 pub mod derived;
 pub mod export;
 pub mod flame;
@@ -17,7 +20,7 @@ pub mod window;
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};
 use crate::hlo::gpu::GpuHlo;
 use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
-use proflens_model::{Events, Profile};
+use proflens_model::{Counter, Events, Profile};
 use serde::{Deserialize, Serialize};
 
 /// Trace-viewer process id of the host plane (XProf's convention).
@@ -49,6 +52,8 @@ pub enum TrackSource {
     Line(usize, usize),
     /// A track Proflens derived (Steps, XLA Ops, Framework Ops on GPUs).
     Derived(Box<DerivedTrack>),
+    /// A counter series ([`counters`]); it has no slices.
+    Counter(Box<Counter>),
 }
 
 /// Events of a derived track, with their own names.
@@ -102,6 +107,8 @@ impl Trace {
             } else if name.starts_with(TPU_PLANE_PREFIX) {
                 tracks.splice(0..0, derived::tpu_tracks(profile, grouping, hlo, p));
             }
+            // Counters go first, as in Perfetto.
+            tracks.splice(0..0, counters::counter_tracks(profile, p));
             if tracks.is_empty() {
                 continue;
             }
@@ -130,6 +137,17 @@ pub fn track_events<'a>(profile: &'a Profile, track: &'a Track) -> &'a Events {
     match &track.source {
         TrackSource::Line(p, l) => &profile.planes[*p].lines[*l].events,
         TrackSource::Derived(d) => &d.events,
+        TrackSource::Counter(_) => &NO_EVENTS,
+    }
+}
+
+static NO_EVENTS: Events = Events::new();
+
+/// The counter series behind a track, if it is a counter track.
+pub fn track_counter(track: &Track) -> Option<&Counter> {
+    match &track.source {
+        TrackSource::Counter(c) => Some(c),
+        _ => None,
     }
 }
 
@@ -148,6 +166,7 @@ pub fn event_name<'a>(profile: &'a Profile, grouping: &'a Grouping, track: &'a T
             profile.str(meta.display_name.unwrap_or(meta.name))
         }
         TrackSource::Derived(d) => d.names.get(d.events.metadata[i] as usize).map_or("", String::as_str),
+        TrackSource::Counter(_) => "",
     }
 }
 
@@ -177,7 +196,7 @@ pub fn event_details(profile: &Profile, grouping: &Grouping, track: &Track, i: u
             let step = grouping.group(*p, *l, i).and_then(|g| grouping.names.get(&g).cloned());
             ((raw != name).then(|| raw.to_string()), stats, step)
         }
-        TrackSource::Derived(_) => (None, Vec::new(), None),
+        TrackSource::Derived(_) | TrackSource::Counter(_) => (None, Vec::new(), None),
     };
     let children: i64 = (i + 1..events.len())
         .take_while(|&j| events.start_ps[j] < events.end_ps(i))

@@ -7,7 +7,7 @@ mod tool;
 pub use tool::TraceViewerTool;
 
 use crate::passes::trace::index::TraceIndex;
-use crate::passes::trace::track_events;
+use crate::passes::trace::{track_counter, track_events};
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +38,35 @@ pub struct TrackLayout {
     /// Rows the track needs: its deepest nesting level plus one.
     pub rows: u16,
     pub events: u64,
+    /// Slices, or a counter drawn as an area chart.
+    #[serde(default, skip_serializing_if = "TrackKind::is_slices")]
+    pub kind: TrackKind,
+    /// A counter's unit, largest value and number of samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<CounterLayout>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackKind {
+    #[default]
+    Slices,
+    Counter,
+}
+
+impl TrackKind {
+    fn is_slices(&self) -> bool {
+        *self == TrackKind::Slices
+    }
+}
+
+/// What the page needs to draw a counter's axis before its samples come.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterLayout {
+    pub unit: String,
+    /// The axis top (the largest value, at least 0).
+    pub max: f64,
+    pub samples: u64,
 }
 
 /// The layout of a host's timeline.
@@ -54,11 +83,18 @@ pub fn layout(profile: &Profile, index: &TraceIndex) -> TraceLayout {
                 .iter()
                 .map(|track| {
                     let rows = index.tracks.get(id as usize).map_or(1, |m| m.rows);
+                    let counter = track_counter(track).map(|c| CounterLayout {
+                        unit: c.unit.clone(),
+                        max: c.max_value(),
+                        samples: c.len() as u64,
+                    });
                     let t = TrackLayout {
                         id,
                         name: track.name.clone(),
                         rows,
                         events: track_events(profile, track).len() as u64,
+                        kind: if counter.is_some() { TrackKind::Counter } else { TrackKind::Slices },
+                        counter,
                     };
                     id += 1;
                     t

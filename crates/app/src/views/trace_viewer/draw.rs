@@ -125,6 +125,7 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
             }
         }
     }
+    count += super::draw_counter::areas(v, &c, ratio, css_h);
     // Bands: the selected range and the mark.
     let band = |surface: &mut Surface, (a, b): (f64, f64), c: [u8; 3]| {
         let (x0, x1) = (x_of(a).max(GUTTER_W), x_of(b).min(css_w));
@@ -166,6 +167,7 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
         }
     }
     gutter(v, &ctx, &c, css_h)?;
+    super::draw_counter::axis_labels(v, &ctx, &c, css_h)?;
     overlays(v, &ctx, &c, css_w, css_h)?;
     ruler(v, &ctx, &c, css_w, step)?;
     scrollbar(v, &ctx, &c, css_w, css_h);
@@ -430,6 +432,9 @@ pub fn view_of_box(start: f64, end: f64) -> View {
 
 /// What the hover card says about the thing under the pointer.
 pub fn describe(v: &Viewer, x: f64, y: f64) -> Option<super::viewer::Tooltip> {
+    if let Some(card) = super::draw_counter::describe(v, x, y) {
+        return Some(card);
+    }
     let pick = v.hit_test(x, y)?;
     let super::viewer::Pick::Box(_, b) = pick else { return None };
     let name = v.box_name(&b).unwrap_or("").to_string();

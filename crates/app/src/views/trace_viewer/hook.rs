@@ -12,6 +12,8 @@
 //!   `{x, y, width, height, name, track, event}` in client coordinates, or `null`;
 //! - `boxes()`: every single-event box of the last frame wide enough to click,
 //!   as `{x, y, width, track, event}` in client coordinates;
+//! - `counterTracks()`: the counter tracks shown, with their chart's box in
+//!   client coordinates (see [`tracks_for_tests`](super::draw_counter::tracks_for_tests));
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event, start, end, depth} | null,
 //!   range: [start, end] | null, mark: [start, end] | null}` (times in ps).
 //!
@@ -74,10 +76,15 @@ fn create() -> Option<Hook> {
     set(&object, "state", state.as_ref().unchecked_ref());
     let boxes = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(drawn_boxes).unwrap_or(JsValue::NULL));
     set(&object, "boxes", boxes.as_ref().unchecked_ref());
+    let counters = Closure::<dyn Fn() -> JsValue>::new(|| {
+        with_viewer(|v| super::draw_counter::tracks_for_tests(v)).unwrap_or(JsValue::NULL)
+    });
+    set(&object, "counterTracks", counters.as_ref().unchecked_ref());
     // One hook per page, kept for its lifetime.
     find.forget();
     state.forget();
     boxes.forget();
+    counters.forget();
     let descriptor = js_sys::Object::new();
     set(&descriptor, "value", &object);
     set(&descriptor, "writable", &JsValue::FALSE);

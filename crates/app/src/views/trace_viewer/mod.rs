@@ -17,11 +17,13 @@
 //! - [`search_list`]: the matches of a search as a list;
 //! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks;
 //! - [`nav`], [`shortcuts`], [`shortcut_help`]: `.`/`,`, the URL's range and
-//!   event, and the `?` list of every shortcut.
+//!   event, and the `?` list of every shortcut;
+//! - [`draw_counter`]: counter tracks as area charts, their axis and hover value.
 
 pub mod answers;
 pub mod client;
 pub mod draw;
+pub mod draw_counter;
 pub mod flame;
 pub mod hook;
 pub mod interact;

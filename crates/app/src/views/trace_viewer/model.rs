@@ -326,7 +326,14 @@ mod tests {
     use proflens_analysis::tools::trace_viewer::{SectionLayout, TrackLayout};
 
     fn layout() -> TraceLayout {
-        let track = |id, rows| TrackLayout { id, name: format!("t{id}"), rows, events: 1 };
+        let track = |id, rows| TrackLayout {
+            id,
+            name: format!("t{id}"),
+            rows,
+            events: 1,
+            kind: Default::default(),
+            counter: None,
+        };
         TraceLayout {
             sections: vec![
                 SectionLayout { name: "a".into(), tracks: vec![track(0, 2), track(1, 1)] },

@@ -5,12 +5,16 @@ use std::collections::HashMap;
 
 use super::model::{name_color, Coverage};
 use crate::protocol::boxes::{unpack, DrawBox};
+use crate::protocol::samples;
 use crate::protocol::TraceWindow;
+use proflens_analysis::passes::trace::counters::Sample;
 
 /// The boxes on hand, by track, with their names' colours.
 pub struct WindowData {
     pub coverage: Coverage,
     pub tracks: HashMap<u32, Vec<DrawBox>>,
+    /// Counter tracks' samples, by track.
+    pub counters: HashMap<u32, Vec<Sample>>,
     pub names: Vec<String>,
     pub colors: Vec<[u8; 3]>,
     /// Measured text widths by name (NaN until measured).
@@ -20,8 +24,12 @@ pub struct WindowData {
 impl WindowData {
     pub(super) fn new(window: &TraceWindow) -> WindowData {
         let mut tracks: HashMap<u32, Vec<DrawBox>> = HashMap::new();
+        let mut counters: HashMap<u32, Vec<Sample>> = HashMap::new();
         for t in &window.tracks {
             tracks.insert(t.track, unpack(&t.boxes.0));
+            if !t.samples.0.is_empty() {
+                counters.insert(t.track, samples::unpack(&t.samples.0));
+            }
         }
         let mut ids: Vec<u32> = tracks.keys().copied().collect();
         ids.sort_unstable();
@@ -35,6 +43,7 @@ impl WindowData {
                 tracks: ids,
             },
             tracks,
+            counters,
             colors: window.names.iter().map(|n| name_color(n)).collect(),
             widths: vec![f64::NAN; window.names.len()],
             names: window.names.clone(),
