@@ -5,8 +5,12 @@
 //! begin/end (`B`/`E`) events are kept; XProf's `long_name` arg restores the
 //! raw event name (the shown name becomes the display name), and integer
 //! text args (XProf writes every arg as a string) become integers again.
+//! `process_sort_index`/`thread_sort_index` metadata order planes and lines
+//! (else pid and tid order); flow events become flow stats ([`super::flows`]).
+//! `displayTimeUnit` only sets how Chrome shows times: `ts` stays µs.
 
 use super::builder::{push_arg, PlaneAcc};
+use super::flows::Flows;
 use super::{rel_ps, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile};
@@ -18,22 +22,10 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
     let strings = &mut profile.strings;
     let t0 = events.iter().filter(|e| matches!(e.ph(), "X" | "i" | "I" | "B")).filter_map(RawEvent::ts_ps).min();
     let t0 = t0.unwrap_or(0);
-    let mut process_names: FxHashMap<String, String> = FxHashMap::default();
-    let mut thread_names: FxHashMap<(String, String), String> = FxHashMap::default();
-    for e in events.iter().filter(|e| e.ph() == "M") {
-        let Some(name) = e.arg_str("name") else { continue };
-        match e.name() {
-            "process_name" => {
-                process_names.insert(e.pid().text, name.to_string());
-            }
-            "thread_name" => {
-                thread_names.insert((e.pid().text, e.tid().text), name.to_string());
-            }
-            _ => {}
-        }
-    }
-    // Planes keyed by pid text, in pid order for a stable layout.
-    let mut planes: BTreeMap<(i64, String), PlaneAcc> = BTreeMap::new();
+    let names = Names::of(events);
+    let flows = Flows::bind(events, |_| false, strings);
+    // Planes keyed by (sort index else pid, pid, pid text), for a stable layout.
+    let mut planes: BTreeMap<PlaneKey, PlaneAcc> = BTreeMap::new();
     // Open `B` events per (pid, tid): (start, event index).
     let mut open: FxHashMap<(String, String), Vec<(i64, usize)>> = FxHashMap::default();
     let total = events.len() as u64;
@@ -52,39 +44,86 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
             }
             "E" => match open.get_mut(&(e.pid().text, e.tid().text)).and_then(Vec::pop) {
                 Some((begin_ts, b)) => {
-                    emit(
-                        &mut planes,
-                        &events[b],
-                        begin_ts,
-                        start.saturating_sub(begin_ts),
-                        &process_names,
-                        &thread_names,
-                        strings,
-                    );
+                    let at = Place { start: begin_ts, dur: start.saturating_sub(begin_ts), n: b };
+                    emit(&mut planes, &events[b], at, &names, &flows, strings);
                     continue;
                 }
                 None => continue,
             },
             _ => continue,
         };
-        emit(&mut planes, &events[begin], start, dur, &process_names, &thread_names, strings);
+        emit(&mut planes, &events[begin], Place { start, dur, n: begin }, &names, &flows, strings);
     }
     profile.planes.extend(planes.into_values().map(PlaneAcc::finish));
     progress(Progress::Building { done: total, total });
     profile
 }
 
-fn emit(
-    planes: &mut BTreeMap<(i64, String), PlaneAcc>,
-    e: &RawEvent,
+type PlaneKey = (i64, i64, String);
+
+/// Names and sort indexes from the `M` metadata events.
+#[derive(Default)]
+struct Names {
+    processes: FxHashMap<String, String>,
+    threads: FxHashMap<(String, String), String>,
+    process_sort: FxHashMap<String, i64>,
+    thread_sort: FxHashMap<(String, String), i64>,
+}
+
+impl Names {
+    fn of(events: &[RawEvent]) -> Names {
+        let mut names = Names::default();
+        for e in events.iter().filter(|e| e.ph() == "M") {
+            let sort = || e.arg("sort_index").and_then(|v| v.as_i64().or_else(|| v.as_str()?.trim().parse().ok()));
+            match e.name() {
+                "process_name" => {
+                    if let Some(name) = e.arg_str("name") {
+                        names.processes.insert(e.pid().text, name.to_string());
+                    }
+                }
+                "thread_name" => {
+                    if let Some(name) = e.arg_str("name") {
+                        names.threads.insert((e.pid().text, e.tid().text), name.to_string());
+                    }
+                }
+                "process_sort_index" => {
+                    if let Some(i) = sort() {
+                        names.process_sort.insert(e.pid().text, i);
+                    }
+                }
+                "thread_sort_index" => {
+                    if let Some(i) = sort() {
+                        names.thread_sort.insert((e.pid().text, e.tid().text), i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        names
+    }
+}
+
+/// Where an event goes: its start and duration (ps), its index in the file.
+#[derive(Clone, Copy)]
+struct Place {
     start: i64,
     dur: i64,
-    process_names: &FxHashMap<String, String>,
-    thread_names: &FxHashMap<(String, String), String>,
+    n: usize,
+}
+
+fn emit(
+    planes: &mut BTreeMap<PlaneKey, PlaneAcc>,
+    e: &RawEvent,
+    at: Place,
+    names: &Names,
+    flows: &Flows,
     strings: &mut Interner,
 ) {
     let (pid, tid) = (e.pid(), e.tid());
-    let plane = planes.entry((pid.number.unwrap_or(i64::MAX), pid.text.clone())).or_insert_with(|| {
+    let (process_names, thread_names) = (&names.processes, &names.threads);
+    let pid_order = pid.number.unwrap_or(i64::MAX);
+    let sort = names.process_sort.get(&pid.text).copied().unwrap_or(pid_order);
+    let plane = planes.entry((sort, pid_order, pid.text.clone())).or_insert_with(|| {
         let name = match process_names.get(&pid.text) {
             Some(n) if n.starts_with('/') => n.clone(),
             Some(n) => format!("{n} (pid {})", pid.text),
@@ -100,26 +139,31 @@ fn emit(
             .unwrap_or(0);
         PlaneAcc::new(id, &name, strings)
     });
+    let thread = (pid.text.clone(), tid.text.clone());
     let line = plane.line(
         &tid.text,
         || {
-            let name = thread_names.get(&(pid.text.clone(), tid.text.clone())).cloned();
+            let name = thread_names.get(&thread).cloned();
             (tid.number.unwrap_or(0), name.unwrap_or_else(|| format!("tid {}", tid.text)))
         },
         strings,
     );
+    if let Some(&sort) = names.thread_sort.get(&thread) {
+        plane.sort_line(line, sort);
+    }
     let long_name = e.arg_str("long_name");
     let meta = match long_name {
         Some(long) if long != e.name() => plane.metadata(long, Some(e.name()), e.cat(), strings),
         _ => plane.metadata(e.name(), None, e.cat(), strings),
     };
-    plane.event(line, start, dur, meta, |stats| {
+    plane.event(line, at.start, at.dur, meta, |stats| {
         for (k, v) in e.args() {
             if k != "long_name" {
                 let key = strings.intern(k);
                 push_arg(stats, key, v, true, strings);
             }
         }
+        flows.push_stats(at.n, stats);
     });
 }
 
@@ -155,5 +199,26 @@ mod tests {
         assert_eq!(ev.stats.value(corr, &p.strings), StatValue::Int(42));
         let host = &p.planes[1].lines[0].events;
         assert_eq!((host.start_ps[0], host.duration_ps[0]), (0, 4_000_000));
+    }
+
+    #[test]
+    fn sort_indexes_order_planes_and_lines() {
+        // The JSON-array form; pid 9 sorts first, tid 1 last; pid 5 has no index.
+        let json = r#"[
+          {"ph":"M","pid":9,"name":"process_sort_index","args":{"sort_index":-1}},
+          {"ph":"M","pid":2,"name":"process_sort_index","args":{"sort_index":"4"}},
+          {"ph":"M","pid":2,"tid":1,"name":"thread_sort_index","args":{"sort_index":30}},
+          {"ph":"M","pid":2,"tid":3,"name":"thread_sort_index","args":{"sort_index":10}},
+          {"ph":"X","pid":2,"tid":1,"ts":"1","dur":1,"name":"a"},
+          {"ph":"X","pid":2,"tid":2,"ts":1,"dur":1,"name":"b"},
+          {"ph":"X","pid":2,"tid":3,"ts":1,"dur":1,"name":"c"},
+          {"ph":"X","pid":5,"tid":1,"ts":1,"dur":1,"name":"d"},
+          {"ph":"X","pid":9,"tid":1,"ts":1,"dur":1,"name":"e"}
+        ]"#;
+        let p = decode(json.as_bytes(), &mut |_| {}).unwrap();
+        let names: Vec<&str> = p.planes.iter().map(|pl| p.str(pl.name)).collect();
+        assert_eq!(names, ["pid 9", "pid 2", "pid 5"]);
+        let lines: Vec<&str> = p.planes[1].lines.iter().map(|l| p.str(l.name)).collect();
+        assert_eq!(lines, ["tid 2", "tid 3", "tid 1"]);
     }
 }
