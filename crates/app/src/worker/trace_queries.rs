@@ -10,7 +10,7 @@ use proflens_analysis::common::tf_op::{self, OpCategory};
 use proflens_analysis::passes::grouping::Grouping;
 use proflens_analysis::passes::trace::export::write_chrome_trace;
 use proflens_analysis::passes::trace::index::TraceIndex;
-use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
+use proflens_analysis::passes::trace::links::{flow_category, LinkIndex, LinkKind};
 use proflens_analysis::passes::trace::search::{search as find, summarize, EventRef, Pattern};
 use proflens_analysis::passes::trace::window::visible;
 use proflens_analysis::passes::trace::{event_details, event_name, track_events, TrackSource};
@@ -125,12 +125,15 @@ pub fn links_of(t: Timeline, track: u32, event: u32) -> TraceAnswer {
             Some(TraceLink {
                 to,
                 kind: match link.kind {
-                    LinkKind::LaunchedKernel => "launched",
-                    LinkKind::LaunchedBy => "launched by",
-                    LinkKind::Consumer => "consumer",
-                    LinkKind::Producer => "producer",
-                }
-                .to_string(),
+                    LinkKind::LaunchedKernel => "launched".to_string(),
+                    LinkKind::LaunchedBy => "launched by".to_string(),
+                    LinkKind::Consumer => "consumer".to_string(),
+                    LinkKind::Producer => "producer".to_string(),
+                    LinkKind::FlowTo(_) | LinkKind::FlowFrom(_) => {
+                        let way = if matches!(link.kind, LinkKind::FlowTo(_)) { "flow to" } else { "flow from" };
+                        format!("{way} {}", flow_category(t.profile, link.kind).unwrap_or_default())
+                    }
+                },
                 name: event_name(t.profile, t.grouping, other, link.to.event as usize).to_string(),
             })
         })

@@ -315,6 +315,27 @@ mod tests {
         assert_eq!(hops(&p), expected);
     }
 
+    /// The hand-written chrome://tracing file of the browser tests.
+    #[test]
+    fn handwritten_trace_has_its_sections_and_flows() {
+        let path =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/chrome_trace/handwritten_training.trace.json");
+        let p = decode(&std::fs::read(path).unwrap(), &mut |_| {}).unwrap();
+        let planes: Vec<&str> = p.planes.iter().map(|pl| p.str(pl.name)).collect();
+        assert_eq!(planes, ["Data loader (pid 2)", "Trainer (pid 1)"]);
+        let lines: Vec<&str> = p.planes[1].lines.iter().map(|l| p.str(l.name)).collect();
+        assert_eq!(lines, ["comm", "main"]);
+        let mut expected = [
+            ("allreduce", "sgd_update"),
+            ("backward", "allreduce"),
+            ("load_batch", "forward"),
+            ("load_batch", "train_step"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()));
+        expected.sort();
+        assert_eq!(hops(&p), expected);
+    }
+
     #[test]
     fn unbound_or_unfinished_flows_leave_no_stats() {
         // The start has no slice around it; the second flow never starts.

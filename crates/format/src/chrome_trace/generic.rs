@@ -8,6 +8,8 @@
 //! `process_sort_index`/`thread_sort_index` metadata order planes and lines
 //! (else pid and tid order); flow events become flow stats ([`super::flows`]).
 //! `displayTimeUnit` only sets how Chrome shows times: `ts` stays µs.
+//! Nestable async events (`b`/`e`, instants `n`) go on a line per (category,
+//! id) of their process, named `async: <cat> <id>`, nested by their times.
 
 use super::builder::{push_arg, PlaneAcc};
 use super::flows::Flows;
@@ -20,7 +22,7 @@ use std::collections::BTreeMap;
 pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> Profile {
     let mut profile = Profile { strings: Interner::new(), ..Profile::default() };
     let strings = &mut profile.strings;
-    let t0 = events.iter().filter(|e| matches!(e.ph(), "X" | "i" | "I" | "B")).filter_map(RawEvent::ts_ps).min();
+    let t0 = events.iter().filter(|e| matches!(e.ph(), "X" | "i" | "I" | "B" | "b")).filter_map(RawEvent::ts_ps).min();
     let t0 = t0.unwrap_or(0);
     let names = Names::of(events);
     let flows = Flows::bind(events, |_| false, strings);
@@ -28,6 +30,8 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
     let mut planes: BTreeMap<PlaneKey, PlaneAcc> = BTreeMap::new();
     // Open `B` events per (pid, tid): (start, event index).
     let mut open: FxHashMap<(String, String), Vec<(i64, usize)>> = FxHashMap::default();
+    // Open nestable async `b` events per (pid, cat, id): (start, event index).
+    let mut open_async: FxHashMap<(String, String, String), Vec<(i64, usize)>> = FxHashMap::default();
     let total = events.len() as u64;
     for (n, e) in events.iter().enumerate() {
         if n % 65_536 == 0 {
@@ -44,15 +48,34 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
             }
             "E" => match open.get_mut(&(e.pid().text, e.tid().text)).and_then(Vec::pop) {
                 Some((begin_ts, b)) => {
-                    let at = Place { start: begin_ts, dur: start.saturating_sub(begin_ts), n: b };
+                    let at = Place { start: begin_ts, dur: start.saturating_sub(begin_ts), n: b, lane: None };
                     emit(&mut planes, &events[b], at, &names, &flows, strings);
                     continue;
                 }
                 None => continue,
             },
+            "b" => {
+                open_async.entry(async_key(e)).or_default().push((start, n));
+                continue;
+            }
+            "e" | "n" => {
+                let key = async_key(e);
+                let lane = format!("async: {} {}", key.1, key.2);
+                let at = match e.ph() {
+                    "n" => Place { start, dur: 0, n, lane: Some(&lane) },
+                    _ => match open_async.get_mut(&key).and_then(Vec::pop) {
+                        Some((b_ts, b)) => {
+                            Place { start: b_ts, dur: start.saturating_sub(b_ts), n: b, lane: Some(&lane) }
+                        }
+                        None => continue,
+                    },
+                };
+                emit(&mut planes, &events[at.n], at, &names, &flows, strings);
+                continue;
+            }
             _ => continue,
         };
-        emit(&mut planes, &events[begin], Place { start, dur, n: begin }, &names, &flows, strings);
+        emit(&mut planes, &events[begin], Place { start, dur, n: begin, lane: None }, &names, &flows, strings);
     }
     profile.planes.extend(planes.into_values().map(PlaneAcc::finish));
     progress(Progress::Building { done: total, total });
@@ -103,18 +126,29 @@ impl Names {
     }
 }
 
-/// Where an event goes: its start and duration (ps), its index in the file.
+/// Where an event goes: its start and duration (ps), its index in the
+/// file, and for async events the name of their line.
 #[derive(Clone, Copy)]
-struct Place {
+struct Place<'a> {
     start: i64,
     dur: i64,
     n: usize,
+    lane: Option<&'a str>,
+}
+
+/// Line ids of async lines: above any thread id (they sort after threads).
+const ASYNC_LINE_ID: i64 = 1 << 48;
+
+/// A nestable async event's (pid, category, id): its own line per id.
+fn async_key(e: &RawEvent) -> (String, String, String) {
+    let id = e.id.map_or("", |r| r.get().trim_matches('"')).to_string();
+    (e.pid().text, e.cat().to_string(), id)
 }
 
 fn emit(
     planes: &mut BTreeMap<PlaneKey, PlaneAcc>,
     e: &RawEvent,
-    at: Place,
+    at: Place<'_>,
     names: &Names,
     flows: &Flows,
     strings: &mut Interner,
@@ -139,6 +173,17 @@ fn emit(
             .unwrap_or(0);
         PlaneAcc::new(id, &name, strings)
     });
+    if let Some(lane) = at.lane {
+        let line = plane.line(lane, || (ASYNC_LINE_ID, lane.to_string()), strings);
+        let meta = plane.metadata(e.name(), None, e.cat(), strings);
+        plane.event(line, at.start, at.dur, meta, |stats| {
+            for (k, v) in e.args() {
+                let key = strings.intern(k);
+                push_arg(stats, key, v, true, strings);
+            }
+        });
+        return;
+    }
     let thread = (pid.text.clone(), tid.text.clone());
     let line = plane.line(
         &tid.text,
@@ -199,6 +244,30 @@ mod tests {
         assert_eq!(ev.stats.value(corr, &p.strings), StatValue::Int(42));
         let host = &p.planes[1].lines[0].events;
         assert_eq!((host.start_ps[0], host.duration_ps[0]), (0, 4_000_000));
+    }
+
+    #[test]
+    fn nestable_async_events_get_a_line_per_id() {
+        let json = r#"{"displayTimeUnit":"ns","traceEvents":[
+          {"ph":"X","pid":1,"tid":1,"ts":0,"dur":100,"name":"work"},
+          {"ph":"b","pid":1,"tid":1,"ts":10,"cat":"net","id":"0x1","name":"request"},
+          {"ph":"b","pid":1,"tid":2,"ts":20,"cat":"net","id":"0x1","name":"dns"},
+          {"ph":"n","pid":1,"tid":2,"ts":25,"cat":"net","id":"0x1","name":"resolved"},
+          {"ph":"e","pid":1,"tid":2,"ts":30,"cat":"net","id":"0x1","name":"dns"},
+          {"ph":"b","pid":1,"tid":1,"ts":15,"cat":"net","id":2,"name":"request"},
+          {"ph":"e","pid":1,"tid":1,"ts":40,"cat":"net","id":"0x1","name":"request"},
+          {"ph":"e","pid":1,"tid":1,"ts":50,"cat":"net","id":2,"name":"request"}
+        ]}"#;
+        let p = decode(json.as_bytes(), &mut |_| {}).unwrap();
+        let plane = &p.planes[0];
+        let lines: Vec<&str> = plane.lines.iter().map(|l| p.str(l.name)).collect();
+        assert_eq!(lines, ["tid 1", "async: net 0x1", "async: net 2"]);
+        let first = &plane.lines[1].events;
+        let names: Vec<&str> = first.metadata.iter().map(|&m| p.str(plane.event_metadata[m as usize].name)).collect();
+        assert_eq!(names, ["request", "dns", "resolved"]);
+        assert_eq!(first.duration_ps, vec![30_000_000, 10_000_000, 0]);
+        assert_eq!(first.depth, vec![0, 1, 2]);
+        assert_eq!(plane.lines[2].events.duration_ps, vec![35_000_000]);
     }
 
     #[test]

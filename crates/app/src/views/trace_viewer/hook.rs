@@ -11,7 +11,8 @@
 //!   contains `text` (case-sensitive; any box for ""), as
 //!   `{x, y, width, height, name, track, event}` in client coordinates, or `null`;
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event} | null,
-//!   range: [start, end] | null, mark: [start, end] | null}` (times in ps).
+//!   range: [start, end] | null, mark: [start, end] | null}` (times in ps);
+//! - `sections()`: the timeline's sections in order, as `[{name, tracks: [name…]}]`.
 //!
 //! The property itself cannot be replaced by page scripts.
 
@@ -70,9 +71,13 @@ fn create() -> Option<Hook> {
     set(&object, "findBox", find.as_ref().unchecked_ref());
     let state = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| v.state_for_tests()).unwrap_or(JsValue::NULL));
     set(&object, "state", state.as_ref().unchecked_ref());
+    let sections =
+        Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| sections_for_tests(&v.layout)).unwrap_or(JsValue::NULL));
+    set(&object, "sections", sections.as_ref().unchecked_ref());
     // One hook per page, kept for its lifetime.
     find.forget();
     state.forget();
+    sections.forget();
     let descriptor = js_sys::Object::new();
     set(&descriptor, "value", &object);
     set(&descriptor, "writable", &JsValue::FALSE);
@@ -80,6 +85,21 @@ fn create() -> Option<Hook> {
     set(&descriptor, "configurable", &JsValue::TRUE);
     let _ = js_sys::Reflect::define_property(&window, &JsValue::from_str(NAME), &descriptor);
     Some(Hook { object, frames })
+}
+
+fn sections_for_tests(layout: &proflens_analysis::tools::trace_viewer::TraceLayout) -> JsValue {
+    let sections: js_sys::Array = layout
+        .sections
+        .iter()
+        .map(|section| {
+            let o = js_sys::Object::new();
+            set(&o, "name", &JsValue::from_str(&section.name));
+            let tracks: js_sys::Array = section.tracks.iter().map(|t| JsValue::from_str(&t.name)).collect();
+            set(&o, "tracks", &tracks);
+            JsValue::from(o)
+        })
+        .collect();
+    sections.into()
 }
 
 /// A viewer with a new layout is on screen.
