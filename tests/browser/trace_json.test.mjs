@@ -82,7 +82,7 @@ async function clickBox(page, name) {
   await page.locator('#trace-details .event-name').filter({ hasText: name }).first().waitFor({ timeout: 30_000 });
 }
 
-test('a hand-written chrome://tracing file: sections by sort index, flows listed and drawn', async () => {
+test('a hand-written chrome://tracing file: sections by sort index, flows listed and drawn', async (t) => {
   const { page, seen, close } = await openTrace(HANDWRITTEN);
   // process_sort_index puts the data loader (pid 2) above the trainer (pid 1);
   // thread_sort_index puts "comm" (tid 11) above "main" (tid 10).
@@ -96,6 +96,7 @@ test('a hand-written chrome://tracing file: sections by sort index, flows listed
   await clickBox(page, 'forward');
   assert.deepEqual(await listedLinks(page), ['Flow from (batch) → load_batch']);
   const forwardArrow = await arrowPixels(page);
+  t.diagnostic(`load_batch → forward arrow: ${forwardArrow} px`);
   assert.ok(forwardArrow > 20, `${forwardArrow} arrow pixels`);
 
   // backward → allreduce (a step) → sgd_update (the end, "bp":"e": the enclosing slice).
@@ -106,6 +107,7 @@ test('a hand-written chrome://tracing file: sections by sort index, flows listed
   await page.waitForFunction(() => document.querySelectorAll('#trace-details ul.trace-links li').length === 2);
   assert.deepEqual((await listedLinks(page)).sort(), ['Flow from (grads) → backward', 'Flow to (grads) → sgd_update']);
   const stepArrows = await arrowPixels(page);
+  t.diagnostic(`backward → allreduce → sgd_update arrows: ${stepArrows} px`);
   assert.ok(stepArrows > 20, `${stepArrows} arrow pixels`);
 
   // Names from the file are text, never markup.
@@ -130,7 +132,7 @@ test('TPU trace JSON: devices then host, threads in thread_sort_index order', as
     [...withEvents]
       .filter((k) => k.startsWith(`${pid}/`))
       .sort((a, b) => threadSort.get(a) - threadSort.get(b))
-      .map((k) => threadName.get(k));
+      .map((k) => threadName.get(k) ?? `tid ${k.split('/')[1]}`);
 
   const { page, seen, close } = await openTrace(TPU_JSON);
   const shown = await sections(page);
@@ -164,13 +166,15 @@ test("XProf's trace.json.gz opens with its host section and threads", async () =
   await close();
 });
 
-test('Kineto: a backward op lists its forward op (fwdbwd flow) and the arrow is drawn', async () => {
+test('Kineto: a backward op lists its forward op (fwdbwd flow) and the arrow is drawn', async (t) => {
   const { page, seen, close } = await openTrace(NCCL);
-  await page.fill('#trace-search', 'ConvolutionBackward0');
+  // The op itself, not its "autograd::engine::evaluate_function: …" wrapper.
+  await page.check('#trace-search-regex');
+  await page.fill('#trace-search', '^ConvolutionBackward0$');
   await page.locator('#trace-search-count').filter({ hasText: /matches/ }).waitFor({ timeout: 30_000 });
   await page.click('#trace-search-next');
   const details = page.locator('#trace-details');
-  await details.locator('.event-name').filter({ hasText: 'ConvolutionBackward0' }).first().waitFor();
+  await details.locator('.event-name').filter({ hasText: /^ConvolutionBackward0$/ }).first().waitFor();
   const links = await listedLinks(page);
   assert.ok(links.includes('Flow from (fwdbwd) → aten::convolution'), links.join('; '));
   // The forward op, one click away, links back.
@@ -183,6 +187,7 @@ test('Kineto: a backward op lists its forward op (fwdbwd flow) and the arrow is 
   await page.mouse.move(1, 1);
   await page.keyboard.press('0');
   const arrow = await arrowPixels(page);
+  t.diagnostic(`aten::convolution → ConvolutionBackward0 arrow: ${arrow} px`);
   assert.ok(arrow > 20, `${arrow} arrow pixels`);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);

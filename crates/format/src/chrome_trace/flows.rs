@@ -57,7 +57,7 @@ struct Point<'a> {
 
 type Thread<'a> = (&'a str, &'a str);
 
-fn raw<'a>(v: Option<&'a serde_json::value::RawValue>) -> &'a str {
+fn raw(v: Option<&serde_json::value::RawValue>) -> &str {
     v.map_or("", |r| r.get())
 }
 
