@@ -250,7 +250,8 @@ pub struct TraceHit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceLink {
     pub to: TraceHit,
-    /// "launched", "launched by", "consumer", "producer".
+    /// "launched", "launched by", "consumer", "producer", or "flow to
+    /// <category>" / "flow from <category>" (trace-event flows).
     pub kind: String,
     pub name: String,
 }

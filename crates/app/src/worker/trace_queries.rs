@@ -12,7 +12,7 @@ use proflens_analysis::passes::trace::counters::visible_samples;
 use proflens_analysis::passes::trace::export::write_chrome_trace;
 use proflens_analysis::passes::trace::flame::flame;
 use proflens_analysis::passes::trace::index::TraceIndex;
-use proflens_analysis::passes::trace::links::{LinkIndex, LinkKind};
+use proflens_analysis::passes::trace::links::{flow_category, LinkIndex, LinkKind};
 use proflens_analysis::passes::trace::range_stats::range_stats;
 use proflens_analysis::passes::trace::search::{search as find, EventRef, Pattern};
 use proflens_analysis::passes::trace::window::visible;
@@ -139,12 +139,15 @@ pub fn links_of(t: Timeline, track: u32, event: u32) -> TraceAnswer {
             Some(TraceLink {
                 to,
                 kind: match link.kind {
-                    LinkKind::LaunchedKernel => "launched",
-                    LinkKind::LaunchedBy => "launched by",
-                    LinkKind::Consumer => "consumer",
-                    LinkKind::Producer => "producer",
-                }
-                .to_string(),
+                    LinkKind::LaunchedKernel => "launched".to_string(),
+                    LinkKind::LaunchedBy => "launched by".to_string(),
+                    LinkKind::Consumer => "consumer".to_string(),
+                    LinkKind::Producer => "producer".to_string(),
+                    LinkKind::FlowTo(_) | LinkKind::FlowFrom(_) => {
+                        let way = if matches!(link.kind, LinkKind::FlowTo(_)) { "flow to" } else { "flow from" };
+                        format!("{way} {}", flow_category(t.profile, link.kind).unwrap_or_default())
+                    }
+                },
                 name: event_name(t.profile, t.grouping, other, link.to.event as usize).to_string(),
             })
         })

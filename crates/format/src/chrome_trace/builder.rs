@@ -20,6 +20,9 @@ pub(crate) struct PlaneAcc {
     line_index: FxHashMap<String, usize>,
     counters: Vec<Counter>,
     counter_index: FxHashMap<String, usize>,
+    /// Sort keys of lines that have one (`thread_sort_index`); the others
+    /// sort by id.
+    line_sort: FxHashMap<usize, i64>,
 }
 
 impl PlaneAcc {
@@ -34,6 +37,7 @@ impl PlaneAcc {
             line_index: FxHashMap::default(),
             counters: Vec::new(),
             counter_index: FxHashMap::default(),
+            line_sort: FxHashMap::default(),
         }
     }
 
@@ -96,6 +100,11 @@ impl PlaneAcc {
         self.lines.len() - 1
     }
 
+    /// Puts a line at `sort` among the line ids (lower first).
+    pub fn sort_line(&mut self, line: usize, sort: i64) {
+        self.line_sort.insert(line, sort);
+    }
+
     pub fn rename_line(&mut self, line: usize, name: &str, strings: &mut Interner) {
         if let Some(l) = self.lines.get_mut(line) {
             l.name = strings.intern(name);
@@ -120,16 +129,22 @@ impl PlaneAcc {
         ev.stats.end_owner();
     }
 
-    /// Sorted columns, nesting depths, lines in id order.
+    /// Sorted columns, nesting depths, lines in sort-key (else id) order.
     pub fn finish(mut self) -> Plane {
         self.stats.end_owner();
         for line in &mut self.lines {
             finish_events(&mut line.events);
         }
-        self.lines.sort_by_key(|l| l.id);
         for counter in &mut self.counters {
             counter.sort();
         }
+        let mut keyed: Vec<((i64, i64), Line)> = std::mem::take(&mut self.lines)
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| ((self.line_sort.get(&i).copied().unwrap_or(l.id), l.id), l))
+            .collect();
+        keyed.sort_by_key(|(key, _)| *key);
+        self.lines = keyed.into_iter().map(|(_, l)| l).collect();
         Plane {
             id: self.id,
             name: self.name,

@@ -5,10 +5,16 @@
 //! begin/end (`B`/`E`) events are kept; XProf's `long_name` arg restores the
 //! raw event name (the shown name becomes the display name), and integer
 //! text args (XProf writes every arg as a string) become integers again.
+//! `process_sort_index`/`thread_sort_index` metadata order planes and lines
+//! (else pid and tid order); flow events become flow stats ([`super::flows`]).
+//! `displayTimeUnit` only sets how Chrome shows times: `ts` stays µs.
+//! Nestable async events (`b`/`e`, instants `n`) go on a line per (category,
+//! id) of their process, named `async: <cat> <id>`, nested by their times.
 //! Counter (`C`) events become the process's counter series.
 
 use super::builder::{push_arg, PlaneAcc};
 use super::counter_events;
+use super::flows::Flows;
 use super::{rel_ps, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile};
@@ -18,26 +24,16 @@ use std::collections::BTreeMap;
 pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> Profile {
     let mut profile = Profile { strings: Interner::new(), ..Profile::default() };
     let strings = &mut profile.strings;
-    let t0 = events.iter().filter(|e| matches!(e.ph(), "X" | "i" | "I" | "B")).filter_map(RawEvent::ts_ps).min();
+    let t0 = events.iter().filter(|e| matches!(e.ph(), "X" | "i" | "I" | "B" | "b")).filter_map(RawEvent::ts_ps).min();
     let t0 = t0.unwrap_or(0);
-    let mut process_names: FxHashMap<String, String> = FxHashMap::default();
-    let mut thread_names: FxHashMap<(String, String), String> = FxHashMap::default();
-    for e in events.iter().filter(|e| e.ph() == "M") {
-        let Some(name) = e.arg_str("name") else { continue };
-        match e.name() {
-            "process_name" => {
-                process_names.insert(e.pid().text, name.to_string());
-            }
-            "thread_name" => {
-                thread_names.insert((e.pid().text, e.tid().text), name.to_string());
-            }
-            _ => {}
-        }
-    }
-    // Planes keyed by pid text, in pid order for a stable layout.
-    let mut planes: BTreeMap<(i64, String), PlaneAcc> = BTreeMap::new();
+    let names = Names::of(events);
+    let flows = Flows::bind(events, |_| false, strings);
+    // Planes keyed by (sort index else pid, pid, pid text), for a stable layout.
+    let mut planes: BTreeMap<PlaneKey, PlaneAcc> = BTreeMap::new();
     // Open `B` events per (pid, tid): (start, event index).
     let mut open: FxHashMap<(String, String), Vec<(i64, usize)>> = FxHashMap::default();
+    // Open nestable async `b` events per (pid, cat, id): (start, event index).
+    let mut open_async: FxHashMap<(String, String, String), Vec<(i64, usize)>> = FxHashMap::default();
     let total = events.len() as u64;
     for (n, e) in events.iter().enumerate() {
         if n % 65_536 == 0 {
@@ -49,8 +45,7 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
             "X" => (n, rel_ps(e.dur_ps(), 0)),
             "i" | "I" => (n, 0),
             "C" => {
-                let plane = plane_of(&mut planes, e, &process_names, strings);
-                counter_events::push(plane, e, start, "");
+                counter_events::push(plane_of(&mut planes, e, &names, strings), e, start, "");
                 continue;
             }
             "B" => {
@@ -59,73 +54,115 @@ pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> 
             }
             "E" => match open.get_mut(&(e.pid().text, e.tid().text)).and_then(Vec::pop) {
                 Some((begin_ts, b)) => {
-                    emit(
-                        &mut planes,
-                        &events[b],
-                        begin_ts,
-                        start.saturating_sub(begin_ts),
-                        &process_names,
-                        &thread_names,
-                        strings,
-                    );
+                    let at = Place { start: begin_ts, dur: start.saturating_sub(begin_ts), n: b, lane: None };
+                    emit(&mut planes, &events[b], at, &names, &flows, strings);
                     continue;
                 }
                 None => continue,
             },
+            "b" => {
+                open_async.entry(async_key(e)).or_default().push((start, n));
+                continue;
+            }
+            "e" | "n" => {
+                let key = async_key(e);
+                let lane = format!("async: {} {}", key.1, key.2);
+                let at = match e.ph() {
+                    "n" => Place { start, dur: 0, n, lane: Some(&lane) },
+                    _ => match open_async.get_mut(&key).and_then(Vec::pop) {
+                        Some((b_ts, b)) => {
+                            Place { start: b_ts, dur: start.saturating_sub(b_ts), n: b, lane: Some(&lane) }
+                        }
+                        None => continue,
+                    },
+                };
+                emit(&mut planes, &events[at.n], at, &names, &flows, strings);
+                continue;
+            }
             _ => continue,
         };
-        emit(&mut planes, &events[begin], start, dur, &process_names, &thread_names, strings);
+        emit(&mut planes, &events[begin], Place { start, dur, n: begin, lane: None }, &names, &flows, strings);
     }
     profile.planes.extend(planes.into_values().map(PlaneAcc::finish));
     progress(Progress::Building { done: total, total });
     profile
 }
 
-fn emit(
-    planes: &mut BTreeMap<(i64, String), PlaneAcc>,
-    e: &RawEvent,
-    start: i64,
-    dur: i64,
-    process_names: &FxHashMap<String, String>,
-    thread_names: &FxHashMap<(String, String), String>,
-    strings: &mut Interner,
-) {
-    let tid = e.tid();
-    let pid = e.pid();
-    let plane = plane_of(planes, e, process_names, strings);
-    let line = plane.line(
-        &tid.text,
-        || {
-            let name = thread_names.get(&(pid.text.clone(), tid.text.clone())).cloned();
-            (tid.number.unwrap_or(0), name.unwrap_or_else(|| format!("tid {}", tid.text)))
-        },
-        strings,
-    );
-    let long_name = e.arg_str("long_name");
-    let meta = match long_name {
-        Some(long) if long != e.name() => plane.metadata(long, Some(e.name()), e.cat(), strings),
-        _ => plane.metadata(e.name(), None, e.cat(), strings),
-    };
-    plane.event(line, start, dur, meta, |stats| {
-        for (k, v) in e.args() {
-            if k != "long_name" {
-                let key = strings.intern(k);
-                push_arg(stats, key, v, true, strings);
+type PlaneKey = (i64, i64, String);
+
+/// Names and sort indexes from the `M` metadata events.
+#[derive(Default)]
+struct Names {
+    processes: FxHashMap<String, String>,
+    threads: FxHashMap<(String, String), String>,
+    process_sort: FxHashMap<String, i64>,
+    thread_sort: FxHashMap<(String, String), i64>,
+}
+
+impl Names {
+    fn of(events: &[RawEvent]) -> Names {
+        let mut names = Names::default();
+        for e in events.iter().filter(|e| e.ph() == "M") {
+            let sort = || e.arg("sort_index").and_then(|v| v.as_i64().or_else(|| v.as_str()?.trim().parse().ok()));
+            match e.name() {
+                "process_name" => {
+                    if let Some(name) = e.arg_str("name") {
+                        names.processes.insert(e.pid().text, name.to_string());
+                    }
+                }
+                "thread_name" => {
+                    if let Some(name) = e.arg_str("name") {
+                        names.threads.insert((e.pid().text, e.tid().text), name.to_string());
+                    }
+                }
+                "process_sort_index" => {
+                    if let Some(i) = sort() {
+                        names.process_sort.insert(e.pid().text, i);
+                    }
+                }
+                "thread_sort_index" => {
+                    if let Some(i) = sort() {
+                        names.thread_sort.insert((e.pid().text, e.tid().text), i);
+                    }
+                }
+                _ => {}
             }
         }
-    });
+        names
+    }
+}
+
+/// Where an event goes: its start and duration (ps), its index in the
+/// file, and for async events the name of their line.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    start: i64,
+    dur: i64,
+    n: usize,
+    lane: Option<&'a str>,
+}
+
+/// Line ids of async lines: above any thread id (they sort after threads).
+const ASYNC_LINE_ID: i64 = 1 << 48;
+
+/// A nestable async event's (pid, category, id): its own line per id.
+fn async_key(e: &RawEvent) -> (String, String, String) {
+    let id = e.id.map_or("", |r| r.get().trim_matches('"')).to_string();
+    (e.pid().text, e.cat().to_string(), id)
 }
 
 /// The plane of `e`'s process, created on first use.
 fn plane_of<'a>(
-    planes: &'a mut BTreeMap<(i64, String), PlaneAcc>,
+    planes: &'a mut BTreeMap<PlaneKey, PlaneAcc>,
     e: &RawEvent,
-    process_names: &FxHashMap<String, String>,
+    names: &Names,
     strings: &mut Interner,
 ) -> &'a mut PlaneAcc {
     let pid = e.pid();
-    planes.entry((pid.number.unwrap_or(i64::MAX), pid.text.clone())).or_insert_with(|| {
-        let name = match process_names.get(&pid.text) {
+    let pid_order = pid.number.unwrap_or(i64::MAX);
+    let sort = names.process_sort.get(&pid.text).copied().unwrap_or(pid_order);
+    planes.entry((sort, pid_order, pid.text.clone())).or_insert_with(|| {
+        let name = match names.processes.get(&pid.text) {
             Some(n) if n.starts_with('/') => n.clone(),
             Some(n) => format!("{n} (pid {})", pid.text),
             None => format!("pid {}", pid.text),
@@ -140,6 +177,56 @@ fn plane_of<'a>(
             .unwrap_or(0);
         PlaneAcc::new(id, &name, strings)
     })
+}
+
+fn emit(
+    planes: &mut BTreeMap<PlaneKey, PlaneAcc>,
+    e: &RawEvent,
+    at: Place<'_>,
+    names: &Names,
+    flows: &Flows,
+    strings: &mut Interner,
+) {
+    let (pid, tid) = (e.pid(), e.tid());
+    let thread_names = &names.threads;
+    let plane = plane_of(planes, e, names, strings);
+    if let Some(lane) = at.lane {
+        let line = plane.line(lane, || (ASYNC_LINE_ID, lane.to_string()), strings);
+        let meta = plane.metadata(e.name(), None, e.cat(), strings);
+        plane.event(line, at.start, at.dur, meta, |stats| {
+            for (k, v) in e.args() {
+                let key = strings.intern(k);
+                push_arg(stats, key, v, true, strings);
+            }
+        });
+        return;
+    }
+    let thread = (pid.text.clone(), tid.text.clone());
+    let line = plane.line(
+        &tid.text,
+        || {
+            let name = thread_names.get(&thread).cloned();
+            (tid.number.unwrap_or(0), name.unwrap_or_else(|| format!("tid {}", tid.text)))
+        },
+        strings,
+    );
+    if let Some(&sort) = names.thread_sort.get(&thread) {
+        plane.sort_line(line, sort);
+    }
+    let long_name = e.arg_str("long_name");
+    let meta = match long_name {
+        Some(long) if long != e.name() => plane.metadata(long, Some(e.name()), e.cat(), strings),
+        _ => plane.metadata(e.name(), None, e.cat(), strings),
+    };
+    plane.event(line, at.start, at.dur, meta, |stats| {
+        for (k, v) in e.args() {
+            if k != "long_name" {
+                let key = strings.intern(k);
+                push_arg(stats, key, v, true, strings);
+            }
+        }
+        flows.push_stats(at.n, stats);
+    });
 }
 
 #[cfg(test)]
@@ -174,5 +261,50 @@ mod tests {
         assert_eq!(ev.stats.value(corr, &p.strings), StatValue::Int(42));
         let host = &p.planes[1].lines[0].events;
         assert_eq!((host.start_ps[0], host.duration_ps[0]), (0, 4_000_000));
+    }
+
+    #[test]
+    fn nestable_async_events_get_a_line_per_id() {
+        let json = r#"{"displayTimeUnit":"ns","traceEvents":[
+          {"ph":"X","pid":1,"tid":1,"ts":0,"dur":100,"name":"work"},
+          {"ph":"b","pid":1,"tid":1,"ts":10,"cat":"net","id":"0x1","name":"request"},
+          {"ph":"b","pid":1,"tid":2,"ts":20,"cat":"net","id":"0x1","name":"dns"},
+          {"ph":"n","pid":1,"tid":2,"ts":25,"cat":"net","id":"0x1","name":"resolved"},
+          {"ph":"e","pid":1,"tid":2,"ts":30,"cat":"net","id":"0x1","name":"dns"},
+          {"ph":"b","pid":1,"tid":1,"ts":15,"cat":"net","id":2,"name":"request"},
+          {"ph":"e","pid":1,"tid":1,"ts":40,"cat":"net","id":"0x1","name":"request"},
+          {"ph":"e","pid":1,"tid":1,"ts":50,"cat":"net","id":2,"name":"request"}
+        ]}"#;
+        let p = decode(json.as_bytes(), &mut |_| {}).unwrap();
+        let plane = &p.planes[0];
+        let lines: Vec<&str> = plane.lines.iter().map(|l| p.str(l.name)).collect();
+        assert_eq!(lines, ["tid 1", "async: net 0x1", "async: net 2"]);
+        let first = &plane.lines[1].events;
+        let names: Vec<&str> = first.metadata.iter().map(|&m| p.str(plane.event_metadata[m as usize].name)).collect();
+        assert_eq!(names, ["request", "dns", "resolved"]);
+        assert_eq!(first.duration_ps, vec![30_000_000, 10_000_000, 0]);
+        assert_eq!(first.depth, vec![0, 1, 2]);
+        assert_eq!(plane.lines[2].events.duration_ps, vec![35_000_000]);
+    }
+
+    #[test]
+    fn sort_indexes_order_planes_and_lines() {
+        // The JSON-array form; pid 9 sorts first, tid 1 last; pid 5 has no index.
+        let json = r#"[
+          {"ph":"M","pid":9,"name":"process_sort_index","args":{"sort_index":-1}},
+          {"ph":"M","pid":2,"name":"process_sort_index","args":{"sort_index":"4"}},
+          {"ph":"M","pid":2,"tid":1,"name":"thread_sort_index","args":{"sort_index":30}},
+          {"ph":"M","pid":2,"tid":3,"name":"thread_sort_index","args":{"sort_index":10}},
+          {"ph":"X","pid":2,"tid":1,"ts":"1","dur":1,"name":"a"},
+          {"ph":"X","pid":2,"tid":2,"ts":1,"dur":1,"name":"b"},
+          {"ph":"X","pid":2,"tid":3,"ts":1,"dur":1,"name":"c"},
+          {"ph":"X","pid":5,"tid":1,"ts":1,"dur":1,"name":"d"},
+          {"ph":"X","pid":9,"tid":1,"ts":1,"dur":1,"name":"e"}
+        ]"#;
+        let p = decode(json.as_bytes(), &mut |_| {}).unwrap();
+        let names: Vec<&str> = p.planes.iter().map(|pl| p.str(pl.name)).collect();
+        assert_eq!(names, ["pid 9", "pid 2", "pid 5"]);
+        let lines: Vec<&str> = p.planes[1].lines.iter().map(|l| p.str(l.name)).collect();
+        assert_eq!(lines, ["tid 2", "tid 3", "tid 1"]);
     }
 }

@@ -17,12 +17,14 @@
 //! * `deviceProperties` → device-capability plane stats; `distributedInfo`
 //!   and version keys → `/host:CPU` plane stats.
 //!
-//! Flow events (`ac2g`, `fwdbwd`) are not kept: both ends of a launch flow
+//! Flow events become flow stats ([`super::flows`]), except launch flows
+//! (`ac2g`, `async_cpu_to_gpu`, 1.9's `async`): both ends of a launch
 //! already carry the same `correlation_id`. Events of the pseudo-processes
 //! `Spans`/`Traces` (non-numeric pids) are dropped.
 
 use super::builder::{push_arg, push_json, PlaneAcc};
 use super::counter_events;
+use super::flows::Flows;
 use super::{rel_ps, ArgValue, Head, RawEvent};
 use crate::Progress;
 use proflens_model::{Interner, Profile, Stats};
@@ -34,6 +36,9 @@ use std::collections::BTreeMap;
 /// range (device-derived ids, 0xdeadbeef + 290 onwards), so op metrics and
 /// kernel stats skip them as they skip XProf's own derived lines.
 const ANNOTATION_LINE_ID: i64 = 0xdead_beef_u32 as i32 as i64 + 290;
+
+/// Flow categories of kernel launches, linked by `correlation_id` instead.
+const LAUNCH_FLOW_CATS: [&str; 3] = ["ac2g", "async_cpu_to_gpu", "async"];
 
 /// Device-side categories (current names and PyTorch 1.9's).
 fn device_kind(cat: &str) -> Option<DeviceKind> {
@@ -80,6 +85,7 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
     let mut line_types: FxHashMap<(i64, usize), (i64, Vec<&'static str>)> = FxHashMap::default();
     let mut memory = Vec::new();
     let keys = Keys::new(strings);
+    let flows = Flows::bind(events, |e| LAUNCH_FLOW_CATS.contains(&e.cat()), strings);
     let total = events.len() as u64;
     for (n, e) in events.iter().enumerate() {
         if n % 65_536 == 0 {
@@ -130,6 +136,7 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
                 let meta = plane.metadata(e.name(), None, e.cat(), strings);
                 plane.event(line, start, dur, meta, |stats| {
                     push_args(stats, e, &keys, strings);
+                    flows.push_stats(n, stats);
                     match kind {
                         DeviceKind::Kernel => stats.push_str(keys.kernel_details, strings.intern(&kernel_details(e))),
                         DeviceKind::Memcpy => {
@@ -144,6 +151,7 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
                 let meta = host.metadata(e.name(), None, e.cat(), strings);
                 host.event(line, start, dur, meta, |stats| {
                     push_args(stats, e, &keys, strings);
+                    flows.push_stats(n, stats);
                     if let Some(step) = e.name().strip_prefix("ProfilerStep#").and_then(|n| n.parse::<i64>().ok()) {
                         stats.push_int(keys.step_num, step);
                         stats.push_int(keys.is_root, 1);

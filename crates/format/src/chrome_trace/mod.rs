@@ -11,6 +11,7 @@
 mod args;
 mod builder;
 mod counter_events;
+mod flows;
 mod generic;
 mod kineto;
 mod time;
@@ -22,6 +23,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 pub(crate) use args::{ArgValue, Args, Text};
+pub use flows::{FLOW_IN, FLOW_OUT};
 pub(crate) use time::us_text_to_ps;
 
 /// The top level of a trace object; unknown keys are ignored. `E` is the
@@ -82,6 +84,18 @@ pub(crate) struct RawEvent<'a> {
     pub dur: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub args: Option<Args<'a>>,
+    /// Flow fields ([`flows`]): the flow id and binding point of `s`/`t`/`f`
+    /// phases, and `bind_id` with `flow_in`/`flow_out` on slices.
+    #[serde(borrow, default)]
+    pub id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub bp: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub bind_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub flow_in: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub flow_out: Option<&'a RawValue>,
 }
 
 impl RawEvent<'_> {

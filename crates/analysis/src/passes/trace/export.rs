@@ -8,8 +8,9 @@ use proflens_model::Profile;
 use rustc_hash::FxHashSet;
 use std::io::{self, Write};
 
-/// Stats the trace viewer hides (XProf's list): grouping plumbing and costs.
-const HIDDEN_STATS: [&str; 8] = ["_pt", "_p", "_ct", "_c", "_r", "flops", "program_id", "symbol_id"];
+/// Stats the trace viewer hides (XProf's list): grouping plumbing and costs; and the
+/// flow stats of the Chrome trace importers (their links are not exported).
+const HIDDEN_STATS: [&str; 10] = ["_pt", "_p", "_ct", "_c", "_r", "_fo", "_fi", "flops", "program_id", "symbol_id"];
 
 /// Writes the trace, or only the events overlapping `window` (ps), and
 /// returns the number of complete (`X`) events written.

@@ -333,8 +333,8 @@ fn overlays(
         for link in &v.links {
             let to = event_place(v, link.to.track, link.to.depth, link.to.start_ps as f64, link.to.end_ps as f64);
             let (Some(a), Some(b)) = (from, to) else { continue };
-            // Arrows point from launcher to launched, producer to consumer.
-            let outgoing = matches!(link.kind.as_str(), "launched" | "consumer");
+            // Arrows point from launcher to launched, producer to consumer, along flows.
+            let outgoing = matches!(link.kind.as_str(), "launched" | "consumer") || link.kind.starts_with("flow to ");
             let (src, dst) = if outgoing { (a, b) } else { (b, a) };
             let (sx, sy) = (src.0, src.2 + ROW_H / 2.0);
             let (tx, ty) = (dst.0, dst.2 + ROW_H / 2.0);

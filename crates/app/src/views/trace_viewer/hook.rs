@@ -15,7 +15,8 @@
 //! - `counterTracks()`: the counter tracks shown, with their chart's box in
 //!   client coordinates (see [`tracks_for_tests`](super::draw_counter::tracks_for_tests));
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event, start, end, depth} | null,
-//!   range: [start, end] | null, mark: [start, end] | null}` (times in ps).
+//!   range: [start, end] | null, mark: [start, end] | null}` (times in ps);
+//! - `sections()`: the timeline's sections in order, as `[{name, tracks: [name…]}]`.
 //!
 //! The property itself cannot be replaced by page scripts.
 
@@ -80,11 +81,15 @@ fn create() -> Option<Hook> {
         with_viewer(|v| super::draw_counter::tracks_for_tests(v)).unwrap_or(JsValue::NULL)
     });
     set(&object, "counterTracks", counters.as_ref().unchecked_ref());
+    let sections =
+        Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| sections_for_tests(&v.layout)).unwrap_or(JsValue::NULL));
+    set(&object, "sections", sections.as_ref().unchecked_ref());
     // One hook per page, kept for its lifetime.
     find.forget();
     state.forget();
     boxes.forget();
     counters.forget();
+    sections.forget();
     let descriptor = js_sys::Object::new();
     set(&descriptor, "value", &object);
     set(&descriptor, "writable", &JsValue::FALSE);
@@ -111,6 +116,22 @@ fn drawn_boxes(v: &mut super::viewer::Viewer) -> JsValue {
         })
         .collect();
     list.into()
+}
+
+/// The timeline's sections and their tracks' names, in order.
+fn sections_for_tests(layout: &proflens_analysis::tools::trace_viewer::TraceLayout) -> JsValue {
+    let sections: js_sys::Array = layout
+        .sections
+        .iter()
+        .map(|section| {
+            let o = js_sys::Object::new();
+            set(&o, "name", &JsValue::from_str(&section.name));
+            let tracks: js_sys::Array = section.tracks.iter().map(|t| JsValue::from_str(&t.name)).collect();
+            set(&o, "tracks", &tracks);
+            JsValue::from(o)
+        })
+        .collect();
+    sections.into()
 }
 
 /// A viewer with a new layout is on screen.

@@ -115,10 +115,15 @@ fn link_item(link: &TraceLink) -> impl IntoView + use<> {
         }
     };
     let label = match link.kind.as_str() {
-        "launched" => "Launched",
-        "launched by" => "Launched by",
-        "consumer" => "Consumer",
-        _ => "Producer",
+        "launched" => "Launched".to_string(),
+        "launched by" => "Launched by".to_string(),
+        "consumer" => "Consumer".to_string(),
+        "producer" => "Producer".to_string(),
+        // "flow to fwdbwd" → "Flow to (fwdbwd)".
+        flow => match flow.split_once(' ').and_then(|(_, rest)| rest.split_once(' ')) {
+            Some((way, cat)) => format!("Flow {way} ({cat})"),
+            None => flow.to_string(),
+        },
     };
     view! {
         <li>
