@@ -64,7 +64,8 @@ fn gpu_planes_get_derived_tracks_only_where_the_file_has_none() {
 
 #[test]
 fn search_and_selection_summary_on_a_real_profile() {
-    use proflens_analysis::passes::trace::search::{search, summarize, Pattern};
+    use proflens_analysis::passes::trace::range_stats::range_stats;
+    use proflens_analysis::passes::trace::search::{search, Pattern};
     let profile = load(&xplane_files(&data_dir().join("xspace/input_bound"))[0]).unwrap();
     let grouping = group_events(&profile);
     let trace = Trace::new(&profile, &grouping);
@@ -80,7 +81,7 @@ fn search_and_selection_summary_on_a_real_profile() {
     assert_eq!((steps.len(), steps_total), (12, 12), "train 0 … train 11 (step roots show their step names)");
     let tracks: Vec<u32> = (0..trace.sections.iter().map(|s| s.tracks.len()).sum::<usize>() as u32).collect();
     let (start, end) = profile.span_ps().unwrap();
-    let summary = summarize(&profile, &grouping, &trace, &tracks, start, end);
+    let summary = range_stats(&profile, &grouping, &trace, &tracks, start, end).by_name;
     let counted: u64 = summary.iter().map(|s| s.count).sum();
     // Every event of the file, plus the threadpool regions derived from its host lines.
     assert_eq!(counted as usize, trace.event_count(&profile), "the whole range holds every event");

@@ -107,7 +107,7 @@ pub fn event(t: Timeline, track: u32, event: u32) -> TraceAnswer {
     // A line's track holds the line's events in order: the index is the line's.
     let model_at = match on.source {
         TrackSource::Line(plane, line) => Some(EventAt { plane, line, index: event as usize }),
-        TrackSource::Derived(_) => None,
+        TrackSource::Derived(_) | TrackSource::Counter(_) => None,
     };
     TraceAnswer::Event { event: Box::new(TraceEvent { at, details, category, track_name: on.name.clone(), model_at }) }
 }
