@@ -7,9 +7,12 @@
 pub mod annotations;
 pub mod derived;
 pub mod export;
+pub mod export_run;
 pub mod index;
 pub mod links;
+pub mod run;
 pub mod search;
+pub mod stragglers;
 pub mod window;
 
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};
