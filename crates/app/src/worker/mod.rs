@@ -17,6 +17,7 @@ mod hosts;
 mod source;
 mod trace;
 mod trace_queries;
+mod trace_run;
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -20,11 +20,13 @@ pub mod answers;
 pub mod client;
 pub mod draw;
 pub mod hook;
+pub mod host_list;
 pub mod interact;
 pub mod listeners;
 pub mod model;
 pub mod panes;
 pub mod selection;
+pub mod stragglers;
 pub mod surface;
 pub mod ui;
 pub mod viewer;
@@ -118,6 +120,7 @@ fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
     if replaced {
         hook::record_layout();
         with_viewer(|v| {
+            host_list::fold_beyond_first(v);
             v.request_frame();
             if let Some(at) = at {
                 v.locate(at);
@@ -166,6 +169,13 @@ fn TraceViewerView(
         layout.build_ms,
     );
     let memory = wasm_memory_bytes;
+    // "All hosts": the host list and the stragglers table.
+    let host_list = (!layout.hosts.is_empty()).then(|| {
+        view! { <host_list::HostList hosts=Arc::new(layout.hosts.clone())/> }
+    });
+    let stragglers = (!layout.hosts.is_empty()).then(|| {
+        view! { <stragglers::StragglersTable layout=layout.clone()/> }
+    });
     let empty = (layout.events == 0).then(|| {
         view! { <p class="notice" id="trace-empty">"This host recorded no events: the timeline is empty."</p> }
     });
@@ -365,6 +375,7 @@ fn TraceViewerView(
                 </span>
                 {move || export_text().map(|(class, text)| view! { <span id="trace-export-status" class=class>{text}</span> })}
             </p>
+            {host_list}
             <div class="trace-wrap">
                 <canvas
                     id="trace-canvas"
@@ -385,6 +396,7 @@ fn TraceViewerView(
                 <panes::DetailsPane ui=ui/>
                 <panes::SummaryPane ui=ui/>
             </div>
+            {stragglers}
         </section>
     }
 }

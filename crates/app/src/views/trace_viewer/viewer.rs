@@ -359,6 +359,25 @@ impl Viewer {
         set("selected", &selected);
         set("range", &pair(self.range));
         set("mark", &pair(self.mark));
+        // Tracks with boxes on hand whose rows are within the canvas (several hosts' tests).
+        let height = self.viewport_height();
+        let on_screen = |t: u32| {
+            self.rows
+                .tracks
+                .get(t as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|r| r.y + r.height > self.scroll_y && r.y < self.scroll_y + height)
+        };
+        let box_tracks: js_sys::Array = self
+            .data
+            .iter()
+            .flat_map(|d| d.tracks.iter())
+            .filter(|(t, boxes)| !boxes.is_empty() && on_screen(**t))
+            .map(|(t, _)| JsValue::from_f64(f64::from(*t)))
+            .collect();
+        set("boxTracks", &box_tracks);
+        set("flags", &JsValue::from_f64(super::stragglers::flags_drawn() as f64));
         object.into()
     }
 
