@@ -134,3 +134,43 @@ fn pytorch_ranks_align_on_their_clocks_and_the_late_rank_is_the_straggler() {
     assert_eq!(pids.len(), processes(&both).len());
     assert!(processes(&both).values().any(|p| p.starts_with("sampled_rank-0 — ")));
 }
+
+/// Cross-host flows on a synthetic pair of ranks (tests/data/collectives-synthetic:
+/// no real fixture has two ranks whose collectives carry ids): each of rank 0's
+/// collectives is found on rank 1 by name, process group and sequence number,
+/// although rank 1 ran another group's broadcast first.
+#[test]
+fn collectives_pair_across_ranks_by_their_ids() {
+    use proflens_analysis::hlo::gpu::GpuHlo;
+    use proflens_analysis::passes::grouping::group_events;
+    use proflens_analysis::passes::trace::collectives::{find, key_of};
+    use proflens_analysis::passes::trace::index::TraceIndex;
+    use proflens_analysis::passes::trace::search::EventRef;
+
+    let load = |rank: &str| {
+        let bytes = std::fs::read(data(&format!("collectives-synthetic/rank-{rank}.json"))).unwrap();
+        let profile = proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap();
+        let index = TraceIndex::new(&profile, &group_events(&profile), &GpuHlo::new(&[]));
+        (profile, index)
+    };
+    let ((p0, i0), (p1, i1)) = (load("0"), load("1"));
+    let start = |index: &TraceIndex, profile: &proflens_model::Profile, at: EventRef| {
+        let (track, _) = index.track(at.track).unwrap();
+        proflens_analysis::passes::trace::track_events(profile, track).start_ps[at.event as usize]
+    };
+    let mut keys = Vec::new();
+    for track in 0..i0.tracks.len() as u32 {
+        let (t, _) = i0.track(track).unwrap();
+        for event in 0..proflens_analysis::passes::trace::track_events(&p0, t).len() as u32 {
+            if let Some(key) = key_of(&p0, &i0.trace, EventRef { track, event }) {
+                let on_1 = find(&p1, &i1.trace, &key).expect("rank 1 ran it");
+                assert_eq!(key_of(&p1, &i1.trace, on_1).as_ref(), Some(&key));
+                // In the files: rank 1's instance starts 300 µs later in its step (its own clock).
+                let lag = start(&i1, &p1, on_1) - start(&i0, &p0, EventRef { track, event });
+                keys.push((key.name.clone(), key.seq.clone(), lag));
+            }
+        }
+    }
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(keys.iter().all(|(name, _, lag)| name == "allreduce" && *lag == 300_000_000), "{keys:?}");
+}

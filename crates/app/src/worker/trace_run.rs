@@ -9,16 +9,23 @@
 use std::collections::HashMap;
 
 use proflens_analysis::context::Request as ToolRequest;
+use proflens_analysis::passes::trace::collectives::{find, key_of};
 use proflens_analysis::passes::trace::export_run::{write_run_chrome_trace, HostPlacement};
 use proflens_analysis::passes::trace::run::{host_of_track, split_tracks, HostSpan};
-use proflens_analysis::passes::trace::search::NameSummary;
+use proflens_analysis::passes::trace::search::{EventRef, NameSummary};
 use proflens_analysis::registry;
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
 use super::hosts::Hosts;
 use super::trace_queries::{self as queries, Timeline};
 use crate::protocol::boxes::{pack, pack_hits, unpack, unpack_hits};
-use crate::protocol::{Bytes, Response, TraceAnswer, TraceHit, TraceQuery, TraceWindow, TrackBoxes, ALL_HOSTS};
+use crate::protocol::{
+    Bytes, Response, TraceAnswer, TraceHit, TraceLink, TraceQuery, TraceWindow, TrackBoxes, ALL_HOSTS,
+};
+
+/// Other hosts searched for the same collective as a selected event: each
+/// search may load a host, so a selection reads a few, the nearest in order.
+const COLLECTIVE_HOSTS: usize = 8;
 
 /// The answer to a query about every host of `run`.
 pub fn answer(hosts: &Hosts, run: String, seq: u32, query: TraceQuery) -> Option<Response> {
@@ -39,7 +46,7 @@ pub fn answer(hosts: &Hosts, run: String, seq: u32, query: TraceQuery) -> Option
             }
         }
         TraceQuery::Event { track, event } => r.on_host(track, |t, local| queries::event(t, local, event)),
-        TraceQuery::Links { track, event } => r.on_host(track, |t, local| queries::links_of(t, local, event)),
+        TraceQuery::Links { track, event } => r.links(track, event),
         TraceQuery::Search { pattern, regex, limit } => r.search(&pattern, regex, limit),
         TraceQuery::Summary { tracks, start_ps, end_ps } => r.summary(&tracks, start_ps, end_ps),
         TraceQuery::Export { range } => return r.export(seq, range),
@@ -112,6 +119,30 @@ impl Run<'_> {
             }
             other => other,
         }
+    }
+
+    /// The event's links on its host, and the same collective on the other
+    /// hosts, where the file names it ([`key_of`]).
+    fn links(&self, track: u32, event: u32) -> TraceAnswer {
+        let mut answer = self.on_host(track, |t, local| queries::links_of(t, local, event));
+        let (TraceAnswer::Links { links, .. }, Some((h, local))) = (&mut answer, host_of_track(self.spans, track))
+        else {
+            return answer;
+        };
+        let at = EventRef { track: local, event };
+        let Ok(Some(key)) = self.with_host(h, |t| key_of(t.profile, &t.index.trace, at)) else { return answer };
+        let mut others: Vec<usize> = (0..self.spans.len()).filter(|&o| o != h).collect();
+        others.sort_by_key(|&o| o.abs_diff(h));
+        for o in others.into_iter().take(COLLECTIVE_HOSTS) {
+            let span = &self.spans[o];
+            let found =
+                self.with_host(o, |t| find(t.profile, &t.index.trace, &key).and_then(|e| t.hit(e.track, e.event)));
+            if let Ok(Some(hit)) = found {
+                let name = format!("{} (“{} {}” #{})", span.name, key.name, key.group, key.seq);
+                links.push(TraceLink { to: shifted(span, hit), kind: "same collective".to_string(), name });
+            }
+        }
+        answer
     }
 
     /// Each host's boxes of its tracks, shifted, with one list of names.

@@ -17,6 +17,10 @@ pub struct HostPlacement {
     pub offset_ps: i64,
 }
 
+/// Writes host `h`'s Chrome trace, limited to a window of its own ps when
+/// given; returns its count of events.
+pub type WriteHost<'a> = dyn FnMut(usize, Option<(i64, i64)>, &mut dyn Write) -> io::Result<u64> + 'a;
+
 /// Writes every host's trace as one file. `write_host(h, window, out)`
 /// writes host `h`'s Chrome trace, limited to `window` (the host's own ps)
 /// when given, and returns its count of events. `window` is on the run's
@@ -24,7 +28,7 @@ pub struct HostPlacement {
 pub fn write_run_chrome_trace(
     hosts: &[HostPlacement],
     window: Option<(i64, i64)>,
-    write_host: &mut dyn FnMut(usize, Option<(i64, i64)>, &mut dyn Write) -> io::Result<u64>,
+    write_host: &mut WriteHost<'_>,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
     out.write_all(br#"{"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":["#)?;

@@ -5,6 +5,7 @@
 //! Events stay in the profile's columns; only derived tracks own new columns.
 
 pub mod annotations;
+pub mod collectives;
 pub mod derived;
 pub mod export;
 pub mod export_run;

@@ -71,7 +71,8 @@ pub fn step_ends(profile: &Profile, grouping: &Grouping, trace: &Trace) -> Vec<S
 /// in the order of their earliest aligned start.
 pub fn stragglers(hosts: &[(Vec<StepEnd>, i64)]) -> Vec<StepStraggler> {
     // step → (earliest aligned start, (host, aligned end) per host)
-    let mut by_step: BTreeMap<&str, (i64, Vec<(u32, i64)>)> = BTreeMap::new();
+    type HostEnds = Vec<(u32, i64)>;
+    let mut by_step: BTreeMap<&str, (i64, HostEnds)> = BTreeMap::new();
     for (h, (steps, offset)) in hosts.iter().enumerate() {
         for s in steps {
             let e = by_step.entry(&s.step).or_insert((i64::MAX, Vec::new()));

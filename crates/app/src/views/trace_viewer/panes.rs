@@ -121,6 +121,7 @@ fn link_item(link: &TraceLink) -> impl IntoView + use<> {
         "launched" => "Launched",
         "launched by" => "Launched by",
         "consumer" => "Consumer",
+        "same collective" => "Same collective on",
         _ => "Producer",
     };
     view! {
