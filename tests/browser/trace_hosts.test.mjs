@@ -126,3 +126,23 @@ test('two PyTorch ranks: aligned clocks, rank 1 late on step 552, flags on the t
   assert.deepEqual(seen.errors, []);
   await close();
 });
+
+// Synthetic pair of ranks (tests/data/collectives-synthetic/README.md: no real
+// fixture has two ranks whose collectives carry ids).
+test('cross-host flow: a collective links to the same collective on the other rank', async () => {
+  const { page, seen, close } = await openRun(path.join(DATA, 'collectives-synthetic'));
+  const hosts = await hostSpans(page);
+  assert.deepEqual(hosts.map((h) => h.name), ['rank-0', 'rank-1']);
+  await page.locator('#trace-search').fill('record_param_comms');
+  await page.locator('#trace-search').press('Enter');
+  const link = page.locator('#trace-details .trace-links li').filter({ hasText: 'Same collective on' });
+  await link.waitFor({ timeout: 30_000 });
+  const selected = await page.evaluate(() => window.__proflensTrace.state().selected);
+  assert.ok(selected.track < hosts[1].first, 'the first match is rank 0’s');
+  assert.match(await link.textContent(), /rank-1 \(“allreduce 0” #0\)/);
+  await link.locator('button').click();
+  await page.waitForFunction((first) => window.__proflensTrace.state().selected?.track >= first, hosts[1].first);
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});

@@ -78,6 +78,9 @@ fn handle(request: Request, files: Vec<File>) -> Option<Response> {
         }
         Request::Trace { run, host, seq, query } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
+            if host == crate::protocol::ALL_HOSTS {
+                return trace_run::answer(&hosts, run, seq, query);
+            }
             return trace::answer(&hosts, run, host, seq, query);
         }
     })

@@ -4,14 +4,11 @@
 
 use super::hosts::Hosts;
 use super::trace_queries::{self as queries, Timeline};
-use crate::protocol::{Response, TraceAnswer, TraceQuery, ALL_HOSTS, BLOB};
+use crate::protocol::{Response, TraceAnswer, TraceQuery, BLOB};
 
 /// The answer to a query; `None` when it was posted already (an export,
 /// whose file goes beside the message).
 pub fn answer(hosts: &Hosts, run: String, host: String, seq: u32, query: TraceQuery) -> Option<Response> {
-    if host == ALL_HOSTS {
-        return super::trace_run::answer(hosts, run, seq, query);
-    }
     let started = js_sys::Date::now();
     let loaded = hosts.context(&run, &host).and_then(|c| Ok((c.trace()?, c.profile()?, c.grouping()?)));
     let answer = match loaded {

@@ -14,15 +14,6 @@ use super::model::{format_duration, View, GUTTER_W, RULER_H, SECTION_H};
 use super::viewer::{with_viewer, Viewer};
 use crate::widgets::fmt;
 
-thread_local! {
-    /// Flags drawn in the last frame, for the test hook.
-    static FLAGS_DRAWN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-pub fn flags_drawn() -> usize {
-    FLAGS_DRAWN.with(std::cell::Cell::get)
-}
-
 /// The flag's colour: an alert orange that reads on both themes' headers.
 const FLAG: &str = "#d9480f";
 
@@ -49,7 +40,6 @@ pub fn draw_flags(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h:
         ctx.fill();
         drawn += 1;
     }
-    FLAGS_DRAWN.with(|f| f.set(drawn));
     Ok(drawn)
 }
 

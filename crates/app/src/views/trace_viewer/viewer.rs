@@ -94,6 +94,8 @@ pub struct Viewer {
     pub size: (f64, f64),
     /// Single-event boxes of the last frame wide enough to click, for the test hook.
     pub drawn: Vec<Drawn>,
+    /// Straggler flags drawn in the last frame, for the test hook.
+    pub flags_drawn: usize,
     /// Widths of the gutter's names (tracks by id, then sections), NaN until measured.
     pub gutter_widths: Vec<f64>,
     pub ui: Ui,
@@ -148,6 +150,7 @@ impl Viewer {
             host,
             span,
             collapsed,
+            flags_drawn: 0,
             rows,
             view: View::fit(span.0, span.1),
             scroll_y: 0.0,
@@ -377,7 +380,7 @@ impl Viewer {
             .map(|(t, _)| JsValue::from_f64(f64::from(*t)))
             .collect();
         set("boxTracks", &box_tracks);
-        set("flags", &JsValue::from_f64(super::stragglers::flags_drawn() as f64));
+        set("flags", &JsValue::from_f64(self.flags_drawn as f64));
         object.into()
     }
 
