@@ -91,6 +91,13 @@ async function checkRun(page, names, filter, artifact) {
   const last = await page.$$eval('#trace-stragglers td[data-col="host"]', (c) => c.map((x) => x.textContent));
   assert.ok(last.every((h) => names.includes(h)), last.join());
   await page.screenshot({ path: path.join(ARTIFACTS, artifact), fullPage: true });
+  // Measured, not asserted: the worker's last window of boxes and the frames' median draw time.
+  const timing = await page.evaluate(() => {
+    const h = window.__proflensTrace;
+    const frames = [...h.frames].sort((a, b) => a - b);
+    return { windowMs: h.lastWindowMs, windows: h.windows, frameMedianMs: frames[frames.length >> 1] };
+  });
+  console.log(`# ${artifact}: ${JSON.stringify(timing)}`);
   return { hosts, rows };
 }
 
@@ -135,14 +142,45 @@ test('cross-host flow: a collective links to the same collective on the other ra
   assert.deepEqual(hosts.map((h) => h.name), ['rank-0', 'rank-1']);
   await page.locator('#trace-search').fill('record_param_comms');
   await page.locator('#trace-search').press('Enter');
+  // Step through the matches to one of rank 0's (its all-reduces have a peer on rank 1).
+  const selected = () => page.evaluate(() => window.__proflensTrace.state().selected);
+  await page.waitForFunction(() => window.__proflensTrace.state().selected != null);
+  for (let i = 0; i < 5 && (await selected()).track >= hosts[1].first; i++) {
+    const before = JSON.stringify(await selected());
+    await page.locator('#trace-search-next').click();
+    await page.waitForFunction((b) => JSON.stringify(window.__proflensTrace.state().selected) !== b, before);
+  }
+  assert.ok((await selected()).track < hosts[1].first, 'a match of rank 0 selected');
   const link = page.locator('#trace-details .trace-links li').filter({ hasText: 'Same collective on' });
   await link.waitFor({ timeout: 30_000 });
-  const selected = await page.evaluate(() => window.__proflensTrace.state().selected);
-  assert.ok(selected.track < hosts[1].first, 'the first match is rank 0’s');
-  assert.match(await link.textContent(), /rank-1 \(“allreduce 0” #0\)/);
+  assert.match(await link.textContent(), /rank-1 \(“allreduce 0” #[01]\)/);
   await link.locator('button').click();
   await page.waitForFunction((first) => window.__proflensTrace.state().selected?.track >= first, hosts[1].first);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();
+});
+
+test('five hosts: the fifth starts folded, and opening it draws its boxes', async () => {
+  const five = fs.mkdtempSync(path.join(os.tmpdir(), 'proflens-trace-five-'));
+  const run = path.join(five, 'plugins/profile/2020_06_09_12_00_00');
+  fs.mkdirSync(run, { recursive: true });
+  const names = ['host-a', 'host-b', 'host-c', 'host-d', 'host-e'];
+  for (const host of names) fs.copyFileSync(NVIDIA_GPU, path.join(run, `${host}.xplane.pb`));
+  try {
+    const { page, seen, close } = await openRun(five);
+    const hosts = await hostSpans(page);
+    assert.deepEqual(hosts.map((h) => h.name), names);
+    assert.match(await page.locator('#trace-hosts-count').textContent(), /^4 of 5 hosts open$/);
+    const boxes = await page.evaluate(() => window.__proflensTrace.state().boxTracks);
+    assert.ok(!boxes.some((t) => t >= hosts[4].first), 'no boxes drawn for the folded host');
+    await page.locator('#trace-host-filter').fill('host-e');
+    await page.locator('#trace-hosts-only').click();
+    await boxesOf(page, hosts[4]);
+    assertOwnOrigin(seen, env.server.url);
+    assert.deepEqual(seen.errors, []);
+    await close();
+  } finally {
+    fs.rmSync(five, { recursive: true, force: true });
+  }
 });
