@@ -30,7 +30,8 @@ enum Command {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
     },
-    /// Write one host's timeline as Chrome Trace Event JSON (for Perfetto, about:tracing).
+    /// Write a timeline as Chrome Trace Event JSON (for Perfetto, about:tracing): one host's,
+    /// or every host of the run (one process per host and plane, on the run's clock).
     ExportTrace {
         /// A profile file, a run directory or a whole log directory.
         path: PathBuf,
@@ -40,7 +41,7 @@ enum Command {
         /// The run, when PATH holds several.
         #[arg(long)]
         run: Option<String>,
-        /// The host, when the run has several.
+        /// One host of the run (without it, every host).
         #[arg(long)]
         host: Option<String>,
     },

@@ -18,6 +18,7 @@ mod source;
 mod trace;
 mod trace_neighbour;
 mod trace_queries;
+mod trace_run;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -78,6 +79,9 @@ fn handle(request: Request, files: Vec<File>) -> Option<Response> {
         }
         Request::Trace { run, host, seq, query } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
+            if host == crate::protocol::ALL_HOSTS {
+                return trace_run::answer(&hosts, run, seq, query);
+            }
             return trace::answer(&hosts, run, host, seq, query);
         }
     })

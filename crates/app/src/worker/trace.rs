@@ -39,8 +39,21 @@ pub fn answer(hosts: &Hosts, run: String, host: String, seq: u32, query: TraceQu
 
 /// The trace (or the part in `range`) as Chrome trace JSON, posted as a `Blob`.
 fn export(t: Timeline, run: String, host: String, seq: u32, range: Option<(i64, i64)>) -> Option<Response> {
+    let stem = host.clone();
+    export_with(run, host, seq, range.is_some(), &stem, |out| queries::export(t, range, out))
+}
+
+/// The file `write` writes, posted as a `Blob` named after `stem`.
+pub fn export_with(
+    run: String,
+    host: String,
+    seq: u32,
+    selection: bool,
+    stem: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<u64>,
+) -> Option<Response> {
     let mut out = ChunkWriter::default();
-    let written = queries::export(t, range, &mut out).and_then(|n| out.finish().map(|b| (n, b)));
+    let written = write(&mut out).and_then(|n| out.finish().map(|b| (n, b)));
     let (events, blob) = match written {
         Ok(found) => found,
         Err(e) => {
@@ -48,7 +61,7 @@ fn export(t: Timeline, run: String, host: String, seq: u32, range: Option<(i64, 
             return Some(Response::Trace { run, host, seq, answer });
         }
     };
-    let file_name = format!("{}{}.trace.json", host, if range.is_some() { ".selection" } else { "" });
+    let file_name = format!("{}{}.trace.json", stem, if selection { ".selection" } else { "" });
     let response =
         Response::Trace { run, host, seq, answer: TraceAnswer::Export { file_name, events, bytes: out.total } };
     super::post_with(&response, BLOB, &blob)

@@ -40,7 +40,7 @@ pub struct Timeline<'a> {
 
 impl Timeline<'_> {
     /// Where event `event` of track `track` is drawn.
-    fn hit(&self, track: u32, event: u32) -> Option<TraceHit> {
+    pub fn hit(&self, track: u32, event: u32) -> Option<TraceHit> {
         let (t, _) = self.index.track(track)?;
         let columns = track_events(self.profile, t);
         let i = event as usize;

@@ -160,7 +160,7 @@ fn write_args(profile: &Profile, p: usize, l: usize, i: usize, out: &mut dyn Wri
 }
 
 /// ps as µs with full precision.
-fn micros(ps: i64) -> String {
+pub(super) fn micros(ps: i64) -> String {
     let sign = if ps < 0 { "-" } else { "" };
     let abs = ps.unsigned_abs();
     let (whole, frac) = (abs / 1_000_000, abs % 1_000_000);

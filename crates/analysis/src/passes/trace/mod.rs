@@ -5,16 +5,20 @@
 //! Events stay in the profile's columns; only derived tracks own new columns.
 
 pub mod annotations;
+pub mod collectives;
 pub mod counters;
 #[cfg(test)]
 mod counters_tests;
 pub mod derived;
 pub mod export;
+pub mod export_run;
 pub mod flame;
 pub mod index;
 pub mod links;
 pub mod range_stats;
+pub mod run;
 pub mod search;
+pub mod stragglers;
 pub mod window;
 
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX};

@@ -2,11 +2,15 @@
 //! time span). The events themselves are asked for window by window through
 //! the queries over [`crate::passes::trace`].
 
+pub mod run_layout;
 mod tool;
 
+pub use run_layout::{run_layout, HostPart};
 pub use tool::TraceViewerTool;
 
 use crate::passes::trace::index::TraceIndex;
+use crate::passes::trace::run::HostSpan;
+use crate::passes::trace::stragglers::StepStraggler;
 use crate::passes::trace::{track_counter, track_events};
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
@@ -22,6 +26,13 @@ pub struct TraceLayout {
     pub events: u64,
     /// Building the timeline (grouping, derived tracks), wall-clock ms.
     pub build_ms: f64,
+    /// A run's hosts on one timeline ("All hosts"): each host's sections and
+    /// tracks, in order; empty for one host.
+    #[serde(default)]
+    pub hosts: Vec<HostSpan>,
+    /// Per step, the host that finished it last (several hosts only).
+    #[serde(default)]
+    pub stragglers: Vec<StepStraggler>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,5 +119,7 @@ pub fn layout(profile: &Profile, index: &TraceIndex) -> TraceLayout {
         end_ps: index.span.1,
         events: index.events,
         build_ms: index.build_ms,
+        hosts: Vec::new(),
+        stragglers: Vec::new(),
     }
 }

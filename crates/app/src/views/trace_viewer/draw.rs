@@ -168,6 +168,7 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     }
     gutter(v, &ctx, &c, css_h)?;
     super::draw_counter::axis_labels(v, &ctx, &c, css_h)?;
+    v.flags_drawn = super::stragglers::draw_flags(v, &ctx, css_w, css_h)?;
     overlays(v, &ctx, &c, css_w, css_h)?;
     ruler(v, &ctx, &c, css_w, step)?;
     scrollbar(v, &ctx, &c, css_w, css_h);

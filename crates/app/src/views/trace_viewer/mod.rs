@@ -26,6 +26,7 @@ pub mod draw;
 pub mod draw_counter;
 pub mod flame;
 pub mod hook;
+pub mod host_list;
 pub mod interact;
 pub mod listeners;
 pub mod model;
@@ -36,6 +37,7 @@ pub mod search_list;
 pub mod selection;
 pub mod shortcut_help;
 pub mod shortcuts;
+pub mod stragglers;
 pub mod surface;
 pub mod ui;
 pub mod viewer;
@@ -133,6 +135,7 @@ fn mount(m: Mount, canvas: web_sys::HtmlCanvasElement) {
     if replaced {
         hook::record_layout();
         with_viewer(|v| {
+            host_list::fold_beyond_first(v);
             v.request_frame();
             // A shared link's range wins over the zoom to its event.
             if let Some((start, end)) = range {
@@ -187,6 +190,13 @@ fn TraceViewerView(
         layout.build_ms,
     );
     let memory = wasm_memory_bytes;
+    // "All hosts": the host list and the stragglers table.
+    let host_list = (!layout.hosts.is_empty()).then(|| {
+        view! { <host_list::HostList hosts=Arc::new(layout.hosts.clone())/> }
+    });
+    let stragglers = (!layout.hosts.is_empty()).then(|| {
+        view! { <stragglers::StragglersTable layout=layout.clone()/> }
+    });
     let empty = (layout.events == 0).then(|| {
         view! { <p class="notice" id="trace-empty">"This host recorded no events: the timeline is empty."</p> }
     });
@@ -389,6 +399,7 @@ fn TraceViewerView(
                 </span>
                 {move || export_text().map(|(class, text)| view! { <span id="trace-export-status" class=class>{text}</span> })}
             </p>
+            {host_list}
             <div class="trace-wrap">
                 <canvas
                     id="trace-canvas"
@@ -415,6 +426,7 @@ fn TraceViewerView(
                 <panes::DetailsPane ui=ui/>
                 <range_pane::RangePane ui=ui/>
             </div>
+            {stragglers}
         </section>
     }
 }

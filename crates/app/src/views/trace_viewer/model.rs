@@ -343,6 +343,8 @@ mod tests {
             end_ps: 1000,
             events: 3,
             build_ms: 0.0,
+            hosts: Vec::new(),
+            stragglers: Vec::new(),
         }
     }
 

@@ -119,6 +119,7 @@ fn link_item(link: &TraceLink) -> impl IntoView + use<> {
         "launched by" => "Launched by".to_string(),
         "consumer" => "Consumer".to_string(),
         "producer" => "Producer".to_string(),
+        "same collective" => "Same collective on".to_string(),
         // "flow to fwdbwd" → "Flow to (fwdbwd)".
         flow => match flow.split_once(' ').and_then(|(_, rest)| rest.split_once(' ')) {
             Some((way, cat)) => format!("Flow {way} ({cat})"),

@@ -102,6 +102,8 @@ pub struct Viewer {
     pub size: (f64, f64),
     /// Single-event boxes of the last frame wide enough to click, for the test hook.
     pub drawn: Vec<Drawn>,
+    /// Straggler flags drawn in the last frame, for the test hook.
+    pub flags_drawn: usize,
     /// Widths of the gutter's names (tracks by id, then sections), NaN until measured.
     pub gutter_widths: Vec<f64>,
     pub ui: Ui,
@@ -156,6 +158,7 @@ impl Viewer {
             host,
             span,
             collapsed,
+            flags_drawn: 0,
             rows,
             view: View::fit(span.0, span.1),
             scroll_y: 0.0,
@@ -374,6 +377,25 @@ impl Viewer {
         set("selected", &selected);
         set("range", &pair(self.range));
         set("mark", &pair(self.mark));
+        // Tracks with boxes on hand whose rows are within the canvas (several hosts' tests).
+        let height = self.viewport_height();
+        let on_screen = |t: u32| {
+            self.rows
+                .tracks
+                .get(t as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|r| r.y + r.height > self.scroll_y && r.y < self.scroll_y + height)
+        };
+        let box_tracks: js_sys::Array = self
+            .data
+            .iter()
+            .flat_map(|d| d.tracks.iter())
+            .filter(|(t, boxes)| !boxes.is_empty() && on_screen(**t))
+            .map(|(t, _)| JsValue::from_f64(f64::from(*t)))
+            .collect();
+        set("boxTracks", &box_tracks);
+        set("flags", &JsValue::from_f64(self.flags_drawn as f64));
         object.into()
     }
 
