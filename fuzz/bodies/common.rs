@@ -10,7 +10,8 @@
 use proflens_analysis::context::{Format, GroupBy, Hooks, HostContext, HostFile, Request};
 use proflens_analysis::passes::trace::export::write_chrome_trace;
 use proflens_analysis::passes::trace::links::LinkIndex;
-use proflens_analysis::passes::trace::search::{search, summarize, EventRef, Pattern};
+use proflens_analysis::passes::trace::range_stats::range_stats;
+use proflens_analysis::passes::trace::search::{search, EventRef, Pattern};
 use proflens_analysis::passes::trace::window::visible;
 use proflens_analysis::passes::trace::{event_details, event_name, track_events};
 use proflens_analysis::registry;
@@ -131,9 +132,9 @@ pub fn trace_queries(host: &HostContext) {
             let _ = search(&profile, &grouping, trace, &pattern, 100);
         }
     }
-    let _ = summarize(&profile, &grouping, trace, &tracks, a, b);
-    let _ = summarize(&profile, &grouping, trace, &tracks, middle, middle);
-    let _ = summarize(&profile, &grouping, trace, &[u32::MAX], a, b);
+    let _ = range_stats(&profile, &grouping, trace, &tracks, a, b);
+    let _ = range_stats(&profile, &grouping, trace, &tracks, middle, middle);
+    let _ = range_stats(&profile, &grouping, trace, &[u32::MAX], a, b);
 }
 
 /// Reads choices out of fuzzed bytes; past the end every choice is zero, so

@@ -11,16 +11,19 @@ use std::collections::HashMap;
 use proflens_analysis::context::Request as ToolRequest;
 use proflens_analysis::passes::trace::collectives::{find, key_of};
 use proflens_analysis::passes::trace::export_run::{write_run_chrome_trace, HostPlacement};
+use proflens_analysis::passes::trace::flame::FlameBuilder;
+use proflens_analysis::passes::trace::range_stats::RangeGather;
 use proflens_analysis::passes::trace::run::{host_of_track, split_tracks, HostSpan};
-use proflens_analysis::passes::trace::search::{EventRef, NameSummary};
+use proflens_analysis::passes::trace::search::EventRef;
 use proflens_analysis::registry;
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
 use super::hosts::Hosts;
 use super::trace_queries::{self as queries, Timeline};
 use crate::protocol::boxes::{pack, pack_hits, unpack, unpack_hits};
+use crate::protocol::samples;
 use crate::protocol::{
-    Bytes, Response, TraceAnswer, TraceHit, TraceLink, TraceQuery, TraceWindow, TrackBoxes, ALL_HOSTS,
+    Bytes, Response, TraceAnswer, TraceHit, TraceLink, TraceQuery, TraceWindow, TrackBoxes, ALL_HOSTS, SEARCH_LIST,
 };
 
 /// Other hosts searched for the same collective as a selected event: each
@@ -49,6 +52,10 @@ pub fn answer(hosts: &Hosts, run: String, seq: u32, query: TraceQuery) -> Option
         TraceQuery::Links { track, event } => r.links(track, event),
         TraceQuery::Search { pattern, regex, limit } => r.search(&pattern, regex, limit),
         TraceQuery::Summary { tracks, start_ps, end_ps } => r.summary(&tracks, start_ps, end_ps),
+        TraceQuery::Flame { tracks, start_ps, end_ps } => r.flame(&tracks, start_ps, end_ps),
+        TraceQuery::Neighbour { track, event, forward } => {
+            r.on_host(track, |t, local| super::trace_neighbour::neighbour(t, local, event, forward))
+        }
         TraceQuery::Export { range } => return r.export(seq, range),
         TraceQuery::Locate { .. } => TraceAnswer::Failed {
             message: "An analysis's event is shown on its own host's timeline: choose that host above.".to_string(),
@@ -172,7 +179,15 @@ impl Run<'_> {
                     b.end_ps = b.end_ps.saturating_add(span.offset_ps);
                     b.name = ids.get(b.name as usize).copied().unwrap_or(0);
                 }
-                out.push(TrackBoxes { track: span.global(track.track), boxes: Bytes(pack(&boxes)) });
+                let mut values = samples::unpack(&track.samples.0);
+                for v in &mut values {
+                    v.time_ps = v.time_ps.saturating_add(span.offset_ps);
+                }
+                out.push(TrackBoxes {
+                    track: span.global(track.track),
+                    boxes: Bytes(pack(&boxes)),
+                    samples: Bytes(samples::pack(&values)),
+                });
             }
         }
         Ok(TraceWindow { start_ps, end_ps, width_px, tracks: out, names, compute_ms: 0.0 })
@@ -180,52 +195,53 @@ impl Run<'_> {
 
     /// Every host's matches, in time order on the run's clock, the first `limit`.
     fn search(&self, pattern: &str, regex: bool, limit: u32) -> TraceAnswer {
-        let mut hits: Vec<TraceHit> = Vec::new();
+        // Each hit with its name while listed (a host names only its first matches).
+        let mut hits: Vec<(TraceHit, Option<String>)> = Vec::new();
         let mut total = 0u64;
         for (h, span) in self.spans.iter().enumerate() {
             match self.with_host(h, |t| queries::search(t, pattern, regex, limit)) {
-                Ok(TraceAnswer::Search { hits: found, total: n }) => {
-                    hits.extend(unpack_hits(&found.0).into_iter().map(|hit| shifted(span, hit)));
+                Ok(TraceAnswer::Search { hits: found, total: n, names }) => {
+                    let mut names = names.into_iter();
+                    hits.extend(unpack_hits(&found.0).into_iter().map(|hit| (shifted(span, hit), names.next())));
                     total += n;
                 }
                 Ok(other) => return other,
                 Err(message) => return TraceAnswer::Failed { message },
             }
         }
-        hits.sort_by_key(|h| (h.start_ps, h.track));
+        hits.sort_by_key(|(h, _)| (h.start_ps, h.track));
         hits.truncate(limit as usize);
-        TraceAnswer::Search { hits: Bytes(pack_hits(&hits)), total }
+        let names = hits.iter().take(SEARCH_LIST).map(|(_, name)| name.clone().unwrap_or_default()).collect();
+        let hits: Vec<TraceHit> = hits.into_iter().map(|(hit, _)| hit).collect();
+        TraceAnswer::Search { hits: Bytes(pack_hits(&hits)), total, names }
     }
 
-    /// The hosts' summaries of their tracks in the range, joined by name.
+    /// The range's statistics over the hosts' tracks, each host on its clock.
     fn summary(&self, tracks: &[u32], start_ps: i64, end_ps: i64) -> TraceAnswer {
-        let mut by_name: HashMap<String, (u64, i64)> = HashMap::new();
+        let mut gather = RangeGather::new(start_ps, end_ps);
         for (h, local) in split_tracks(self.spans, tracks) {
-            let off = self.spans[h].offset_ps;
-            let (a, b) = (start_ps.saturating_sub(off), end_ps.saturating_sub(off));
-            match self.with_host(h, |t| queries::summary(t, &local, a, b)) {
-                Ok(TraceAnswer::Summary { rows, .. }) => {
-                    for row in rows {
-                        let e = by_name.entry(row.name).or_default();
-                        *e = (e.0 + row.count, e.1.saturating_add(row.total_ps));
-                    }
-                }
-                Ok(other) => return other,
-                Err(message) => return TraceAnswer::Failed { message },
+            let span = &self.spans[h];
+            let added = self.with_host(h, |t| {
+                gather.add(t.profile, t.grouping, &t.index.trace, &local, span.offset_ps, |l| span.global(l))
+            });
+            if let Err(message) = added {
+                return TraceAnswer::Failed { message };
             }
         }
-        let mut rows: Vec<NameSummary> = by_name
-            .into_iter()
-            .map(|(name, (count, total_ps))| NameSummary {
-                name,
-                count,
-                total_ps,
-                average_ps: total_ps as f64 / count.max(1) as f64,
-            })
-            .collect();
-        rows.sort_by(|a, b| b.total_ps.cmp(&a.total_ps).then_with(|| a.name.cmp(&b.name)));
-        let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
-        TraceAnswer::Summary { start_ps, end_ps, tracks: tracks.len() as u32, rows }
+        TraceAnswer::Summary { stats: Box::new(gather.finish()) }
+    }
+
+    /// The flame graph of the range over the hosts' tracks: stacks merge across hosts.
+    fn flame(&self, tracks: &[u32], start_ps: i64, end_ps: i64) -> TraceAnswer {
+        let mut builder = FlameBuilder::new(start_ps, end_ps);
+        for (h, local) in split_tracks(self.spans, tracks) {
+            let offset = self.spans[h].offset_ps;
+            let added = self.with_host(h, |t| builder.add(t.profile, t.grouping, &t.index.trace, &local, offset));
+            if let Err(message) = added {
+                return TraceAnswer::Failed { message };
+            }
+        }
+        TraceAnswer::Flame { flame: Box::new(builder.finish()) }
     }
 
     /// Every host as one Chrome trace (one process per host and plane).

@@ -45,10 +45,16 @@ pub struct FlameGraph {
 }
 
 /// A frame while the tree is built.
-struct Node<'a> {
-    name: &'a str,
+struct Node {
+    name: String,
     total_ps: i64,
-    children: HashMap<&'a str, usize>,
+    children: HashMap<String, usize>,
+}
+
+impl Node {
+    fn new(name: &str) -> Node {
+        Node { name: name.to_string(), total_ps: 0, children: HashMap::new() }
+    }
 }
 
 /// The flame graph of `[start_ps, end_ps]` over `tracks` (numbered across sections).
@@ -60,35 +66,64 @@ pub fn flame(
     start_ps: i64,
     end_ps: i64,
 ) -> FlameGraph {
-    let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
-    let all: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
-    let mut nodes = vec![Node { name: ROOT, total_ps: 0, children: HashMap::new() }];
-    for &t in tracks {
-        let Some(track) = all.get(t as usize) else { continue };
-        let events = track_events(profile, track);
-        // The node of the open event at each depth.
-        let mut stack: Vec<usize> = Vec::new();
-        for o in overlapping(events, start_ps, end_ps) {
-            let name = event_name(profile, grouping, track, o.index);
-            stack.truncate(o.depth as usize);
-            let parent = stack.last().copied().unwrap_or(0);
-            let next = nodes.len();
-            let node = *nodes[parent].children.entry(name).or_insert(next);
-            if node == next {
-                nodes.push(Node { name, total_ps: 0, children: HashMap::new() });
+    let mut builder = FlameBuilder::new(start_ps, end_ps);
+    builder.add(profile, grouping, trace, tracks, 0);
+    builder.finish()
+}
+
+/// A flame graph's tree grown a timeline at a time (one host, or every host
+/// of a run, each on its own clock): identical stacks merge across them.
+pub struct FlameBuilder {
+    start_ps: i64,
+    end_ps: i64,
+    nodes: Vec<Node>,
+}
+
+impl FlameBuilder {
+    pub fn new(start_ps: i64, end_ps: i64) -> FlameBuilder {
+        let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
+        FlameBuilder { start_ps, end_ps, nodes: vec![Node::new(ROOT)] }
+    }
+
+    /// Adds `tracks` of one timeline whose clock is `offset_ps` behind the range's.
+    pub fn add(&mut self, profile: &Profile, grouping: &Grouping, trace: &Trace, tracks: &[u32], offset_ps: i64) {
+        let (start_ps, end_ps) = (self.start_ps.saturating_sub(offset_ps), self.end_ps.saturating_sub(offset_ps));
+        let all: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
+        let nodes = &mut self.nodes;
+        for &t in tracks {
+            let Some(track) = all.get(t as usize) else { continue };
+            let events = track_events(profile, track);
+            // The node of the open event at each depth.
+            let mut stack: Vec<usize> = Vec::new();
+            for o in overlapping(events, start_ps, end_ps) {
+                let name = event_name(profile, grouping, track, o.index);
+                stack.truncate(o.depth as usize);
+                let parent = stack.last().copied().unwrap_or(0);
+                let node = match nodes[parent].children.get(name) {
+                    Some(&node) => node,
+                    None => {
+                        nodes.push(Node::new(name));
+                        let node = nodes.len() - 1;
+                        nodes[parent].children.insert(name.to_string(), node);
+                        node
+                    }
+                };
+                nodes[node].total_ps = nodes[node].total_ps.saturating_add(o.clipped_ps);
+                if o.depth == 0 {
+                    nodes[0].total_ps = nodes[0].total_ps.saturating_add(o.clipped_ps);
+                }
+                stack.push(node);
             }
-            nodes[node].total_ps = nodes[node].total_ps.saturating_add(o.clipped_ps);
-            if o.depth == 0 {
-                nodes[0].total_ps = nodes[0].total_ps.saturating_add(o.clipped_ps);
-            }
-            stack.push(node);
         }
     }
-    let mut out = FlameGraph { start_ps, end_ps, ..FlameGraph::default() };
-    let mut names: HashMap<&str, u32> = HashMap::new();
-    let threshold = nodes[0].total_ps as f64 * FOLD_FRACTION;
-    emit(&nodes, 0, 0, 0, threshold, &mut names, &mut out);
-    out
+
+    pub fn finish(self) -> FlameGraph {
+        let mut out = FlameGraph { start_ps: self.start_ps, end_ps: self.end_ps, ..FlameGraph::default() };
+        let mut names: HashMap<&str, u32> = HashMap::new();
+        let threshold = self.nodes[0].total_ps as f64 * FOLD_FRACTION;
+        emit(&self.nodes, 0, 0, 0, threshold, &mut names, &mut out);
+        out
+    }
 }
 
 fn intern<'a>(name: &'a str, names: &mut HashMap<&'a str, u32>, out: &mut Vec<String>) -> u32 {
@@ -100,7 +135,7 @@ fn intern<'a>(name: &'a str, names: &mut HashMap<&'a str, u32>, out: &mut Vec<St
 
 /// Writes node `n` and, widest first, its children (the narrow ones as one "other").
 fn emit<'a>(
-    nodes: &[Node<'a>],
+    nodes: &'a [Node],
     n: usize,
     parent: u32,
     depth: u16,
@@ -112,7 +147,7 @@ fn emit<'a>(
     let children_ps: i64 = node.children.values().map(|&c| nodes[c].total_ps).fold(0, i64::saturating_add);
     let me = out.frames.len() as u32;
     out.frames.push(FlameFrame {
-        name: intern(node.name, names, &mut out.names),
+        name: intern(&node.name, names, &mut out.names),
         parent,
         depth,
         total_ps: node.total_ps,
@@ -120,7 +155,8 @@ fn emit<'a>(
         folded: 0,
     });
     let mut children: Vec<usize> = node.children.values().copied().collect();
-    children.sort_by(|&a, &b| nodes[b].total_ps.cmp(&nodes[a].total_ps).then_with(|| nodes[a].name.cmp(nodes[b].name)));
+    children
+        .sort_by(|&a, &b| nodes[b].total_ps.cmp(&nodes[a].total_ps).then_with(|| nodes[a].name.cmp(&nodes[b].name)));
     let (mut other_ps, mut other_n) = (0i64, 0u32);
     for c in children {
         if (nodes[c].total_ps as f64) < threshold || nodes[c].total_ps == 0 || out.frames.len() >= MAX_FRAMES {

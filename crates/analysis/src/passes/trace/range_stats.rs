@@ -141,37 +141,75 @@ pub fn range_stats(
     start_ps: i64,
     end_ps: i64,
 ) -> RangeStats {
-    let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
-    let all: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
-    let range = end_ps.saturating_sub(start_ps) as f64;
-    let mut by_name: HashMap<&str, Gathered> = HashMap::new();
-    let mut by_track = Vec::new();
-    let mut counted = 0u32;
-    for &t in tracks {
-        let Some(track) = all.get(t as usize) else { continue };
-        counted += 1;
-        let events = track_events(profile, track);
-        let mut mine = Gathered::default();
-        for o in overlapping(events, start_ps, end_ps) {
-            let duration = events.duration_ps[o.index];
-            let g = by_name.entry(event_name(profile, grouping, track, o.index)).or_default();
-            for g in [g, &mut mine] {
-                g.durations.push(duration);
-                g.total_ps = g.total_ps.saturating_add(o.clipped_ps);
-                g.self_ps = g.self_ps.saturating_add(o.self_ps);
+    let mut gather = RangeGather::new(start_ps, end_ps);
+    gather.add(profile, grouping, trace, tracks, 0, |t| t);
+    gather.finish()
+}
+
+/// A range's statistics gathered a timeline at a time (one host, or every
+/// host of a run, each on its own clock), then finished into rows: the
+/// percentiles need every duration, so hosts' rows could not be merged.
+pub struct RangeGather {
+    start_ps: i64,
+    end_ps: i64,
+    by_name: HashMap<String, Gathered>,
+    by_track: Vec<RangeRow>,
+    tracks: u32,
+}
+
+impl RangeGather {
+    pub fn new(start_ps: i64, end_ps: i64) -> RangeGather {
+        let (start_ps, end_ps) = (start_ps.min(end_ps), start_ps.max(end_ps));
+        RangeGather { start_ps, end_ps, by_name: HashMap::new(), by_track: Vec::new(), tracks: 0 }
+    }
+
+    /// Adds `tracks` of one timeline whose clock is `offset_ps` behind the
+    /// range's; `id` gives the number a track's row carries.
+    pub fn add(
+        &mut self,
+        profile: &Profile,
+        grouping: &Grouping,
+        trace: &Trace,
+        tracks: &[u32],
+        offset_ps: i64,
+        id: impl Fn(u32) -> u32,
+    ) {
+        let (start_ps, end_ps) = (self.start_ps.saturating_sub(offset_ps), self.end_ps.saturating_sub(offset_ps));
+        let all: Vec<_> = trace.sections.iter().flat_map(|s| &s.tracks).collect();
+        let range = end_ps.saturating_sub(start_ps) as f64;
+        for &t in tracks {
+            let Some(track) = all.get(t as usize) else { continue };
+            self.tracks += 1;
+            let events = track_events(profile, track);
+            let mut mine = Gathered::default();
+            for o in overlapping(events, start_ps, end_ps) {
+                let duration = events.duration_ps[o.index];
+                let name = event_name(profile, grouping, track, o.index);
+                if !self.by_name.contains_key(name) {
+                    self.by_name.insert(name.to_string(), Gathered::default());
+                }
+                let g = self.by_name.get_mut(name).expect("inserted above");
+                for g in [g, &mut mine] {
+                    g.durations.push(duration);
+                    g.total_ps = g.total_ps.saturating_add(o.clipped_ps);
+                    g.self_ps = g.self_ps.saturating_add(o.self_ps);
+                }
+            }
+            if !mine.durations.is_empty() {
+                self.by_track.push(mine.row(track.name.clone(), Some(id(t)), range));
             }
         }
-        if !mine.durations.is_empty() {
-            by_track.push(mine.row(track.name.clone(), Some(t), range));
-        }
     }
-    let offered = range * counted as f64;
-    let mut by_name: Vec<RangeRow> =
-        by_name.into_iter().map(|(name, g)| g.row(name.to_string(), None, offered)).collect();
-    let order = |a: &RangeRow, b: &RangeRow| b.total_ps.cmp(&a.total_ps).then_with(|| a.name.cmp(&b.name));
-    by_name.sort_by(order);
-    by_track.sort_by(order);
-    RangeStats { start_ps, end_ps, tracks: counted, by_name, by_track }
+
+    pub fn finish(self) -> RangeStats {
+        let offered = self.end_ps.saturating_sub(self.start_ps) as f64 * f64::from(self.tracks);
+        let mut by_name: Vec<RangeRow> = self.by_name.into_iter().map(|(name, g)| g.row(name, None, offered)).collect();
+        let mut by_track = self.by_track;
+        let order = |a: &RangeRow, b: &RangeRow| b.total_ps.cmp(&a.total_ps).then_with(|| a.name.cmp(&b.name));
+        by_name.sort_by(order);
+        by_track.sort_by(order);
+        RangeStats { start_ps: self.start_ps, end_ps: self.end_ps, tracks: self.tracks, by_name, by_track }
+    }
 }
 
 #[cfg(test)]
