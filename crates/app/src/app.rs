@@ -457,7 +457,8 @@ fn keep_hash_in_sync(state: AppState) {
             base_host: base.map(|b| b.host),
             event: target.map(|t| t.at),
         };
-        let hash = url.to_hash();
+        // The trace viewer's track layout stays (it names its profile).
+        let hash = trace_viewer::track_control::carry_hash_key(&url.to_hash(), &current_hash());
         if hash != current_hash() {
             if let Ok(history) = window().history() {
                 let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));

@@ -11,7 +11,10 @@
 //!   contains `text` (case-sensitive; any box for ""), as
 //!   `{x, y, width, height, name, track, event}` in client coordinates, or `null`;
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event} | null,
-//!   range: [start, end] | null, mark: [start, end] | null}` (times in ps).
+//!   range: [start, end] | null, mark: [start, end] | null, tracks}` (times in ps), where
+//!   `tracks` is `{rows: [{track, top, height, pinned, section}] (top to bottom, canvas CSS px),
+//!   sections: [layout index…] (in order), pinned: [track…], band, scrollTop, hidden, filter, flash}`;
+//! - `lastWindowTracks`: the tracks the last window query asked for.
 //!
 //! The property itself cannot be replaced by page scripts.
 
@@ -96,6 +99,14 @@ pub fn record_window(compute_ms: f64) {
             js_sys::Reflect::get(&h.object, &JsValue::from_str("windows")).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
         set(&h.object, "windows", &JsValue::from_f64(n + 1.0));
         set(&h.object, "lastWindowMs", &JsValue::from_f64(compute_ms));
+    });
+}
+
+/// A window query asks for `tracks`.
+pub fn record_window_query(tracks: &[u32]) {
+    with_hook(|h| {
+        let list: js_sys::Array = tracks.iter().map(|&t| JsValue::from_f64(f64::from(t))).collect();
+        set(&h.object, "lastWindowTracks", &list);
     });
 }
 

@@ -14,7 +14,10 @@
 //! - [`window_data`]: the boxes on hand for a time window;
 //! - [`surface`], [`draw`], [`interact`], [`listeners`]: the canvas, and the mouse and keyboard;
 //! - [`panes`]: details, range summary, hover card;
-//! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks.
+//! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks;
+//! - [`track_prefs`] (no web types), [`track_control`], [`track_finder`]: the
+//!   user's track layout (order, pins, hidden, filter), dragging names in the
+//!   gutter, the track bar and finder, and saving the layout (URL hash, localStorage).
 
 pub mod answers;
 pub mod client;
@@ -26,6 +29,9 @@ pub mod model;
 pub mod panes;
 pub mod selection;
 pub mod surface;
+pub mod track_control;
+pub mod track_finder;
+pub mod track_prefs;
 pub mod ui;
 pub mod viewer;
 pub mod window_data;
@@ -158,6 +164,10 @@ fn TraceViewerView(
     let canvas = NodeRef::<Canvas>::new();
     let id = viewer::next_id();
     let layout = Arc::new(layout);
+    // The track layout saved for this profile, before the viewer lays out its rows.
+    ui.tracks.set(track_control::load(&run, &host, &layout));
+    let track_bar =
+        view! { <track_finder::TrackBar ui=ui layout=layout.clone() run=run.clone() host=host.clone() viewer_id=id/> };
     let summary_line = format!(
         "{} on {} in {}; timeline built in {:.0} ms.",
         fmt::plural(layout.events as usize, "event", "events"),
@@ -355,6 +365,7 @@ fn TraceViewerView(
                 </button>
                 {move || picture_problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
             </div>
+            {track_bar}
             <p class="trace-status">
                 <span
                     id="trace-range"
@@ -379,7 +390,7 @@ fn TraceViewerView(
                 <kbd>"W"</kbd>"/"<kbd>"S"</kbd>" or the wheel zoom · "<kbd>"A"</kbd>"/"<kbd>"D"</kbd>
                 " or drag pan · "<kbd>"Alt"</kbd>"+wheel or "<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" scroll tracks · click an event for details · "
                 <kbd>"Shift"</kbd>"+drag selects a range · "<kbd>"F"</kbd>" fits it · "<kbd>"M"</kbd>" marks it · "
-                <kbd>"0"</kbd>" shows all · click a section header to fold it"
+                <kbd>"0"</kbd>" shows all · click a section header to fold it · drag a name in the gutter to move it"
             </p>
             <div class="trace-panes">
                 <panes::DetailsPane ui=ui/>

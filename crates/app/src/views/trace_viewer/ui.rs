@@ -6,6 +6,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use proflens_analysis::passes::trace::search::NameSummary;
 
+use super::track_prefs::TrackPrefs;
 use crate::protocol::{TraceEvent, TraceLink};
 
 /// The details pane.
@@ -72,6 +73,8 @@ pub struct Ui {
     pub selection: RwSignal<Option<(f64, f64)>>,
     pub export: RwSignal<Option<Result<String, String>>>,
     pub exporting: RwSignal<bool>,
+    /// The user's layout of the tracks (order, pins, hidden, filter).
+    pub tracks: RwSignal<TrackPrefs>,
 }
 
 impl Ui {
@@ -86,6 +89,7 @@ impl Ui {
             selection: RwSignal::new(None),
             export: RwSignal::new(None),
             exporting: RwSignal::new(false),
+            tracks: RwSignal::new(TrackPrefs::default()),
         }
     }
 }
