@@ -12,8 +12,8 @@
 //!   `{x, y, width, height, name, track, event}` in client coordinates, or `null`;
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event} | null,
 //!   range: [start, end] | null, mark: [start, end] | null, tracks}` (times in ps), where
-//!   `tracks` is `{rows: [{track, top, height, pinned, section}] (top to bottom, canvas CSS px),
-//!   sections: [layout index…] (in order), pinned: [track…], band, scrollTop, hidden, filter, flash}`;
+//!   `tracks` is `{rows: [{track, name, sectionName, top, height, pinned, section}] (top to bottom, canvas CSS px),
+//!   sections: [layout index…] (in order), headers: [their tops], pinned: [track…], band, scrollTop, hidden, filter, flash}`;
 //! - `lastWindowTracks`: the tracks the last window query asked for.
 //!
 //! The property itself cannot be replaced by page scripts.

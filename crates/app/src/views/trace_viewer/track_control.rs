@@ -206,11 +206,17 @@ pub fn state_for_tests(v: &Viewer) -> JsValue {
             set(&o, "height", &JsValue::from_f64(row.height));
             set(&o, "pinned", &JsValue::from_bool(row.pinned));
             set(&o, "section", &JsValue::from_f64(row.section as f64));
+            let section = v.layout.sections.get(row.section)?;
+            let name = section.tracks.iter().find(|t| t.id == id).map_or("", |t| t.name.as_str());
+            set(&o, "name", &JsValue::from_str(name));
+            set(&o, "sectionName", &JsValue::from_str(&section.name));
             Some(JsValue::from(o))
         })
         .collect();
     set(&object, "rows", &rows);
     set(&object, "sections", &numbers(&mut v.rows.sections.iter().map(|r| r.index as f64)));
+    let stop = v.scroll_top();
+    set(&object, "headers", &numbers(&mut v.rows.sections.iter().map(|r| stop + r.y - v.scroll_y)));
     set(&object, "pinned", &numbers(&mut v.rows.pinned().into_iter().map(f64::from)));
     set(&object, "band", &JsValue::from_f64(v.band_height()));
     set(&object, "scrollTop", &JsValue::from_f64(v.scroll_top()));
