@@ -101,7 +101,7 @@ async function openFinder(page) {
   await page.locator('#trace-finder-list').waitFor();
 }
 
-test('track control: pin, hide, filter, drag and keyboard reorder, finder, and the layout kept', async () => {
+test('track control: pin, hide, filter, drag and keyboard reorder, finder, and the layout kept', async (ctx) => {
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
   await openIn(page);
   let canvas = await canvasOnScreen(page);
@@ -130,7 +130,7 @@ test('track control: pin, hide, filter, drag and keyboard reorder, finder, and t
   assert.ok(t.rows.filter((r) => !r.pinned).every((r) => r.top >= t.scrollTop), 'the others start below the band');
   assert.equal(await page.locator(`#trace-finder-list li[data-track="${far.track}"]`).getAttribute('data-state'), 'pinned');
   // Its boxes are asked for and drawn in the band, and the band stays while the tracks scroll.
-  await page.waitForFunction((id) => (window.__proflensTrace.lastWindowTracks ?? []).includes(id), far.track);
+  await page.waitForFunction((id) => window.__proflensTrace.state().tracks.asked.includes(id), far.track);
   await page.waitForFunction(
     ([id]) => window.__proflensTrace.findBox('') != null && window.__proflensTrace.lastFrameBoxes > 0 && id >= 0,
     [far.track],
@@ -161,7 +161,7 @@ test('track control: pin, hide, filter, drag and keyboard reorder, finder, and t
   // Zoomed in far enough that the boxes on hand no longer do.
   for (let i = 0; i < 3; i++) await page.keyboard.press('w');
   await page.waitForFunction((n) => window.__proflensTrace.windows > n, windows);
-  const asked = await page.evaluate(() => window.__proflensTrace.lastWindowTracks);
+  const asked = (await tracks(page)).asked;
   assert.ok(asked.length > 0 && asked.every((id) => !sectionTracks.includes(id)), `asked for ${asked}`);
   await page.click('#trace-show-all');
   t = await tracksUntil(page, 't.sections.includes(a)', hiddenSection);
@@ -275,6 +275,10 @@ test('track control: pin, hide, filter, drag and keyboard reorder, finder, and t
   assert.equal(await again.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('proflens.tracks.')).length), 0);
   assert.deepEqual(errors, []);
 
+  // Frame times of the first page (pinned band, drags, finder), for the report.
+  const frames = (await page.evaluate(() => window.__proflensTrace.frames.slice())).sort((x, y) => x - y);
+  const quantile = (q) => frames[Math.min(frames.length - 1, Math.floor(frames.length * q))].toFixed(2);
+  ctx.diagnostic(`${frames.length} frames: median ${quantile(0.5)} ms, p95 ${quantile(0.95)} ms, max ${quantile(1)} ms`);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();

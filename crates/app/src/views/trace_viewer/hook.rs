@@ -13,8 +13,8 @@
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event} | null,
 //!   range: [start, end] | null, mark: [start, end] | null, tracks}` (times in ps), where
 //!   `tracks` is `{rows: [{track, name, sectionName, top, height, pinned, section}] (top to bottom, canvas CSS px),
-//!   sections: [layout index…] (in order), headers: [their tops], pinned: [track…], band, scrollTop, hidden, filter, flash}`;
-//! - `lastWindowTracks`: the tracks the last window query asked for.
+//!   sections: [layout index…] (in order), headers: [their tops], pinned: [track…], band, scrollTop, hidden, filter, flash,
+//!   asked: [track…] (what the last window query asked for)}`.
 //!
 //! The property itself cannot be replaced by page scripts.
 
@@ -23,6 +23,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::track_control;
 use super::viewer::with_viewer;
 
 const NAME: &str = "__proflensTrace";
@@ -71,7 +72,14 @@ fn create() -> Option<Hook> {
         with_viewer(|v| v.find_box(&text)).flatten().unwrap_or(JsValue::NULL)
     });
     set(&object, "findBox", find.as_ref().unchecked_ref());
-    let state = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| v.state_for_tests()).unwrap_or(JsValue::NULL));
+    let state = Closure::<dyn Fn() -> JsValue>::new(|| {
+        with_viewer(|v| {
+            let state = v.state_for_tests();
+            let _ = js_sys::Reflect::set(&state, &"tracks".into(), &track_control::state_for_tests(v));
+            state
+        })
+        .unwrap_or(JsValue::NULL)
+    });
     set(&object, "state", state.as_ref().unchecked_ref());
     // One hook per page, kept for its lifetime.
     find.forget();
@@ -99,14 +107,6 @@ pub fn record_window(compute_ms: f64) {
             js_sys::Reflect::get(&h.object, &JsValue::from_str("windows")).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
         set(&h.object, "windows", &JsValue::from_f64(n + 1.0));
         set(&h.object, "lastWindowMs", &JsValue::from_f64(compute_ms));
-    });
-}
-
-/// A window query asks for `tracks`.
-pub fn record_window_query(tracks: &[u32]) {
-    with_hook(|h| {
-        let list: js_sys::Array = tracks.iter().map(|&t| JsValue::from_f64(f64::from(t))).collect();
-        set(&h.object, "lastWindowTracks", &list);
     });
 }
 

@@ -1,5 +1,5 @@
 //! Track control on the canvas: the viewer's copy of the user's track
-//! layout ([`TrackControl`]), reordering by dragging names in the gutter,
+//! layout ([`TrackControl`](super::track_prefs::TrackControl)), reordering by dragging names in the gutter,
 //! showing a chosen track with a flash, the marks drawn for both, and
 //! keeping the layout in the URL hash (`tracks=`) and in localStorage.
 //!
@@ -10,9 +10,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 use web_sys::CanvasRenderingContext2d;
 
-use super::hook;
 use super::model::{RowHit, GUTTER_W, RULER_H, SECTION_H};
-use super::track_prefs::{self, Arranged, TrackPrefs};
+use super::track_prefs::{self, Grab, TrackPrefs};
 use super::viewer::Viewer;
 use crate::theme::TraceColors;
 use proflens_analysis::tools::trace_viewer::TraceLayout;
@@ -23,38 +22,6 @@ const STORAGE_PREFIX: &str = "proflens.tracks.";
 /// How long a track chosen in the finder stays highlighted, ms.
 const FLASH_MS: f64 = 1500.0;
 const ACCENT: &str = "#0b5cad";
-
-/// What is being dragged in the gutter.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Grab {
-    /// A section, by layout index.
-    Section(usize),
-    /// A scrolling track, by id.
-    Track(u32),
-}
-
-/// The viewer's side of track control.
-#[derive(Debug, Clone, Default)]
-pub struct TrackControl {
-    pub prefs: TrackPrefs,
-    /// Every track's key by id ([`track_prefs::track_keys`]).
-    pub keys: Vec<u32>,
-    pub grab: Option<Grab>,
-    /// Canvas height of the pointer while dragging a name.
-    pub drop_y: Option<f64>,
-    /// The track chosen in the finder, and until when it is highlighted.
-    pub flash: Option<(u32, f64)>,
-}
-
-impl TrackControl {
-    pub fn new(layout: &TraceLayout, prefs: TrackPrefs) -> TrackControl {
-        TrackControl { prefs, keys: track_prefs::track_keys(layout), ..TrackControl::default() }
-    }
-
-    pub fn arrange(&self, layout: &TraceLayout) -> Arranged {
-        self.prefs.arrange(layout, &self.keys)
-    }
-}
 
 impl Viewer {
     /// Takes the user's new track layout: the rows move, the boxes of newly
@@ -74,7 +41,7 @@ impl Viewer {
         match track {
             Some(id) => {
                 self.reveal_track(id, 0);
-                self.tracks.flash = Some((id, hook::now_ms() + FLASH_MS));
+                self.tracks.flash = Some((id, now_ms() + FLASH_MS));
                 let redraw = move || {
                     with_viewer_frame();
                 };
@@ -89,6 +56,11 @@ impl Viewer {
         }
         self.request_frame();
     }
+}
+
+/// Milliseconds for the flash (wall clock is enough for a moment's highlight).
+fn now_ms() -> f64 {
+    js_sys::Date::now()
 }
 
 fn with_viewer_frame() {
@@ -155,7 +127,7 @@ pub fn drop_at(v: &mut Viewer, grab: Grab, y: f64) {
 /// The finder's highlight, the grabbed name's drop line and the pinned band's edge.
 pub fn draw_marks(v: &mut Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors) -> Result<(), JsValue> {
     if let Some((id, until)) = v.tracks.flash {
-        let now = hook::now_ms();
+        let now = now_ms();
         match v.rows.tracks.get(id as usize).copied().flatten() {
             Some(row) if now < until => {
                 let y = v.track_top(&row);
@@ -222,6 +194,7 @@ pub fn state_for_tests(v: &Viewer) -> JsValue {
     set(&object, "scrollTop", &JsValue::from_f64(v.scroll_top()));
     set(&object, "hidden", &JsValue::from_f64(v.tracks.arrange(&v.layout).hidden as f64));
     set(&object, "filter", &JsValue::from_str(&v.tracks.prefs.filter));
+    set(&object, "asked", &numbers(&mut v.tracks.asked.iter().map(|&t| f64::from(t))));
     set(&object, "flash", &v.tracks.flash.map_or(JsValue::NULL, |(id, _)| JsValue::from_f64(f64::from(id))));
     object.into()
 }

@@ -1,7 +1,8 @@
 //! Track control's model, free of web types: the user's order of sections
 //! and tracks, what is pinned to the top, what is hidden, and a name filter
 //! ([`TrackPrefs`]), and where that puts each track ([`Arranged`], which
-//! [`Rows`](super::model::Rows) lays out).
+//! [`Rows`](super::model::Rows) lays out), and the viewer's state of them
+//! ([`TrackControl`]).
 //!
 //! Prefs name sections and tracks by a hash of their names (a track's with
 //! its section's and its rank among same-named tracks), not by position, so
@@ -35,6 +36,40 @@ pub struct Arranged {
     pub pinned: Vec<u32>,
     /// Sections and tracks hidden by the user (not by the filter).
     pub hidden: usize,
+}
+
+/// What is being dragged in the gutter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Grab {
+    /// A section, by layout index.
+    Section(usize),
+    /// A scrolling track, by id.
+    Track(u32),
+}
+
+/// The viewer's side of track control.
+#[derive(Debug, Clone, Default)]
+pub struct TrackControl {
+    pub prefs: TrackPrefs,
+    /// Every track's key by id ([`track_prefs::track_keys`]).
+    pub keys: Vec<u32>,
+    pub grab: Option<Grab>,
+    /// Canvas height of the pointer while dragging a name.
+    pub drop_y: Option<f64>,
+    /// The track chosen in the finder, and until when it is highlighted.
+    pub flash: Option<(u32, f64)>,
+    /// The tracks the last window query asked for (for the test hook).
+    pub asked: Vec<u32>,
+}
+
+impl TrackControl {
+    pub fn new(layout: &TraceLayout, prefs: TrackPrefs) -> TrackControl {
+        TrackControl { prefs, keys: track_keys(layout), ..TrackControl::default() }
+    }
+
+    pub fn arrange(&self, layout: &TraceLayout) -> Arranged {
+        self.prefs.arrange(layout, &self.keys)
+    }
 }
 
 /// FNV-1a, 32 bits.

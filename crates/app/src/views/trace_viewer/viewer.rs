@@ -19,7 +19,7 @@ use super::client::{Client, Kind};
 use super::listeners::Listeners;
 use super::model::{fetch_range, RowHit, Rows, TrackRow, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
 use super::surface::{Drawn, Surface};
-use super::track_control::TrackControl;
+use super::track_prefs::TrackControl;
 use super::window_data::WindowData;
 use crate::protocol::{EventAt, TraceHit, TraceLink, TraceQuery};
 use crate::views::TraceTarget;
@@ -264,7 +264,7 @@ impl Viewer {
             return;
         }
         let (start_ps, end_ps, width_px) = fetch_range(self.view, width, self.span);
-        super::hook::record_window_query(&wanted);
+        self.tracks.asked = wanted.clone();
         self.post(Kind::Window, TraceQuery::Window { tracks: wanted, start_ps, end_ps, width_px });
     }
 
@@ -401,7 +401,6 @@ impl Viewer {
         };
         set("selected", &selected);
         set("range", &pair(self.range));
-        set("tracks", &super::track_control::state_for_tests(self));
         set("mark", &pair(self.mark));
         object.into()
     }
