@@ -3,7 +3,8 @@
 // (checked in the canvas's pixels while the tracks scroll), hiding a section
 // (gone from the rows and from the next window query), filtering tracks by
 // name, reordering by dragging names in the gutter and with Alt+↓ in the
-// track finder, choosing a track in the finder, and the layout restored
+// track finder, a right click on a name opening the finder on it, choosing a
+// track in the finder, and the layout restored
 // from the URL hash and from localStorage.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -212,6 +213,15 @@ test('track control: pin, hide, filter, drag and keyboard reorder, finder, and t
   const [s0, s1] = [t.sections[at], t.sections[at + 1]];
   t = await tracksUntil(page, 't.sections[a[2]] === a[1] && t.sections[a[2] + 1] === a[0]', [s0, s1, at]);
   assert.deepEqual(await page.evaluate(() => window.__proflensTrace.state().collapsed), [], 'a drag does not fold');
+
+  // --- A right click on a name in the gutter opens the finder on it, its row focused.
+  const aRow = t.rows.find((r) => r.track === a.track);
+  assert.ok(aRow.top > t.scrollTop && aRow.top + 20 < canvas.height, `track ${a.track} on screen at ${aRow.top}`);
+  await page.mouse.click(canvas.x + 60, canvas.y + aRow.top + 6, { button: 'right' });
+  await page.waitForFunction((id) => document.activeElement?.dataset?.track === String(id), a.track);
+  assert.equal(await page.locator('#trace-tracks-open').getAttribute('aria-expanded'), 'true');
+  assert.equal(await page.inputValue('#trace-finder-search'), a.name);
+  await page.fill('#trace-finder-search', '');
 
   // --- Keyboard: Alt+↓ on a focused row of the finder moves it, and the focus stays on it.
   const rowOf = (id) => page.locator(`#trace-finder-list li[data-track="${id}"]`);

@@ -46,6 +46,12 @@ pub fn attach(canvas: &HtmlCanvasElement) -> Listeners {
             v.request_frame();
         });
     });
+    // Not passive: a right click on a name opens the track finder instead of the browser's menu.
+    l.add(target, "contextmenu", false, |e| {
+        if let Some(e) = e.dyn_ref::<MouseEvent>() {
+            track_control::on_context_menu(e);
+        }
+    });
     // Not passive: the wheel zooms instead of scrolling the page.
     l.add(target, "wheel", false, |e| {
         if let Some(e) = e.dyn_ref::<WheelEvent>() {

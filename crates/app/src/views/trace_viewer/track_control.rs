@@ -7,12 +7,12 @@
 //! finder edit them); the viewer lays its rows out again when they change.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::CanvasRenderingContext2d;
 
 use super::model::{RowHit, GUTTER_W, RULER_H, SECTION_H};
 use super::track_prefs::{self, Grab, TrackPrefs};
-use super::viewer::Viewer;
+use super::viewer::{with_viewer, Viewer};
 use crate::theme::TraceColors;
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
@@ -64,7 +64,47 @@ fn now_ms() -> f64 {
 }
 
 fn with_viewer_frame() {
-    super::viewer::with_viewer(|v| v.request_frame());
+    with_viewer(|v| v.request_frame());
+}
+
+/// Focuses `selector` once the page has been drawn again.
+pub fn refocus(selector: String) {
+    request_animation_frame(move || {
+        let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(&selector).ok().flatten());
+        if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = el.focus();
+        }
+    });
+}
+
+/// A right click on a name in the gutter opens the track finder on it
+/// (to pin, hide or move it), its row focused.
+pub fn on_context_menu(e: &web_sys::MouseEvent) {
+    with_viewer(|v| {
+        let r = v.canvas.get_bounding_client_rect();
+        let (x, y) = (f64::from(e.client_x()) - r.left(), f64::from(e.client_y()) - r.top());
+        if x >= GUTTER_W || y < RULER_H {
+            return;
+        }
+        let grab = match v.rows.pinned_at(y - RULER_H).filter(|_| y < v.scroll_top()) {
+            Some(RowHit::Track(id, _)) => Some(Grab::Track(id)),
+            _ => grab_at(v, y),
+        };
+        let found = match grab {
+            Some(Grab::Section(s)) => {
+                v.layout.sections.get(s).map(|sec| (sec.name.clone(), track_prefs::section_key(&sec.name)))
+            }
+            Some(Grab::Track(id)) => {
+                let track = v.layout.sections.iter().flat_map(|s| &s.tracks).find(|t| t.id == id);
+                track.map(|t| (t.name.clone(), v.tracks.keys.get(id as usize).copied().unwrap_or(0)))
+            }
+            None => None,
+        };
+        let Some((name, key)) = found else { return };
+        e.prevent_default();
+        v.ui.finder.set(Some(name));
+        refocus(format!("#trace-finder-list [data-key=\"{key}\"]"));
+    });
 }
 
 /// What a press in the gutter at canvas height `y` grabs.

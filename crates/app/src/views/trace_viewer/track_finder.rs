@@ -9,7 +9,6 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::track_control;
 use super::track_prefs::{section_key, track_keys, TrackPrefs};
@@ -71,16 +70,6 @@ fn entries(layout: &TraceLayout, keys: &[u32], prefs: &TrackPrefs, search: &str)
     out
 }
 
-/// Focuses `selector` once the list has been drawn again.
-fn refocus(selector: String) {
-    request_animation_frame(move || {
-        let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(&selector).ok().flatten());
-        if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
-            let _ = el.focus();
-        }
-    });
-}
-
 #[component]
 pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, viewer_id: u32) -> impl IntoView {
     let keys = Arc::new(track_keys(&layout));
@@ -100,8 +89,8 @@ pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, vie
             false,
         );
     }
-    let open = RwSignal::new(false);
-    let search = RwSignal::new(String::new());
+    // The finder is open while `ui.finder` holds its search (a right click on a name in the gutter opens it too).
+    let open = move || ui.finder.with(Option::is_some);
     let hidden = {
         let (layout, keys) = (layout.clone(), keys.clone());
         Memo::new(move |_| ui.tracks.with(|p| p.arrange(&layout, &keys).hidden))
@@ -136,7 +125,7 @@ pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, vie
     let list = {
         let (layout, keys) = (layout.clone(), keys.clone());
         move || {
-            let all = ui.tracks.with(|p| search.with(|s| entries(&layout, &keys, p, s)));
+            let all = ui.tracks.with(|p| ui.finder.with(|s| entries(&layout, &keys, p, s.as_deref().unwrap_or(""))));
             let more = all.len().saturating_sub(MAX_ROWS);
             let rows = all
                 .into_iter()
@@ -170,11 +159,12 @@ pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, vie
                 id="trace-tracks-open"
                 class="button small"
                 aria-controls="trace-track-finder"
-                aria-expanded=move || open.get().to_string()
+                aria-expanded=move || open().to_string()
                 on:click=move |_| {
-                    open.update(|o| *o = !*o);
-                    if open.get_untracked() {
-                        refocus("#trace-finder-search".into());
+                    let opening = ui.finder.with_untracked(Option::is_none);
+                    ui.finder.set(opening.then(String::new));
+                    if opening {
+                        track_control::refocus("#trace-finder-search".into());
                     }
                 }
             >
@@ -209,7 +199,7 @@ pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, vie
                 "Reset track layout"
             </button>
         </div>
-        <div id="trace-track-finder" class="panel trace-finder" role="region" aria-label="Tracks" hidden=move || !open.get()>
+        <div id="trace-track-finder" class="panel trace-finder" role="region" aria-label="Tracks" hidden=move || !open()>
             <div class="toolbar">
                 <input
                     type="search"
@@ -218,11 +208,12 @@ pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, vie
                     aria-label="Find a track"
                     autocomplete="off"
                     spellcheck="false"
-                    on:input=move |ev| search.set(event_target_value(&ev))
+                    prop:value=move || ui.finder.get().unwrap_or_default()
+                    on:input=move |ev| ui.finder.set(Some(event_target_value(&ev)))
                 />
                 <span class="note">"Click a name to show it · "<kbd>"Alt"</kbd>"+"<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" moves the focused row"</span>
             </div>
-            {move || open.get().then(list.clone())}
+            {move || open().then(list.clone())}
         </div>
     }
 }
@@ -239,7 +230,7 @@ fn finder_row(
     let move_by = move |by: isize, focus: &'static str| {
         let (layout, keys) = (layout.clone(), keys.clone());
         ui.tracks.update(|p| p.move_by(&layout, &keys, section, track, by));
-        refocus(format!("#trace-finder-list [data-key=\"{key}\"]{focus}"));
+        track_control::refocus(format!("#trace-finder-list [data-key=\"{key}\"]{focus}"));
     };
     let (up, down, keyed) = (move_by.clone(), move_by.clone(), move_by);
     let on_key = move |ev: web_sys::KeyboardEvent| {
@@ -256,7 +247,10 @@ fn finder_row(
     };
     let toggle = move |pin: bool| {
         ui.tracks.update(|p| if pin { p.toggle_pinned(key) } else { p.toggle_hidden(key) });
-        refocus(format!("#trace-finder-list [data-key=\"{key}\"] .{}", if pin { "finder-pin" } else { "finder-hide" }));
+        track_control::refocus(format!(
+            "#trace-finder-list [data-key=\"{key}\"] .{}",
+            if pin { "finder-pin" } else { "finder-hide" }
+        ));
     };
     let kind = if track.is_some() { "finder-row finder-track" } else { "finder-row finder-section" };
     let state = match (pinned, hidden) {

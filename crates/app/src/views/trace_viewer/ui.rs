@@ -75,6 +75,8 @@ pub struct Ui {
     pub exporting: RwSignal<bool>,
     /// The user's layout of the tracks (order, pins, hidden, filter).
     pub tracks: RwSignal<TrackPrefs>,
+    /// The track finder's search while it is open.
+    pub finder: RwSignal<Option<String>>,
 }
 
 impl Ui {
@@ -90,6 +92,7 @@ impl Ui {
             export: RwSignal::new(None),
             exporting: RwSignal::new(false),
             tracks: RwSignal::new(TrackPrefs::default()),
+            finder: RwSignal::new(None),
         }
     }
 }
