@@ -469,7 +469,8 @@ fn keep_hash_in_sync(state: AppState) {
             trace_range: range.map(|r| (r.start_ps, r.end_ps)),
             event: target.map(|t| t.at),
         };
-        let hash = url.to_hash();
+        // The trace viewer's track layout stays (it names its profile).
+        let hash = trace_viewer::track_control::carry_hash_key(&url.to_hash(), &current_hash());
         if hash != current_hash() {
             if let Ok(history) = window().history() {
                 let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&hash));

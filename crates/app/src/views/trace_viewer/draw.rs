@@ -9,7 +9,7 @@ use wasm_bindgen::{Clamped, JsValue};
 use web_sys::{CanvasRenderingContext2d, ImageData};
 
 use super::model::{
-    format_duration, format_tick, muted, tick_step, View, GUTTER_W, ROW_H, RULER_H, SECTION_H, TRACK_GAP,
+    format_duration, format_tick, muted, tick_step, TrackRow, View, GUTTER_W, ROW_H, RULER_H, SECTION_H, TRACK_GAP,
 };
 use super::surface::{Drawn, Surface};
 use super::viewer::Viewer;
@@ -55,7 +55,14 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     let ppp = view.ps_per_px(width);
     let x_of = |t: f64| GUTTER_W + (t - view.start) / ppp;
     let scroll = v.scroll_y;
-    let y_of = |content_y: f64| RULER_H + content_y - scroll;
+    // Pinned tracks fill a band under the ruler; the others scroll below it.
+    let stop = v.scroll_top();
+    let y_of = |content_y: f64| stop + content_y - scroll;
+    // A track's top and the band of the canvas it may draw in.
+    let place = |row: &TrackRow| match row.pinned {
+        true => (RULER_H + row.y, RULER_H, stop),
+        false => (y_of(row.y), stop, css_h),
+    };
 
     let c = crate::theme::trace_colors();
     v.surface.clear(c.background);
@@ -70,16 +77,18 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     // Section headers, gutters and track separators.
     for s in &v.rows.sections {
         let y = y_of(s.y);
-        if y + SECTION_H >= RULER_H && y <= css_h {
-            v.surface.fill(0, dev(y), i64::from(dw), dev(y + SECTION_H), c.header);
+        if y + SECTION_H >= stop && y <= css_h {
+            v.surface.fill(0, dev(y.max(stop)), i64::from(dw), dev(y + SECTION_H), c.header);
         }
     }
     for row in v.rows.tracks.iter().flatten() {
-        let y = y_of(row.y);
-        if y + row.height >= RULER_H && y <= css_h {
-            v.surface.fill(0, dev(y), dev(GUTTER_W), dev(y + row.height), c.gutter);
+        let (y, lo, hi) = place(row);
+        if y + row.height >= lo && y <= hi {
+            v.surface.fill(0, dev(y.max(lo)), dev(GUTTER_W), dev((y + row.height).min(hi)), c.gutter);
             let bottom = dev(y + row.height) - 1;
-            v.surface.fill(0, bottom, i64::from(dw), bottom + 1, c.line);
+            if y + row.height <= hi {
+                v.surface.fill(0, bottom, i64::from(dw), bottom + 1, c.line);
+            }
         }
     }
     v.surface.fill(dev(GUTTER_W) - 1, dev(RULER_H), dev(GUTTER_W), i64::from(dh), c.line);
@@ -91,13 +100,13 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     if let Some(data) = &v.data {
         for (&track, boxes) in &data.tracks {
             let Some(Some(row)) = v.rows.tracks.get(track as usize) else { continue };
-            let top = y_of(row.y);
-            if top + row.height < RULER_H || top > css_h {
+            let (top, lo, hi) = place(row);
+            if top + row.height < lo || top > hi {
                 continue;
             }
             for b in boxes {
                 let y = top + f64::from(b.depth) * ROW_H;
-                if y + ROW_H < RULER_H || y > css_h {
+                if y + ROW_H < lo || y > hi {
                     continue;
                 }
                 let (x0, x1) = (x_of(b.start_ps as f64), x_of(b.end_ps as f64));
@@ -108,16 +117,17 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
                 let dx0 = dev(cx0);
                 let dx1 = dev(cx1).max(dx0 + 1);
                 let color = data.colors.get(b.name as usize).copied().unwrap_or([200, 200, 200]);
-                let (dy0, dy1) = (dev(y.max(RULER_H)), dev(y + ROW_H - 1.0));
+                let (dy0, dy1) = (dev(y.max(lo)), dev((y + ROW_H - 1.0).min(hi)));
+                let whole = y >= lo && y + ROW_H <= hi;
                 if b.merged > 1 {
                     let faded = muted(color);
                     v.surface.fill_with(dx0, dy0, dx1, dy1, faded, Some(darker(faded)));
                 } else {
                     v.surface.fill(dx0, dy0, dx1, dy1, color);
-                    if cx1 - cx0 >= LABEL_MIN_W {
+                    if cx1 - cx0 >= LABEL_MIN_W && whole {
                         labels.push((cx0, cx1, y, b.name));
                     }
-                    if cx1 - cx0 >= CLICKABLE_MIN_W && v.drawn.len() < MAX_CLICKABLE && y >= RULER_H {
+                    if cx1 - cx0 >= CLICKABLE_MIN_W && v.drawn.len() < MAX_CLICKABLE && whole {
                         v.drawn.push(Drawn { x: cx0, y, w: cx1 - cx0, track, event: b.event, name: b.name });
                     }
                 }
@@ -126,6 +136,9 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
         }
     }
     count += super::draw_counter::areas(v, &c, ratio, css_h);
+    if stop > RULER_H {
+        v.surface.fill(0, dev(stop) - 1, i64::from(dw), dev(stop) + 1, c.line);
+    }
     // Bands: the selected range and the mark.
     let band = |surface: &mut Surface, (a, b): (f64, f64), c: [u8; 3]| {
         let (x0, x1) = (x_of(a).max(GUTTER_W), x_of(b).min(css_w));
@@ -172,6 +185,7 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     overlays(v, &ctx, &c, css_w, css_h)?;
     ruler(v, &ctx, &c, css_w, step)?;
     scrollbar(v, &ctx, &c, css_w, css_h);
+    super::track_control::draw_marks(v, &ctx, &c)?;
     Ok(count)
 }
 
@@ -179,7 +193,7 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
 fn fit_height(v: &Viewer) {
     let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0);
     let most = (window_h - 240.0).clamp(420.0, 1400.0);
-    let wanted = (v.rows.height + RULER_H + 2.0).clamp(200.0, most).round();
+    let wanted = (v.rows.height + v.rows.pinned_height + RULER_H + 2.0).clamp(200.0, most).round();
     let style = v.canvas.style();
     let current = style.get_property_value("height").unwrap_or_default();
     let text = format!("{wanted}px");
@@ -227,27 +241,51 @@ pub fn fit_text(text: &str, full: f64, avail: f64) -> Option<String> {
 /// Section headers and track names.
 fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_h: f64) -> Result<(), JsValue> {
     let scroll = v.scroll_y;
-    for (s, row) in v.rows.sections.iter().enumerate() {
-        let y = RULER_H + row.y - scroll;
-        if y + SECTION_H < RULER_H || y > css_h {
+    let stop = v.scroll_top();
+    for row in &v.rows.sections {
+        let y = stop + row.y - scroll;
+        if y < stop || y > css_h {
             continue;
         }
-        section_title(v, ctx, c, s, y)?;
+        section_title(v, ctx, c, row.index, y)?;
     }
     ctx.set_font(FONT);
     ctx.set_fill_style_str(&c.muted);
     let sticky = v.sticky_section();
     // Track names stay in view while their track does, below a sticky header.
-    let top = RULER_H + sticky.map_or(0.0, |(_, y)| y - RULER_H + SECTION_H).max(0.0);
+    let top = stop + sticky.map_or(0.0, |(_, y)| y - stop + SECTION_H).max(0.0);
+    for pinned in [true, false] {
+        let (top, bottom) = if pinned { (RULER_H, stop) } else { (top, css_h) };
+        gutter_names(v, ctx, pinned, top, bottom)?;
+    }
+    if let Some((s, y)) = sticky {
+        let [r, g, b] = c.header;
+        ctx.set_fill_style_str(&format!("rgb({r}, {g}, {b})"));
+        ctx.fill_rect(0.0, y, v.size.0, SECTION_H);
+        ctx.set_fill_style_str(&c.ruler_edge);
+        ctx.fill_rect(0.0, y + SECTION_H - 1.0, v.size.0, 1.0);
+        section_title(v, ctx, c, s, y)?;
+    }
+    Ok(())
+}
+
+/// The names of the pinned or the scrolling tracks, within canvas heights `[top, bottom]`.
+fn gutter_names(
+    v: &mut Viewer,
+    ctx: &CanvasRenderingContext2d,
+    pinned: bool,
+    top: f64,
+    bottom: f64,
+) -> Result<(), JsValue> {
     ctx.save();
     ctx.begin_path();
-    ctx.rect(0.0, top, GUTTER_W, (css_h - top).max(0.0));
+    ctx.rect(0.0, top, GUTTER_W, (bottom - top).max(0.0));
     ctx.clip();
     for section in &v.layout.sections {
         for track in &section.tracks {
             let Some(Some(row)) = v.rows.tracks.get(track.id as usize) else { continue };
-            let y = RULER_H + row.y - scroll;
-            if y + row.height < RULER_H || y > css_h {
+            let y = v.track_top(row);
+            if row.pinned != pinned || y + row.height < top || y > bottom {
                 continue;
             }
             let Some(width) = v.gutter_widths.get_mut(track.id as usize) else { continue };
@@ -261,19 +299,11 @@ fn gutter(v: &mut Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_h
         }
     }
     ctx.restore();
-    if let Some((s, y)) = sticky {
-        let [r, g, b] = c.header;
-        ctx.set_fill_style_str(&format!("rgb({r}, {g}, {b})"));
-        ctx.fill_rect(0.0, y, v.size.0, SECTION_H);
-        ctx.set_fill_style_str(&c.ruler_edge);
-        ctx.fill_rect(0.0, y + SECTION_H - 1.0, v.size.0, 1.0);
-        section_title(v, ctx, c, s, y)?;
-    }
     Ok(())
 }
 
 fn section_title(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, s: usize, y: f64) -> Result<(), JsValue> {
-    let (Some(section), Some(row)) = (v.layout.sections.get(s), v.rows.sections.get(s)) else {
+    let (Some(section), Some(row)) = (v.layout.sections.get(s), v.rows.sections.iter().find(|r| r.index == s)) else {
         return Ok(());
     };
     let text = format!(
@@ -295,7 +325,7 @@ fn event_place(v: &Viewer, track: u32, depth: u16, start: f64, end: f64) -> Opti
     let width = v.timeline_width();
     let x0 = GUTTER_W + v.view.x(start, width);
     let x1 = GUTTER_W + v.view.x(end, width);
-    Some((x0, x1.max(x0 + 1.0), RULER_H + row.y - v.scroll_y + f64::from(depth) * ROW_H))
+    Some((x0, x1.max(x0 + 1.0), v.track_top(row) + f64::from(depth) * ROW_H))
 }
 
 /// Selection outline, hover outline and flow arrows.
@@ -414,13 +444,13 @@ fn ruler(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_w: f64
 
 /// A thin bar at the right edge when the tracks are taller than the canvas.
 fn scrollbar(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_w: f64, css_h: f64) {
-    let h = css_h - RULER_H;
+    let h = css_h - v.scroll_top();
     let content = v.rows.height;
     if content <= h + 0.5 {
         return;
     }
     let thumb = (h * h / content).max(20.0);
-    let y = RULER_H + (v.scroll_y / (content - h).max(1.0)) * (h - thumb);
+    let y = v.scroll_top() + (v.scroll_y / (content - h).max(1.0)) * (h - thumb);
     ctx.set_fill_style_str(&c.scrollbar);
     ctx.fill_rect(css_w - 6.0, y, 4.0, thumb);
 }

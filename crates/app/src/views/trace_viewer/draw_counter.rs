@@ -13,7 +13,7 @@ use web_sys::CanvasRenderingContext2d;
 use proflens_analysis::passes::trace::counters::Sample;
 use proflens_analysis::tools::trace_viewer::{CounterLayout, TrackLayout};
 
-use super::model::{format_duration, RowHit, GUTTER_W, RULER_H, TRACK_GAP};
+use super::model::{format_duration, RowHit, TrackRow, GUTTER_W, RULER_H, TRACK_GAP};
 use super::surface::Surface;
 use super::viewer::{Tooltip, Viewer};
 use crate::theme::TraceColors;
@@ -38,28 +38,30 @@ fn area_color(c: &TraceColors) -> [u8; 3] {
 /// converts CSS pixels); the number of samples drawn.
 pub fn areas(v: &mut Viewer, c: &TraceColors, ratio: f64, css_h: f64) -> usize {
     let dev = |x: f64| (x * ratio).round() as i64;
-    let (width, view, scroll) = (v.timeline_width(), v.view, v.scroll_y);
+    let (width, view) = (v.timeline_width(), v.view);
     let css_w = v.size.0;
     let ppp = view.ps_per_px(width);
     let x_of = |t: f64| GUTTER_W + (t - view.start) / ppp;
     let (fill, edge) = (area_color(c), c.counter);
     let mut drawn = 0;
+    let places: Vec<Option<(f64, f64, f64)>> =
+        v.rows.tracks.iter().map(|row| row.as_ref().map(|row| place(v, row, css_h))).collect();
     let Some(data) = v.data.as_ref() else { return 0 };
     let surface: &mut Surface = &mut v.surface;
     for (track, axis) in v.layout.sections.iter().flat_map(|s| &s.tracks).filter_map(|t| Some((t, t.counter.as_ref()?)))
     {
-        let (Some(Some(row)), Some(samples)) = (v.rows.tracks.get(track.id as usize), data.counters.get(&track.id))
+        let (Some(Some((top, clip_top, clip_bottom))), Some(samples)) =
+            (places.get(track.id as usize), data.counters.get(&track.id))
         else {
             continue;
         };
-        let top = RULER_H + row.y - scroll;
-        let floor = top + row.height - TRACK_GAP;
-        if floor < RULER_H || top > css_h {
+        let (top, floor) = (*top, top + v.rows.tracks[track.id as usize].map_or(0.0, |r| r.height) - TRACK_GAP);
+        if floor < *clip_top || top > *clip_bottom {
             continue;
         }
         let chart_h = (floor - top - HEADROOM).max(1.0);
         let max = if axis.max > 0.0 { axis.max } else { 1.0 };
-        let clip_top = dev(top.max(RULER_H));
+        let (clip_top, floor) = (dev(top.max(*clip_top)), floor.min(*clip_bottom));
         for (k, s) in samples.iter().enumerate() {
             let x0 = x_of(s.time_ps as f64).max(GUTTER_W);
             // The value holds until the next sample; the last one ends the series.
@@ -70,6 +72,9 @@ pub fn areas(v: &mut Viewer, c: &TraceColors, ratio: f64, css_h: f64) -> usize {
             let h = (s.value.max(0.0) / max).min(1.0) * chart_h;
             let (dx0, dx1) = (dev(x0), dev(x1).max(dev(x0) + 1));
             let y = dev(floor - h).max(clip_top);
+            if y >= dev(floor) {
+                continue;
+            }
             surface.fill(dx0, y, dx1, dev(floor), fill);
             if h > 0.0 {
                 surface.fill(dx0, y, dx1, (y + dev(1.0).max(1)).min(dev(floor)), edge);
@@ -80,6 +85,15 @@ pub fn areas(v: &mut Viewer, c: &TraceColors, ratio: f64, css_h: f64) -> usize {
     drawn
 }
 
+/// Where a track's chart sits: its top, and the band it may be drawn in
+/// (pinned tracks under the ruler, the others below the pinned band).
+fn place(v: &Viewer, row: &TrackRow, css_h: f64) -> (f64, f64, f64) {
+    match row.pinned {
+        true => (v.track_top(row), RULER_H, v.scroll_top()),
+        false => (v.track_top(row), v.scroll_top(), css_h),
+    }
+}
+
 /// The axis top of each counter in the gutter, right-aligned.
 pub fn axis_labels(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, css_h: f64) -> Result<(), JsValue> {
     ctx.save();
@@ -87,9 +101,9 @@ pub fn axis_labels(v: &Viewer, ctx: &CanvasRenderingContext2d, c: &TraceColors, 
     ctx.set_fill_style_str(&c.muted);
     for (track, axis) in counters(v) {
         let Some(Some(row)) = v.rows.tracks.get(track.id as usize) else { continue };
-        let top = RULER_H + row.y - v.scroll_y;
+        let (top, clip_top, clip_bottom) = place(v, row, css_h);
         let floor = top + row.height - TRACK_GAP;
-        if floor < RULER_H || top > css_h {
+        if floor < clip_top || floor > clip_bottom {
             continue;
         }
         ctx.fill_text(&format_value(axis.max, &axis.unit), GUTTER_W - 6.0, floor - 6.0)?;
@@ -103,7 +117,8 @@ pub fn describe(v: &Viewer, x: f64, y: f64) -> Option<Tooltip> {
     if x < GUTTER_W || y < RULER_H {
         return None;
     }
-    let RowHit::Track(id, _) = v.rows.at(y - RULER_H + v.scroll_y)? else { return None };
+    let hit = if y < v.scroll_top() { v.rows.pinned_at(y - RULER_H) } else { v.rows.at(v.content_y(y)) };
+    let RowHit::Track(id, _) = hit? else { return None };
     let (track, axis) = counters(v).find(|(t, _)| t.id == id)?;
     let t = v.view.t(x - GUTTER_W, v.timeline_width());
     let sample = value_at(v.data.as_ref()?.counters.get(&id)?, t)?;
@@ -124,7 +139,7 @@ pub fn tracks_for_tests(v: &Viewer) -> JsValue {
     let out = js_sys::Array::new();
     for (track, axis) in counters(v) {
         let Some(Some(row)) = v.rows.tracks.get(track.id as usize) else { continue };
-        let top = RULER_H + row.y - v.scroll_y;
+        let top = v.track_top(row);
         let samples = v.data.as_ref().and_then(|d| d.counters.get(&track.id)).map_or(0, Vec::len);
         let o = js_sys::Object::new();
         for (key, value) in [

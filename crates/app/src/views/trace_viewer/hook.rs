@@ -15,7 +15,10 @@
 //! - `counterTracks()`: the counter tracks shown, with their chart's box in
 //!   client coordinates (see [`tracks_for_tests`](super::draw_counter::tracks_for_tests));
 //! - `state()`: `{start, end, scroll, collapsed: [section…], selected: {track, event, start, end, depth} | null,
-//!   range: [start, end] | null, mark: [start, end] | null}` (times in ps);
+//!   range: [start, end] | null, mark: [start, end] | null, tracks}` (times in ps), where
+//!   `tracks` is `{rows: [{track, name, sectionName, top, height, pinned, section}] (top to bottom, canvas CSS px),
+//!   sections: [layout index…] (in order), headers: [their tops], pinned: [track…], band, scrollTop, hidden, filter, flash,
+//!   asked: [track…] (what the last window query asked for)}`;
 //! - `sections()`: the timeline's sections in order, as `[{name, tracks: [name…]}]`.
 //!
 //! The property itself cannot be replaced by page scripts.
@@ -25,6 +28,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::track_control;
 use super::viewer::with_viewer;
 
 const NAME: &str = "__proflensTrace";
@@ -73,7 +77,14 @@ fn create() -> Option<Hook> {
         with_viewer(|v| v.find_box(&text)).flatten().unwrap_or(JsValue::NULL)
     });
     set(&object, "findBox", find.as_ref().unchecked_ref());
-    let state = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(|v| v.state_for_tests()).unwrap_or(JsValue::NULL));
+    let state = Closure::<dyn Fn() -> JsValue>::new(|| {
+        with_viewer(|v| {
+            let state = v.state_for_tests();
+            let _ = js_sys::Reflect::set(&state, &"tracks".into(), &track_control::state_for_tests(v));
+            state
+        })
+        .unwrap_or(JsValue::NULL)
+    });
     set(&object, "state", state.as_ref().unchecked_ref());
     let boxes = Closure::<dyn Fn() -> JsValue>::new(|| with_viewer(drawn_boxes).unwrap_or(JsValue::NULL));
     set(&object, "boxes", boxes.as_ref().unchecked_ref());

@@ -10,7 +10,6 @@ use leptos::prelude::*;
 
 use proflens_analysis::passes::trace::run::HostSpan;
 
-use super::model::Rows;
 use super::viewer::{with_viewer, Viewer};
 use crate::widgets::fmt;
 
@@ -32,8 +31,7 @@ fn fold_hosts(v: &mut Viewer, fold: impl Fn(usize) -> Option<bool>) {
             *c = folded;
         }
     }
-    v.rows = Rows::new(&v.layout, &v.collapsed);
-    v.set_scroll(v.scroll_y);
+    v.rebuild_rows();
 }
 
 /// A run's timeline going on screen: the hosts beyond the first few folded.

@@ -17,6 +17,7 @@ use super::listeners::Listeners;
 use super::model::{View, GUTTER_W, RULER_H};
 use super::nav;
 use super::shortcut_help;
+use super::track_control;
 use super::viewer::{with_viewer, Drag, Pick, Viewer};
 use crate::protocol::TraceHit;
 
@@ -48,6 +49,12 @@ pub fn attach(canvas: &HtmlCanvasElement) -> Listeners {
             v.ui.tooltip.set(None);
             v.request_frame();
         });
+    });
+    // Not passive: a right click on a name opens the track finder instead of the browser's menu.
+    l.add(target, "contextmenu", false, |e| {
+        if let Some(e) = e.dyn_ref::<MouseEvent>() {
+            track_control::on_context_menu(e);
+        }
     });
     // Not passive: the wheel zooms instead of scrolling the page.
     l.add(target, "wheel", false, |e| {
@@ -249,6 +256,9 @@ fn on_mouse_down(e: &MouseEvent) {
         options.set_prevent_scroll(true);
         let _ = v.canvas.focus_with_options(&options);
         let from_ruler = y < RULER_H && x >= GUTTER_W;
+        // A name in the gutter is dragged to reorder (a click still folds a section).
+        v.tracks.grab = if x < GUTTER_W && !e.shift_key() { track_control::grab_at(v, y) } else { None };
+        v.tracks.drop_y = None;
         v.drag = Some(Drag {
             x0: x,
             y0: y,
@@ -282,6 +292,11 @@ fn on_drag_move(e: &MouseEvent) {
         }
         d.moved = true;
         v.drag = Some(d);
+        if v.tracks.grab.is_some() {
+            v.tracks.drop_y = Some(y);
+            v.request_frame();
+            return;
+        }
         let width = v.timeline_width();
         if d.select {
             let t0 = d.view0.t(d.x0 - GUTTER_W, width);
@@ -299,8 +314,15 @@ fn on_drag_move(e: &MouseEvent) {
 fn on_mouse_up(e: &MouseEvent) {
     with_viewer(|v| {
         let Some(d) = v.drag.take() else { return };
+        let grab = v.tracks.grab.take();
+        v.tracks.drop_y = None;
         if !d.moved {
             click(v, d.x0, d.y0);
+            return;
+        }
+        if let Some(grab) = grab {
+            track_control::drop_at(v, grab, local(v, e).1);
+            v.request_frame();
             return;
         }
         if d.select {
@@ -308,8 +330,8 @@ fn on_mouse_up(e: &MouseEvent) {
             let tracks = if d.from_ruler {
                 v.rows.tracks_between(0.0, v.rows.height)
             } else {
-                let top = d.y0.max(RULER_H) - RULER_H + v.scroll_y;
-                let bottom = y.max(RULER_H) - RULER_H + v.scroll_y;
+                let top = v.content_y(d.y0);
+                let bottom = v.content_y(y);
                 v.rows.tracks_between(top, bottom.max(top + 1.0))
             };
             v.set_range(v.range, tracks);

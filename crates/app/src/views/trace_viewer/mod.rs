@@ -18,7 +18,12 @@
 //! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks;
 //! - [`nav`], [`shortcuts`], [`shortcut_help`]: `.`/`,`, the URL's range and
 //!   event, and the `?` list of every shortcut;
-//! - [`draw_counter`]: counter tracks as area charts, their axis and hover value.
+//! - [`draw_counter`]: counter tracks as area charts, their axis and hover value;
+//! - [`track_prefs`] (no web types), [`track_control`], [`track_finder`]: the
+//!   user's track layout (order, pins, hidden, filter), dragging names in the
+//!   gutter, the track bar and finder, and saving the layout (URL hash, localStorage);
+//! - [`host_list`], [`stragglers`]: "All hosts": which hosts are open, and
+//!   which host finished each step last (a table, and flags on the timeline).
 
 pub mod answers;
 pub mod client;
@@ -39,6 +44,9 @@ pub mod shortcut_help;
 pub mod shortcuts;
 pub mod stragglers;
 pub mod surface;
+pub mod track_control;
+pub mod track_finder;
+pub mod track_prefs;
 pub mod ui;
 pub mod viewer;
 pub mod window_data;
@@ -182,6 +190,10 @@ fn TraceViewerView(
     let canvas = NodeRef::<Canvas>::new();
     let id = viewer::next_id();
     let layout = Arc::new(layout);
+    // The track layout saved for this profile, before the viewer lays out its rows.
+    ui.tracks.set(track_control::load(&run, &host, &layout));
+    let track_bar =
+        view! { <track_finder::TrackBar ui=ui layout=layout.clone() run=run.clone() host=host.clone() viewer_id=id/> };
     let summary_line = format!(
         "{} on {} in {}; timeline built in {:.0} ms.",
         fmt::plural(layout.events as usize, "event", "events"),
@@ -388,6 +400,7 @@ fn TraceViewerView(
                 </button>
                 {move || picture_problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
             </div>
+            {track_bar}
             <search_list::SearchList ui=ui/>
             <p class="trace-status">
                 <span
@@ -415,7 +428,7 @@ fn TraceViewerView(
                 " or drag pan · "<kbd>"Alt"</kbd>"+wheel or "<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" scroll tracks · click an event for details · "
                 <kbd>"Shift"</kbd>"+drag selects a range · "<kbd>"F"</kbd>" fits it · "<kbd>"M"</kbd>" marks it · "
                 <kbd>"0"</kbd>" shows all · "<kbd>"."</kbd>"/"<kbd>","</kbd>" next/previous slice · "
-                "click a section header to fold it · "
+                "click a section header to fold it · drag a name in the gutter to move it · "
                 <button type="button" id="trace-shortcuts-open" class="link-button" on:click=move |_| shortcut_help::open()>
                     "All shortcuts"
                 </button>

@@ -2,6 +2,7 @@
 //! tracks sit vertically, which time range is on screen and how it maps to
 //! pixels, ruler ticks, colours, and when the boxes on hand no longer do.
 
+use super::track_prefs::Arranged;
 use crate::widgets::fmt;
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
@@ -19,49 +20,82 @@ const MIN_RANGE_PS: f64 = 10.0;
 pub struct SectionRow {
     pub y: f64,
     pub collapsed: bool,
+    /// The section's index in the layout (rows list sections in the user's order).
+    pub index: usize,
 }
 
-/// A track's place; absent for tracks of collapsed sections.
+/// A track's place; absent for tracks of collapsed, hidden or filtered-out
+/// sections. Pinned tracks sit in the band under the ruler (`y` from its top).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrackRow {
     pub y: f64,
     pub height: f64,
     pub section: usize,
+    pub pinned: bool,
 }
 
 /// Where everything sits vertically.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rows {
+    /// In the order shown.
     pub sections: Vec<SectionRow>,
     /// By track id.
     pub tracks: Vec<Option<TrackRow>>,
+    /// Height of the scrolling content (without the pinned band).
     pub height: f64,
+    /// Height of the pinned tracks' band.
+    pub pinned_height: f64,
 }
 
 /// What is at a height of the content.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RowHit {
+    /// The section's index in the layout.
     Section(usize),
     /// Track id and nesting depth.
     Track(u32, u16),
 }
 
+fn track_height(layout: &TraceLayout, id: u32) -> f64 {
+    let rows = layout.sections.iter().flat_map(|s| &s.tracks).find(|t| t.id == id).map_or(1, |t| t.rows);
+    f64::from(rows.max(1)) * ROW_H + TRACK_GAP
+}
+
 impl Rows {
+    /// Every section and track in the layout's order (the viewer uses
+    /// [`Rows::arranged`] with the user's prefs).
+    #[cfg(test)]
     pub fn new(layout: &TraceLayout, collapsed: &[bool]) -> Rows {
+        let keys = super::track_prefs::track_keys(layout);
+        Rows::arranged(layout, collapsed, &super::track_prefs::TrackPrefs::default().arrange(layout, &keys))
+    }
+
+    /// Sections and tracks as the user arranged them (order, pins, hidden, filter).
+    pub fn arranged(layout: &TraceLayout, collapsed: &[bool], arranged: &Arranged) -> Rows {
         let count: usize = layout.sections.iter().map(|s| s.tracks.len()).sum();
-        let mut rows = Rows { sections: Vec::new(), tracks: vec![None; count], height: 0.0 };
+        let mut rows = Rows { sections: Vec::new(), tracks: vec![None; count], height: 0.0, pinned_height: 0.0 };
+        let section_of = |id: u32| layout.sections.iter().position(|s| s.tracks.iter().any(|t| t.id == id));
         let mut y = 0.0;
-        for (s, section) in layout.sections.iter().enumerate() {
-            let is_collapsed = collapsed.get(s).copied().unwrap_or(false);
-            rows.sections.push(SectionRow { y, collapsed: is_collapsed });
+        for &id in &arranged.pinned {
+            let height = track_height(layout, id);
+            if let (Some(slot), Some(section)) = (rows.tracks.get_mut(id as usize), section_of(id)) {
+                *slot = Some(TrackRow { y, height, section, pinned: true });
+                y += height;
+            }
+        }
+        rows.pinned_height = y;
+        let mut y = 0.0;
+        for (s, tracks) in &arranged.sections {
+            let is_collapsed = collapsed.get(*s).copied().unwrap_or(false);
+            rows.sections.push(SectionRow { y, collapsed: is_collapsed, index: *s });
             y += SECTION_H;
             if is_collapsed {
                 continue;
             }
-            for track in &section.tracks {
-                let height = f64::from(track.rows.max(1)) * ROW_H + TRACK_GAP;
-                if let Some(slot) = rows.tracks.get_mut(track.id as usize) {
-                    *slot = Some(TrackRow { y, height, section: s });
+            for &id in tracks {
+                let height = track_height(layout, id);
+                if let Some(slot) = rows.tracks.get_mut(id as usize) {
+                    *slot = Some(TrackRow { y, height, section: *s, pinned: false });
                 }
                 y += height;
             }
@@ -78,10 +112,19 @@ impl Rows {
         // Headers first: they are few.
         let s = self.sections.partition_point(|r| r.y <= y).checked_sub(1)?;
         if y < self.sections[s].y + SECTION_H {
-            return Some(RowHit::Section(s));
+            return Some(RowHit::Section(self.sections[s].index));
         }
+        self.track_at(y, false)
+    }
+
+    /// The pinned track at height `y` of the pinned band.
+    pub fn pinned_at(&self, y: f64) -> Option<RowHit> {
+        (y >= 0.0 && y < self.pinned_height).then(|| self.track_at(y, true))?
+    }
+
+    fn track_at(&self, y: f64, pinned: bool) -> Option<RowHit> {
         self.tracks.iter().enumerate().find_map(|(id, row)| {
-            let row = row.as_ref()?;
+            let row = row.as_ref().filter(|r| r.pinned == pinned)?;
             (y >= row.y && y < row.y + row.height).then(|| {
                 let depth = ((y - row.y) / ROW_H).floor().clamp(0.0, f64::from(u16::MAX)) as u16;
                 RowHit::Track(id as u32, depth)
@@ -89,22 +132,29 @@ impl Rows {
         })
     }
 
-    /// The section whose header or tracks are at content height `y`, and
-    /// where it ends.
+    /// The section (its place in [`Rows::sections`]) whose header or tracks
+    /// are at content height `y`, and where it ends.
     pub fn section_at(&self, y: f64) -> Option<(usize, f64)> {
         let s = self.sections.partition_point(|r| r.y <= y).checked_sub(1)?;
         let end = self.sections.get(s + 1).map_or(self.height, |r| r.y);
         (y < end).then_some((s, end))
     }
 
-    /// Tracks shown (not collapsed) that overlap content heights `[top, bottom]`.
+    /// Scrolling tracks shown (not collapsed) that overlap content heights `[top, bottom]`.
     pub fn tracks_between(&self, top: f64, bottom: f64) -> Vec<u32> {
         let (top, bottom) = (top.min(bottom), top.max(bottom));
         self.tracks
             .iter()
             .enumerate()
-            .filter_map(|(id, row)| row.filter(|r| r.y + r.height > top && r.y < bottom).map(|_| id as u32))
+            .filter_map(|(id, row)| {
+                row.filter(|r| !r.pinned && r.y + r.height > top && r.y < bottom).map(|_| id as u32)
+            })
             .collect()
+    }
+
+    /// Tracks in the pinned band.
+    pub fn pinned(&self) -> Vec<u32> {
+        self.tracks.iter().enumerate().filter_map(|(id, row)| row.filter(|r| r.pinned).map(|_| id as u32)).collect()
     }
 }
 
@@ -370,6 +420,37 @@ mod tests {
         assert_eq!(folded.tracks[0], None);
         assert_eq!(folded.sections[1].y, SECTION_H);
         assert_eq!(folded.at(SECTION_H + 1.0), Some(RowHit::Section(1)));
+    }
+
+    #[test]
+    fn arranged_rows_pin_reorder_and_hide() {
+        use crate::views::trace_viewer::track_prefs::{track_keys, TrackPrefs};
+        let l = layout();
+        let keys = track_keys(&l);
+        let mut prefs = TrackPrefs::default();
+        prefs.toggle_pinned(keys[2]);
+        prefs.move_track(&l, &keys, 1, 0);
+        let rows = Rows::arranged(&l, &[false, false], &prefs.arrange(&l, &keys));
+        // Track 2 sits in the band, out of the scrolling content.
+        let pinned = rows.tracks[2].expect("pinned");
+        assert!(pinned.pinned && pinned.y == 0.0);
+        assert_eq!(rows.pinned_height, pinned.height);
+        assert_eq!(rows.pinned(), vec![2]);
+        assert_eq!(rows.pinned_at(1.0), Some(RowHit::Track(2, 0)));
+        assert_eq!(rows.pinned_at(pinned.height + 1.0), None);
+        // Section b keeps its header, now empty; track 1 comes before track 0.
+        assert_eq!(rows.tracks[1].map(|r| r.y), Some(SECTION_H));
+        assert_eq!(rows.tracks[0].map(|r| r.y), Some(SECTION_H + ROW_H + TRACK_GAP));
+        assert_eq!(rows.tracks_between(0.0, rows.height), vec![0, 1]);
+        assert_eq!(rows.at(rows.sections[1].y + 1.0), Some(RowHit::Section(1)));
+        // Sections in another order keep their layout index.
+        prefs.move_section(&l, 1, 0);
+        prefs.toggle_hidden(keys[0]);
+        let rows = Rows::arranged(&l, &[false, false], &prefs.arrange(&l, &keys));
+        assert_eq!(rows.sections.iter().map(|s| s.index).collect::<Vec<_>>(), vec![1, 0]);
+        assert_eq!(rows.at(1.0), Some(RowHit::Section(1)));
+        assert_eq!(rows.tracks[0], None);
+        assert_eq!(rows.height, 2.0 * SECTION_H + ROW_H + TRACK_GAP);
     }
 
     #[test]

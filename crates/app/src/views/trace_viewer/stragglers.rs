@@ -10,7 +10,7 @@ use web_sys::CanvasRenderingContext2d;
 
 use proflens_analysis::tools::trace_viewer::TraceLayout;
 
-use super::model::{format_duration, View, GUTTER_W, RULER_H, SECTION_H};
+use super::model::{format_duration, View, GUTTER_W, SECTION_H};
 use super::viewer::{with_viewer, Viewer};
 use crate::widgets::fmt;
 
@@ -25,10 +25,10 @@ pub fn draw_flags(v: &Viewer, ctx: &CanvasRenderingContext2d, css_w: f64, css_h:
     ctx.set_fill_style_str(FLAG);
     for s in &v.layout.stragglers {
         let Some(span) = v.layout.hosts.get(s.host as usize) else { continue };
-        let Some(row) = v.rows.sections.get(span.first_section as usize) else { continue };
+        let Some(row) = v.rows.sections.iter().find(|r| r.index == span.first_section as usize) else { continue };
         let x = GUTTER_W + v.view.x(s.end_ps as f64, width);
-        let y = RULER_H + row.y - v.scroll_y;
-        if x < GUTTER_W || x > css_w || y < RULER_H || y + SECTION_H > css_h {
+        let y = v.scroll_top() + row.y - v.scroll_y;
+        if x < GUTTER_W || x > css_w || y < v.scroll_top() || y + SECTION_H > css_h {
             continue;
         }
         ctx.fill_rect(x - 0.5, y + 3.0, 1.5, SECTION_H - 6.0);

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use proflens_analysis::passes::trace::flame::FlameGraph;
 use proflens_analysis::passes::trace::range_stats::RangeStats;
 
+use super::track_prefs::TrackPrefs;
 use crate::protocol::{TraceEvent, TraceHit, TraceLink};
 
 /// The details pane.
@@ -85,6 +86,10 @@ pub struct Ui {
     pub selection: RwSignal<Option<(f64, f64)>>,
     pub export: RwSignal<Option<Result<String, String>>>,
     pub exporting: RwSignal<bool>,
+    /// The user's layout of the tracks (order, pins, hidden, filter).
+    pub tracks: RwSignal<TrackPrefs>,
+    /// The track finder's search while it is open.
+    pub finder: RwSignal<Option<String>>,
 }
 
 impl Ui {
@@ -101,6 +106,8 @@ impl Ui {
             selection: RwSignal::new(None),
             export: RwSignal::new(None),
             exporting: RwSignal::new(false),
+            tracks: RwSignal::new(TrackPrefs::default()),
+            finder: RwSignal::new(None),
         }
     }
 }

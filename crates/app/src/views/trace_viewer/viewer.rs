@@ -17,8 +17,9 @@ use proflens_analysis::tools::trace_viewer::TraceLayout;
 
 use super::client::{Client, Kind};
 use super::listeners::Listeners;
-use super::model::{fetch_range, RowHit, Rows, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
+use super::model::{fetch_range, RowHit, Rows, TrackRow, View, GUTTER_W, ROW_H, RULER_H, SECTION_H};
 use super::surface::{Drawn, Surface};
+use super::track_prefs::TrackControl;
 use super::window_data::WindowData;
 use crate::protocol::{EventAt, TraceHit, TraceLink, TraceQuery};
 use crate::views::TraceTarget;
@@ -106,6 +107,8 @@ pub struct Viewer {
     pub flags_drawn: usize,
     /// Widths of the gutter's names (tracks by id, then sections), NaN until measured.
     pub gutter_widths: Vec<f64>,
+    /// The user's order, pins, hidden tracks and filter ([`super::track_control`]).
+    pub tracks: TrackControl,
     pub ui: Ui,
     /// Removed from the page with the viewer.
     _listeners: Listeners,
@@ -148,7 +151,8 @@ impl Viewer {
         let Parts { id, send, on_frame, run, host, layout, canvas, ctx, ui, listeners, target } = parts;
         let span = (layout.start_ps as f64, layout.end_ps.max(layout.start_ps + 1) as f64);
         let collapsed = vec![false; layout.sections.len()];
-        let rows = Rows::new(&layout, &collapsed);
+        let track_control = TrackControl::new(&layout, ui.tracks.get_untracked());
+        let rows = Rows::arranged(&layout, &collapsed, &track_control.arrange(&layout));
         let tracks = rows.tracks.len() + layout.sections.len();
         Viewer {
             id,
@@ -190,6 +194,7 @@ impl Viewer {
             size: (0.0, 0.0),
             drawn: Vec::new(),
             gutter_widths: vec![f64::NAN; tracks],
+            tracks: track_control,
             layout,
             ui,
             _listeners: listeners,
@@ -201,9 +206,33 @@ impl Viewer {
         (self.size.0 - GUTTER_W).max(1.0)
     }
 
-    /// Height of the scrolling area below the ruler.
+    /// Height of the scrolling area below the ruler and the pinned band.
     pub fn viewport_height(&self) -> f64 {
-        (self.size.1 - RULER_H).max(1.0)
+        (self.size.1 - RULER_H - self.band_height()).max(1.0)
+    }
+
+    /// Height of the pinned tracks' band: at most half the canvas below the ruler.
+    pub fn band_height(&self) -> f64 {
+        self.rows.pinned_height.min(((self.size.1 - RULER_H) * 0.5).max(0.0))
+    }
+
+    /// Where the scrolling tracks start on the canvas, CSS pixels.
+    pub fn scroll_top(&self) -> f64 {
+        RULER_H + self.band_height()
+    }
+
+    /// A track's top on the canvas, CSS pixels.
+    pub fn track_top(&self, row: &TrackRow) -> f64 {
+        if row.pinned {
+            RULER_H + row.y
+        } else {
+            self.scroll_top() + row.y - self.scroll_y
+        }
+    }
+
+    /// Content height (of the scrolling tracks) at canvas height `y`.
+    pub fn content_y(&self, y: f64) -> f64 {
+        y.max(self.scroll_top()) - self.scroll_top() + self.scroll_y
     }
 
     pub(super) fn post(&mut self, kind: Kind, query: TraceQuery) {
@@ -233,7 +262,9 @@ impl Viewer {
     /// Tracks worth having boxes for: those shown within a screen of the visible ones.
     pub fn wanted_tracks(&self) -> Vec<u32> {
         let h = self.viewport_height();
-        self.rows.tracks_between(self.scroll_y - h, self.scroll_y + 2.0 * h)
+        let mut tracks = self.rows.tracks_between(self.scroll_y - h, self.scroll_y + 2.0 * h);
+        tracks.extend(self.rows.pinned());
+        tracks
     }
 
     /// Asks for boxes when those on hand no longer draw the view well.
@@ -248,6 +279,7 @@ impl Viewer {
             return;
         }
         let (start_ps, end_ps, width_px) = fetch_range(self.view, width, self.span);
+        self.tracks.asked = wanted.clone();
         self.post(Kind::Window, TraceQuery::Window { tracks: wanted, start_ps, end_ps, width_px });
     }
 
@@ -263,7 +295,12 @@ impl Viewer {
         if let Some(c) = self.collapsed.get_mut(s) {
             *c = !*c;
         }
-        self.rows = Rows::new(&self.layout, &self.collapsed);
+        self.rebuild_rows();
+    }
+
+    /// Lays the rows out again (folds or track prefs changed).
+    pub fn rebuild_rows(&mut self) {
+        self.rows = Rows::arranged(&self.layout, &self.collapsed, &self.tracks.arrange(&self.layout));
         self.set_scroll(self.scroll_y);
     }
 
@@ -273,7 +310,7 @@ impl Viewer {
         if let Some(s) = section.filter(|&s| self.collapsed.get(s).copied().unwrap_or(false)) {
             self.toggle_section(s);
         }
-        if let Some(Some(row)) = self.rows.tracks.get(track as usize) {
+        if let Some(Some(row)) = self.rows.tracks.get(track as usize).filter(|r| r.is_some_and(|r| !r.pinned)) {
             let y = row.y + f64::from(depth) * ROW_H;
             let h = self.viewport_height();
             if y < self.scroll_y || y + ROW_H > self.scroll_y + h {
@@ -283,14 +320,14 @@ impl Viewer {
     }
 
     /// The section whose header is scrolled away while its tracks show: its
-    /// header stays at the top (pushed up by the next one). Index and y.
+    /// header stays at the top (pushed up by the next one). Layout index and y.
     pub fn sticky_section(&self) -> Option<(usize, f64)> {
         let (s, end) = self.rows.section_at(self.scroll_y)?;
         let row = self.rows.sections.get(s)?;
         if row.y >= self.scroll_y || row.collapsed {
             return None;
         }
-        Some((s, RULER_H + (end - self.scroll_y - SECTION_H).min(0.0)))
+        Some((row.index, self.scroll_top() + (end - self.scroll_y - SECTION_H).min(0.0)))
     }
 
     /// What is under a point of the canvas (CSS pixels).
@@ -303,7 +340,13 @@ impl Viewer {
                 return Some(Pick::Section(s));
             }
         }
-        match self.rows.at(y - RULER_H + self.scroll_y)? {
+        let band = self.band_height();
+        let hit = if y < RULER_H + band {
+            self.rows.pinned_at(y - RULER_H)
+        } else {
+            self.rows.at(y - RULER_H - band + self.scroll_y)
+        };
+        match hit? {
             RowHit::Section(s) => Some(Pick::Section(s)),
             RowHit::Track(track, depth) => {
                 if x < GUTTER_W {
