@@ -307,7 +307,14 @@ mod tests {
 
     #[test]
     fn finder_lists_in_the_users_order_and_searches() {
-        let track = |id, name: &str| TrackLayout { id, name: name.into(), rows: 1, events: 1 };
+        let track = |id, name: &str| TrackLayout {
+            id,
+            name: name.into(),
+            rows: 1,
+            events: 1,
+            kind: Default::default(),
+            counter: None,
+        };
         let layout = TraceLayout {
             sections: vec![
                 SectionLayout { name: "GPU 0".into(), tracks: vec![track(0, "Stream 7"), track(1, "Stream 13")] },
@@ -317,6 +324,8 @@ mod tests {
             end_ps: 1,
             events: 3,
             build_ms: 0.0,
+            hosts: Vec::new(),
+            stragglers: Vec::new(),
         };
         let keys = track_keys(&layout);
         let mut prefs = TrackPrefs::default();

@@ -332,7 +332,14 @@ mod tests {
 
     /// Sections "GPU 0" (Stream 1, Stream 2, Stream 2) and "Host" (python, main).
     fn layout() -> TraceLayout {
-        let track = |id, name: &str| TrackLayout { id, name: name.into(), rows: 1, events: 1 };
+        let track = |id, name: &str| TrackLayout {
+            id,
+            name: name.into(),
+            rows: 1,
+            events: 1,
+            kind: Default::default(),
+            counter: None,
+        };
         TraceLayout {
             sections: vec![
                 SectionLayout {
@@ -345,6 +352,8 @@ mod tests {
             end_ps: 10,
             events: 5,
             build_ms: 0.0,
+            hosts: Vec::new(),
+            stragglers: Vec::new(),
         }
     }
 
@@ -364,7 +373,14 @@ mod tests {
             0,
             SectionLayout {
                 name: "Other".into(),
-                tracks: vec![TrackLayout { id: 0, name: "x".into(), rows: 1, events: 1 }],
+                tracks: vec![TrackLayout {
+                    id: 0,
+                    name: "x".into(),
+                    rows: 1,
+                    events: 1,
+                    kind: Default::default(),
+                    counter: None,
+                }],
             },
         );
         for t in more.sections.iter_mut().skip(1).flat_map(|s| s.tracks.iter_mut()) {
