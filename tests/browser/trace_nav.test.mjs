@@ -54,16 +54,23 @@ async function row(page, track, y) {
 
 /** The row (same track and y) with the most clickable boxes drawn, left to right. */
 async function busiestRow(page) {
-  // Those within the window, to click.
-  const boxes = await page.evaluate(() => window.__proflensTrace.boxes().filter((b) => b.y >= 0 && b.y + 10 < innerHeight));
-  const rows = new Map();
-  for (const b of boxes) {
-    const key = `${b.track}:${Math.round(b.y)}`;
-    rows.set(key, [...(rows.get(key) ?? []), b]);
+  let boxes = [];
+  // Tracks scroll (↓) until a row with three boxes is on screen: counter tracks may fill the first screen.
+  for (let scrolls = 0; scrolls < 12; scrolls++) {
+    // Those within the window, to click.
+    boxes = await page.evaluate(() => window.__proflensTrace.boxes().filter((b) => b.y >= 0 && b.y + 10 < innerHeight));
+    const rows = new Map();
+    for (const b of boxes) {
+      const key = `${b.track}:${Math.round(b.y)}`;
+      rows.set(key, [...(rows.get(key) ?? []), b]);
+    }
+    const chosen = [...rows.values()].filter((r) => r.length >= 3).sort((a, b) => b.length - a.length)[0];
+    if (chosen) return chosen.sort((a, b) => a.x - b.x);
+    await page.locator('#trace-canvas').evaluate((c) => c.focus({ preventScroll: true }));
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(150);
   }
-  const chosen = [...rows.values()].filter((r) => r.length >= 3).sort((a, b) => b.length - a.length)[0];
-  assert.ok(chosen, `no row with three boxes among ${boxes.length}`);
-  return chosen.sort((a, b) => a.x - b.x);
+  assert.fail(`no row with three boxes among ${boxes.length}`);
 }
 
 test('. and , select the next and previous slice of the track at the same depth', async (t) => {
