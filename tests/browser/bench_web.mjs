@@ -2,6 +2,9 @@
 //
 //   node bench_web.mjs DIST_DIR PROFILE_PATH
 //
+// PROFILE_PATH is one profile, or a folder of a run's hosts, which opens on
+// "All hosts" (one timeline of every host).
+//
 // serves DIST_DIR, opens the page on the trace viewer, loads the profile and
 // measures the time from choosing the file to the first frame with events,
 // the worker's wasm memory, then zooms and pans by keyboard (W/S/A/D held)
@@ -49,12 +52,20 @@ function stats(values) {
   };
 }
 
+/** The bytes of a file, or of every file under a folder. */
+function fileBytes(p) {
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return st.size;
+  return fs.readdirSync(p).reduce((sum, name) => sum + fileBytes(path.join(p, name)), 0);
+}
+
 const env = await launch();
 let exitCode = 0;
 try {
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
   const t0 = await page.evaluate(() => performance.now());
-  await page.setInputFiles('#open-files', profile);
+  const isRun = fs.statSync(profile).isDirectory();
+  await page.setInputFiles(isRun ? '#open-folder' : '#open-files', profile);
   await page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, {
     timeout: LOAD_TIMEOUT_MS,
     polling: 100,
@@ -108,7 +119,8 @@ try {
   });
   const result = {
     profile,
-    file_bytes: fs.statSync(profile).size,
+    file_bytes: fileBytes(profile),
+    host: await page.locator('#host').inputValue(),
     events: loaded.events,
     load_to_first_frame_ms: Math.round(loaded.firstFrameAt - t0),
     load_to_layout_ms: Math.round(loaded.layoutAt - t0),

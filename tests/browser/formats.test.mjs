@@ -140,7 +140,7 @@ test('two ranks of one PyTorch job: each rank and the distributed view', async (
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
   assert.deepEqual(await offered(page), [
     'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'idle_time_breakdown', 'queue_length',
-    'memory_bandwidth', 'stragglers',
+    'memory_bandwidth', 'stragglers', 'trace_viewer',
   ]);
   assert.deepEqual(await page.$$eval('#distributed-table tbody .rank', (c) => c.map((x) => x.textContent)), ['sampled_rank-0', 'sampled_rank-1']);
   // Communication overlapping computation per rank, as HTA finds it over all steps (within 1 point).

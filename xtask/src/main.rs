@@ -20,7 +20,8 @@ commands:
   check-arch         check the architecture from the source text: no module circles, the layer
                      order crate roots declare (//! Layers: a < b), no file over 600 lines
   dist               build the static app into dist/ (plus the single-file dist/proflens.html)
-  bench-web PATH     load PATH in the trace viewer in headless Chromium; print load time to first
+  bench-web PATH     load PATH (a profile, or a folder of a run's hosts: \"All hosts\") in the trace
+                     viewer in headless Chromium; print load time to first
                      frame, wasm memory and frame times as JSON (with PROFLENS_XPROF_PYTHON set to a
                      Python that has the xprof package, XProf's trace_viewer conversion time of the
                      same file is measured in the same run)";

@@ -19,9 +19,14 @@ use proflens_analysis::registry;
 use super::source::FoundHost;
 use crate::protocol::ALL_HOSTS;
 
-/// Hosts whose events stay in memory, for quick switching between them
-/// (and so that both sides of a comparison of two hosts stay loaded).
+/// Hosts whose events always stay in memory, for quick switching between
+/// them (and so that both sides of a comparison of two hosts stay loaded).
 const LOADED: usize = 2;
+/// More recent hosts stay loaded while their files add up to this much (a
+/// host's events take about three times its file): the trace viewer's "All
+/// hosts" reads every open host at each window, and reloading one takes
+/// seconds, so the hosts on screen stay loaded as long as memory allows.
+const LOADED_FILE_BYTES: u64 = 512 << 20;
 
 struct Host {
     run: String,
@@ -209,7 +214,8 @@ impl Hosts {
 
 impl Recent {
     /// Host `index` is in use: it goes first among the recent ones, and the
-    /// hosts beyond the [`LOADED`] most recent let go of their events.
+    /// hosts beyond the [`LOADED`] most recent, or beyond [`LOADED_FILE_BYTES`]
+    /// of files, let go of their events.
     fn touch(&self, index: usize) {
         let Ok(mut recent) = self.order.try_borrow_mut() else { return };
         if recent.first() == Some(&index) {
@@ -218,12 +224,22 @@ impl Recent {
         recent.retain(|&i| i != index);
         recent.insert(0, index);
         let contexts = self.contexts.borrow();
-        for &old in recent.iter().skip(LOADED) {
+        let mut bytes = 0u64;
+        let kept = recent
+            .iter()
+            .take_while(|&&i| {
+                let context = contexts.get(i).and_then(Weak::upgrade);
+                bytes += context.and_then(|c| c.load_stats()).map_or(0, |s| s.file_bytes);
+                bytes <= LOADED_FILE_BYTES
+            })
+            .count()
+            .max(LOADED);
+        for &old in recent.iter().skip(kept) {
             if let Some(context) = contexts.get(old).and_then(Weak::upgrade) {
                 context.unload();
             }
         }
-        recent.truncate(LOADED);
+        recent.truncate(kept);
     }
 }
 

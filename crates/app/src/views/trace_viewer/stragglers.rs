@@ -91,12 +91,12 @@ pub fn StragglersTable(layout: Arc<TraceLayout>) -> impl IntoView {
             <table id="trace-stragglers" class="data-table">
                 <thead>
                     <tr>
-                        <th scope="col">"Step"</th>
-                        <th scope="col">"Last host"</th>
-                        <th scope="col">"Hosts"</th>
-                        <th scope="col">"Its end (ms)"</th>
-                        <th scope="col">"Lag vs median"</th>
-                        <th scope="col">"Lag vs first"</th>
+                        <th scope="col" title="The step, by its number: the same step on every host">"Step"</th>
+                        <th scope="col" title="The host (or rank) that finished this step last, on the run's aligned clock">"Last host"</th>
+                        <th scope="col" title="How many hosts ran this step">"Hosts"</th>
+                        <th scope="col" title="When the last host finished the step, ms from the start of the run's timeline">"Its end (ms)"</th>
+                        <th scope="col" title="How much later the last host finished than the median host (the lower middle one when the count is even)">"Lag vs median"</th>
+                        <th scope="col" title="How much later the last host finished than the first host to finish">"Lag vs first"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
