@@ -139,6 +139,18 @@ export async function openPage(browser, url, options = {}) {
   return { page, seen, close: () => context.close() };
 }
 
+/**
+ * Opens `files` (a path, or paths of one run's hosts) on a new page at `hash`, on the trace
+ * viewer, and waits for its first frame with events.
+ */
+export async function openTrace(env, files, hash = '#tool=trace_viewer') {
+  const opened = await openPage(env.browser, `${env.server.url}/${hash}`);
+  await opened.page.setInputFiles('#open-files', files);
+  await opened.page.locator('#tool-trace_viewer').waitFor({ timeout: 60_000 });
+  await opened.page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 60_000 });
+  return opened;
+}
+
 /** Every request stayed on the page's own origin (or was a blob:/data: URL), and no CSP violation. */
 export function assertOwnOrigin(seen, origin) {
   const foreign = seen.requests.filter((u) => !(u.startsWith(origin) || u.startsWith('blob:') || u.startsWith('data:')));

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openTrace as openTraceOn, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
 const NVIDIA_GPU = path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb');
@@ -20,14 +20,7 @@ after(async () => {
   await env?.close();
 });
 
-/** Opens `file` in the trace viewer and waits for the first frame with events. */
-async function openTrace(file) {
-  const opened = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
-  await opened.page.setInputFiles('#open-files', file);
-  await opened.page.locator('#tool-trace_viewer').waitFor({ timeout: 30_000 });
-  await opened.page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 20_000 });
-  return opened;
-}
+const openTrace = (files) => openTraceOn(env, files);
 
 /** The time range on screen, ps. */
 async function shownRange(page) {

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA } from './harness.mjs';
+import { launch, openTrace as openTraceOn, assertOwnOrigin, DATA } from './harness.mjs';
 
 const H100 = path.join(DATA, 'kineto/kineto-h100-hf-inference/Falconsai_nsfw_image_detection__1016002.json.gz');
 // A copy of that trace with a synthetic nvidia-smi log beside it (tests/data/nvidia_smi/README.md).
@@ -22,13 +22,7 @@ after(async () => {
   await env?.close();
 });
 
-async function openTrace(files) {
-  const opened = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
-  await opened.page.setInputFiles('#open-files', files);
-  await opened.page.locator('#tool-trace_viewer').waitFor({ timeout: 30_000 });
-  await opened.page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 20_000 });
-  return opened;
-}
+const openTrace = (files) => openTraceOn(env, files);
 
 const counterTracks = (page) => page.evaluate(() => window.__proflensTrace.counterTracks());
 

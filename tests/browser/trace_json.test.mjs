@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openTrace as openTraceOn, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
 
 const HANDWRITTEN = path.join(DATA, 'chrome_trace/handwritten_training.trace.json');
 const TPU_JSON = path.join(DATA, 'chrome_trace/t1v-n-9eb622fc-w-0.trace.json.gz');
@@ -28,13 +28,7 @@ after(async () => {
   await env?.close();
 });
 
-async function openTrace(file) {
-  const opened = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
-  await opened.page.setInputFiles('#open-files', file);
-  await opened.page.locator('#tool-trace_viewer').waitFor({ timeout: 60_000 });
-  await opened.page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 60_000 });
-  return opened;
-}
+const openTrace = (files) => openTraceOn(env, files);
 
 const sections = (page) => page.evaluate(() => window.__proflensTrace.sections());
 

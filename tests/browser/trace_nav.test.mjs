@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openTrace as openTraceOn, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
 import { seriousViolations } from './axe.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
@@ -23,14 +23,7 @@ after(async () => {
   await env?.close();
 });
 
-/** Opens `file` in the trace viewer (at `hash`) and waits for the first frame with events. */
-async function openTrace(file, hash = '#tool=trace_viewer') {
-  const opened = await openPage(env.browser, `${env.server.url}/${hash}`);
-  await opened.page.setInputFiles('#open-files', file);
-  await opened.page.locator('#tool-trace_viewer').waitFor({ timeout: 30_000 });
-  await opened.page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 20_000 });
-  return opened;
-}
+const openTrace = (file, hash) => openTraceOn(env, file, hash);
 
 const state = (page) => page.evaluate(() => window.__proflensTrace.state());
 

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openTrace as openTraceOn, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
 import { seriousViolations } from './axe.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
@@ -24,13 +24,7 @@ after(async () => {
   await env?.close();
 });
 
-async function openTrace(file) {
-  const opened = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
-  await opened.page.setInputFiles('#open-files', file);
-  await opened.page.locator('#tool-trace_viewer').waitFor({ timeout: 30_000 });
-  await opened.page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 20_000 });
-  return opened;
-}
+const openTrace = (files) => openTraceOn(env, files);
 
 async function download(page, button) {
   const [file] = await Promise.all([page.waitForEvent('download'), page.click(button)]);

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::window::max_duration;
+use super::window::{max_duration, overlapping_indexes};
 use super::{event_name, track_events, Trace};
 use crate::passes::grouping::Grouping;
 use proflens_model::Profile;
@@ -104,18 +104,10 @@ pub(crate) struct Overlap {
 /// clipped total and self times.
 pub(crate) fn overlapping(events: &proflens_model::Events, start_ps: i64, end_ps: i64) -> Vec<Overlap> {
     let mut out: Vec<Overlap> = Vec::new();
-    let from = events.start_ps.partition_point(|&s| s < start_ps.saturating_sub(max_duration(events)));
     // Index in `out` of the open event at each depth: the parent of the next deeper one.
     let mut open: Vec<usize> = Vec::new();
-    for i in from..events.len() {
-        let s = events.start_ps[i];
-        if s > end_ps {
-            break;
-        }
-        let e = events.end_ps(i);
-        if e < start_ps {
-            continue;
-        }
+    for i in overlapping_indexes(events, max_duration(events), start_ps, end_ps) {
+        let (s, e) = (events.start_ps[i], events.end_ps(i));
         let depth = events.depth.get(i).copied().unwrap_or(0);
         let clipped = e.min(end_ps).saturating_sub(s.max(start_ps)).max(0);
         let d = depth as usize;

@@ -25,6 +25,21 @@ pub fn max_duration(events: &Events) -> i64 {
     events.duration_ps.iter().copied().max().unwrap_or(0)
 }
 
+/// Indexes of the events overlapping `[start_ps, end_ps]`, in order: from
+/// the first that may (no event is longer than `max_duration`) to the last
+/// that starts in the window.
+pub fn overlapping_indexes(
+    events: &Events,
+    max_duration: i64,
+    start_ps: i64,
+    end_ps: i64,
+) -> impl Iterator<Item = usize> + '_ {
+    let from = events.start_ps.partition_point(|&s| s < start_ps.saturating_sub(max_duration));
+    (from..events.len())
+        .take_while(move |&i| events.start_ps[i] <= end_ps)
+        .filter(move |&i| events.end_ps(i) >= start_ps)
+}
+
 /// Boxes of `events` overlapping `[start_ps, end_ps]`, merged below
 /// `ps_per_pixel` (the width one screen pixel stands for).
 pub fn visible(events: &Events, max_duration: i64, start_ps: i64, end_ps: i64, ps_per_pixel: f64) -> Vec<Rect> {
@@ -32,19 +47,11 @@ pub fn visible(events: &Events, max_duration: i64, start_ps: i64, end_ps: i64, p
     if events.is_empty() || end_ps < start_ps {
         return out;
     }
-    let from = events.start_ps.partition_point(|&s| s < start_ps.saturating_sub(max_duration));
     let pixel = ps_per_pixel.max(1.0);
     // Index in `out` of the last box at each depth, to extend it.
     let mut last_at_depth: Vec<Option<usize>> = Vec::new();
-    for i in from..events.len() {
-        let s = events.start_ps[i];
-        if s > end_ps {
-            break;
-        }
-        let e = events.end_ps(i);
-        if e < start_ps {
-            continue;
-        }
+    for i in overlapping_indexes(events, max_duration, start_ps, end_ps) {
+        let (s, e) = (events.start_ps[i], events.end_ps(i));
         let depth = events.depth.get(i).copied().unwrap_or(0);
         let d = depth as usize;
         if last_at_depth.len() <= d {

@@ -370,32 +370,48 @@ fn hsl(h: f64, s: f64, l: f64) -> [u8; 3] {
     [r, g, b].map(|v| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8)
 }
 
+/// A layout for tests: sections of (track name, rows), track ids in order.
+#[cfg(test)]
+pub fn test_layout(sections: &[(&str, &[(&str, u16)])]) -> TraceLayout {
+    use proflens_analysis::tools::trace_viewer::{SectionLayout, TrackLayout};
+    let mut id = 0;
+    let sections: Vec<SectionLayout> = sections
+        .iter()
+        .map(|(name, tracks)| SectionLayout {
+            name: name.to_string(),
+            tracks: tracks
+                .iter()
+                .map(|&(name, rows)| {
+                    id += 1;
+                    TrackLayout {
+                        id: id - 1,
+                        name: name.into(),
+                        rows,
+                        events: 1,
+                        kind: Default::default(),
+                        counter: None,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    TraceLayout {
+        events: u64::from(id),
+        sections,
+        start_ps: 0,
+        end_ps: 1000,
+        build_ms: 0.0,
+        hosts: Vec::new(),
+        stragglers: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::tools::trace_viewer::{SectionLayout, TrackLayout};
 
     fn layout() -> TraceLayout {
-        let track = |id, rows| TrackLayout {
-            id,
-            name: format!("t{id}"),
-            rows,
-            events: 1,
-            kind: Default::default(),
-            counter: None,
-        };
-        TraceLayout {
-            sections: vec![
-                SectionLayout { name: "a".into(), tracks: vec![track(0, 2), track(1, 1)] },
-                SectionLayout { name: "b".into(), tracks: vec![track(2, 3)] },
-            ],
-            start_ps: 0,
-            end_ps: 1000,
-            events: 3,
-            build_ms: 0.0,
-            hosts: Vec::new(),
-            stragglers: Vec::new(),
-        }
+        test_layout(&[("a", &[("t0", 2), ("t1", 1)]), ("b", &[("t2", 3)])])
     }
 
     #[test]

@@ -90,27 +90,28 @@ fn first_column(id: &'static str, label: &'static str, title: &'static str) -> C
 
 /// The statistics by event name; share = self ÷ (range × selected tracks).
 fn name_columns() -> Vec<Column<RangeRow>> {
-    let mut columns = vec![first_column("name", "Name", "Event name")];
-    columns.extend(stat_columns());
-    columns.push(Column {
-        id: "share",
-        label: "Share of range",
-        title: "Self time ÷ (range × selected tracks): the part of the tracks' time this name keeps busy itself; the column adds up to how busy the tracks are",
-        numeric: true,
-        value: |r| SortValue::Number(r.share),
-        cell: |r| fmt::share(r.share, 1.0),
-    });
-    columns
+    columns(
+        first_column("name", "Name", "Event name"),
+        "Self time ÷ (range × selected tracks): the part of the tracks' time this name keeps busy itself; the column adds up to how busy the tracks are",
+    )
 }
 
 /// The statistics by track; share = self ÷ range.
 fn track_columns() -> Vec<Column<RangeRow>> {
-    let mut columns = vec![first_column("track", "Track", "Track (thread, stream or derived row)")];
+    columns(
+        first_column("track", "Track", "Track (thread, stream or derived row)"),
+        "Self time ÷ range: the part of the range the track is busy (its outermost events' time in the range)",
+    )
+}
+
+/// A table's columns: its first, the statistics, and the share (defined by `share_title`).
+fn columns(first: Column<RangeRow>, share_title: &'static str) -> Vec<Column<RangeRow>> {
+    let mut columns = vec![first];
     columns.extend(stat_columns());
     columns.push(Column {
         id: "share",
         label: "Share of range",
-        title: "Self time ÷ range: the part of the range the track is busy (its outermost events' time in the range)",
+        title: share_title,
         numeric: true,
         value: |r| SortValue::Number(r.share),
         cell: |r| fmt::share(r.share, 1.0),

@@ -303,30 +303,11 @@ fn finder_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::tools::trace_viewer::{SectionLayout, TrackLayout};
+    use crate::views::trace_viewer::model::test_layout;
 
     #[test]
     fn finder_lists_in_the_users_order_and_searches() {
-        let track = |id, name: &str| TrackLayout {
-            id,
-            name: name.into(),
-            rows: 1,
-            events: 1,
-            kind: Default::default(),
-            counter: None,
-        };
-        let layout = TraceLayout {
-            sections: vec![
-                SectionLayout { name: "GPU 0".into(), tracks: vec![track(0, "Stream 7"), track(1, "Stream 13")] },
-                SectionLayout { name: "Host".into(), tracks: vec![track(2, "python")] },
-            ],
-            start_ps: 0,
-            end_ps: 1,
-            events: 3,
-            build_ms: 0.0,
-            hosts: Vec::new(),
-            stragglers: Vec::new(),
-        };
+        let layout = test_layout(&[("GPU 0", &[("Stream 7", 1), ("Stream 13", 1)]), ("Host", &[("python", 1)])]);
         let keys = track_keys(&layout);
         let mut prefs = TrackPrefs::default();
         prefs.move_section(&layout, 1, 0);

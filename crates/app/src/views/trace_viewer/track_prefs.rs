@@ -328,33 +328,15 @@ fn from_base36(text: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::tools::trace_viewer::{SectionLayout, TrackLayout};
+    use crate::views::trace_viewer::model::test_layout;
 
     /// Sections "GPU 0" (Stream 1, Stream 2, Stream 2) and "Host" (python, main).
     fn layout() -> TraceLayout {
-        let track = |id, name: &str| TrackLayout {
-            id,
-            name: name.into(),
-            rows: 1,
-            events: 1,
-            kind: Default::default(),
-            counter: None,
-        };
-        TraceLayout {
-            sections: vec![
-                SectionLayout {
-                    name: "GPU 0".into(),
-                    tracks: vec![track(0, "Stream 1"), track(1, "Stream 2"), track(2, "Stream 2")],
-                },
-                SectionLayout { name: "Host".into(), tracks: vec![track(3, "python"), track(4, "main")] },
-            ],
-            start_ps: 0,
-            end_ps: 10,
-            events: 5,
-            build_ms: 0.0,
-            hosts: Vec::new(),
-            stragglers: Vec::new(),
-        }
+        let one = |name| (name, 1);
+        test_layout(&[
+            ("GPU 0", &[one("Stream 1"), one("Stream 2"), one("Stream 2")]),
+            ("Host", &[one("python"), one("main")]),
+        ])
     }
 
     fn ids(a: &Arranged) -> Vec<(usize, Vec<u32>)> {
@@ -368,24 +350,12 @@ mod tests {
         assert_ne!(keys[1], keys[2]);
         assert_eq!(keys.iter().collect::<std::collections::HashSet<_>>().len(), 5);
         // A section added in front (another host) shifts ids, not keys.
-        let mut more = l.clone();
-        more.sections.insert(
-            0,
-            SectionLayout {
-                name: "Other".into(),
-                tracks: vec![TrackLayout {
-                    id: 0,
-                    name: "x".into(),
-                    rows: 1,
-                    events: 1,
-                    kind: Default::default(),
-                    counter: None,
-                }],
-            },
-        );
-        for t in more.sections.iter_mut().skip(1).flat_map(|s| s.tracks.iter_mut()) {
-            t.id += 1;
-        }
+        let mut more = test_layout(&[("Other", &[("x", 1)])]);
+        let shifted = l.sections.iter().cloned().map(|mut s| {
+            s.tracks.iter_mut().for_each(|t| t.id += 1);
+            s
+        });
+        more.sections.extend(shifted);
         let moved = track_keys(&more);
         assert_eq!(&moved[1..], &keys[..]);
         assert_ne!(profile_key("r", "h", &l), profile_key("r", "h", &more));
