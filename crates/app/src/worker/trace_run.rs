@@ -116,6 +116,8 @@ impl Run<'_> {
                 event.at = shifted(span, event.at);
                 event.details.start_ps = event.details.start_ps.saturating_add(span.offset_ps);
                 event.track_name = format!("{} — {}", span.name, event.track_name);
+                // A file position names no host: a link to it would not reopen on "All hosts".
+                event.model_at = None;
                 TraceAnswer::Event { event }
             }
             TraceAnswer::Links { event, mut links, .. } => {
