@@ -12,6 +12,8 @@ mod common;
 mod decode_hlo;
 #[path = "../fuzz/bodies/decode_legacy.rs"]
 mod decode_legacy;
+#[path = "../fuzz/bodies/decode_nvidia_smi.rs"]
+mod decode_nvidia_smi;
 #[path = "../fuzz/bodies/decode_tpu_trace.rs"]
 mod decode_tpu_trace;
 #[path = "../fuzz/bodies/decode_trace.rs"]
@@ -39,6 +41,7 @@ const TARGETS: &[&str] = &[
     "decode_trace",
     "decode_legacy",
     "decode_tpu_trace",
+    "decode_nvidia_smi",
     "decode_hlo",
     "tools_xspace",
     "tools_trace",
@@ -63,6 +66,7 @@ replay_tests!(
     decode_trace,
     decode_legacy,
     decode_tpu_trace,
+    decode_nvidia_smi,
     decode_hlo,
     tools_xspace,
     tools_trace,
