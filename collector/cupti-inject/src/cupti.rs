@@ -35,7 +35,7 @@ fn candidates() -> Vec<String> {
         return vec![p.to_string_lossy().into_owned()];
     }
     let mut paths = Vec::new();
-    paths.extend(["libcupti.so".to_string(), "libcupti.so.12".to_string(), "libcupti.so.11.8".to_string()]);
+    paths.extend(["libcupti.so", "libcupti.so.13", "libcupti.so.12", "libcupti.so.11.8"].map(String::from));
     for home in ["CUDA_HOME", "CUDA_PATH"].iter().filter_map(|v| std::env::var(v).ok()) {
         paths.push(format!("{home}/extras/CUPTI/lib64/libcupti.so"));
     }

@@ -17,6 +17,7 @@
 
 mod cupti;
 mod device;
+mod dump;
 mod profile;
 mod session;
 

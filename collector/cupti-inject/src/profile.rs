@@ -18,7 +18,10 @@ pub fn write(cupti: &Cupti, session: Session, end_gpu_ns: u64, dropped: u64) -> 
     for r in &mut records {
         if let Record::Api(a) = r {
             let domain = if a.domain == ApiDomain::Driver { 1 } else { 2 };
-            a.name = cupti.callback_name(domain, a.cbid).unwrap_or_else(|| format!("CUDA API {}", a.cbid));
+            a.name = match cupti.callback_name(domain, a.cbid) {
+                Some(name) => activity::api_name(a.domain, &name).to_string(),
+                None => format!("CUDA API {}", a.cbid),
+            };
         }
     }
     activity::resolve_sync_devices(&mut records);

@@ -9,7 +9,7 @@
 //! turn into an abort or a hang because of us.
 
 use crate::cupti::{BufferCompleted, BufferRequested, Cupti, CUPTI_SUCCESS};
-use crate::{profile, say};
+use crate::{dump, profile, say};
 use proflens_collector::cupti::activity::{self, Activity, MarkerPairs};
 use proflens_collector::cupti::Record;
 use std::alloc::Layout;
@@ -249,8 +249,7 @@ extern "C" fn buffer_completed(_ctx: *mut c_void, _stream: u32, buffer: *mut u8,
 
 /// Parses a completed buffer's records into the session.
 fn take_records(cupti: &Cupti, buffer: *mut u8, valid: usize) {
-    let mut parsed = Vec::new();
-    let mut errors = Vec::new();
+    let mut offsets = Vec::new();
     let mut record: *mut u8 = std::ptr::null_mut();
     // SAFETY: CUPTI walks its own buffer; it returns an error at the end.
     while unsafe { (cupti.next_record)(buffer, valid, &mut record) } == CUPTI_SUCCESS {
@@ -258,15 +257,28 @@ fn take_records(cupti: &Cupti, buffer: *mut u8, valid: usize) {
         if record.is_null() || offset >= valid {
             break;
         }
+        offsets.push(offset);
+    }
+    let dumping = dump::enabled();
+    if dumping {
+        // The bytes first, before anything reads through their pointers.
+        dump_records(buffer, valid, &offsets);
+    }
+    let mut parsed = Vec::new();
+    let mut errors = Vec::new();
+    for &offset in &offsets {
         // SAFETY: every record starts with its u32 kind, inside the buffer.
-        let kind = unsafe { (record as *const u32).read_unaligned() };
+        let kind = unsafe { (buffer.add(offset) as *const u32).read_unaligned() };
         let len = activity::record_len(kind).min(valid - offset);
-        // SAFETY: `len` bytes from `record` lie inside the valid part of the buffer.
-        let bytes = unsafe { std::slice::from_raw_parts(record, len) };
+        // SAFETY: `len` bytes from the record lie inside the valid part of the buffer.
+        let bytes = unsafe { std::slice::from_raw_parts(buffer.add(offset), len) };
         match activity::parse(bytes, &c_string) {
             Ok(a) => parsed.push(a),
             Err(e) => errors.push(format!("unreadable CUPTI record of kind {kind}: {e}")),
         }
+    }
+    if dumping {
+        dump_strings(buffer, valid, &offsets);
     }
     let mut guard = lock();
     let Some(session) = guard.as_mut() else { return };
@@ -283,6 +295,58 @@ fn take_records(cupti: &Cupti, buffer: *mut u8, valid: usize) {
     }
     errors.truncate(10);
     session.errors.extend(errors);
+}
+
+/// Each record's bytes, from its start to the next record's, in order.
+fn record_slices<'a>(buffer: *mut u8, valid: usize, offsets: &'a [usize]) -> impl Iterator<Item = &'a [u8]> + 'a {
+    offsets.iter().enumerate().map(move |(i, &start)| {
+        let end = offsets.get(i + 1).copied().unwrap_or(valid).clamp(start, valid);
+        // SAFETY: start..end lies inside the valid part of the buffer, alive during the callback.
+        unsafe { std::slice::from_raw_parts(buffer.add(start), end - start) }
+    })
+}
+
+/// Each record's whole bytes, for `PROFLENS_CUPTI_DUMP`.
+fn dump_records(buffer: *mut u8, valid: usize, offsets: &[usize]) {
+    let mut out = Vec::new();
+    for bytes in record_slices(buffer, valid, offsets) {
+        dump::encode_record(bytes, &mut out);
+    }
+    dump::append(&out);
+}
+
+/// The names the records point at, read while CUPTI keeps them alive.
+fn dump_strings(buffer: *mut u8, valid: usize, offsets: &[usize]) {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for bytes in record_slices(buffer, valid, offsets) {
+        let word = |at: usize| bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_ne_bytes);
+        let (kind, flags) = (word(0).unwrap_or(0), word(4).unwrap_or(0));
+        for &at in name_offsets(kind, flags) {
+            let Some(ptr) = bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes) else {
+                continue;
+            };
+            if seen.insert(ptr) {
+                if let Some(text) = c_string(ptr) {
+                    dump::encode_string(ptr, &text, &mut out);
+                }
+            }
+        }
+    }
+    dump::append(&out);
+}
+
+/// `CUPTI_ACTIVITY_FLAG_MARKER_START`.
+const MARKER_START: u32 = 1 << 1;
+
+/// Where `activity::parse` reads name pointers, per kind.
+fn name_offsets(kind: u32, flags: u32) -> &'static [usize] {
+    match kind {
+        activity::kind::KERNEL | activity::kind::CONCURRENT_KERNEL => &[104],
+        // Only a start marker names its range (an end marker's names are null).
+        activity::kind::MARKER if flags & MARKER_START != 0 => &[40, 48],
+        _ => &[],
+    }
 }
 
 /// A CUPTI-owned string, copied while CUPTI keeps it alive (during the callback).

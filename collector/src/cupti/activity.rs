@@ -210,6 +210,24 @@ pub fn parse(bytes: &[u8], string: &dyn Fn(u64) -> Option<String>) -> Result<Act
     }))
 }
 
+/// The name of a CUDA call from CUPTI's callback name: runtime names carry
+/// the API version they appeared in (`cudaLaunchKernel_v7000`,
+/// `cudaMemcpyAsync_v3020`), which the symbol and XLA's and Nsight's traces
+/// leave off. Driver names keep theirs: `cuMemAlloc_v2` is the symbol.
+pub fn api_name(domain: ApiDomain, callback_name: &str) -> &str {
+    if domain != ApiDomain::Runtime {
+        return callback_name;
+    }
+    match callback_name.rsplit_once("_v") {
+        Some((name, version))
+            if !name.is_empty() && version.len() >= 4 && version.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            name
+        }
+        _ => callback_name,
+    }
+}
+
 /// Pairs NVTX range starts with their ends.
 #[derive(Debug, Default)]
 pub struct MarkerPairs {
@@ -369,6 +387,17 @@ mod tests {
         let m = Buf::new(64).u32(0, kind::MEMSET).u64(8, 256).u64(16, 1).u64(24, 2).u16(48, 1).u16(50, 3);
         let Activity::Record(Record::Memset(m)) = parse(&m.0, &strings).unwrap() else { panic!("a memset") };
         assert_eq!((m.bytes, m.is_async, m.memory_kind), (256, true, MemoryKind::Device));
+    }
+
+    #[test]
+    fn runtime_names_lose_their_version() {
+        // Names as CUPTI 13.0 returned them on an H200 (tests/data/gpu_h200).
+        assert_eq!(api_name(ApiDomain::Runtime, "cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+        assert_eq!(api_name(ApiDomain::Runtime, "cudaLaunchKernelExC_v11060"), "cudaLaunchKernelExC");
+        assert_eq!(api_name(ApiDomain::Runtime, "cudaMemcpyAsync_v3020"), "cudaMemcpyAsync");
+        assert_eq!(api_name(ApiDomain::Driver, "cuGetProcAddress_v2"), "cuGetProcAddress_v2");
+        assert_eq!(api_name(ApiDomain::Runtime, "cudaFoo_v2"), "cudaFoo_v2", "not a runtime version");
+        assert_eq!(api_name(ApiDomain::Runtime, "_v7000"), "_v7000");
     }
 
     #[test]

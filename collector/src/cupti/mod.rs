@@ -3,6 +3,7 @@
 //! hand-built records without a GPU (it has never run on one).
 
 pub mod activity;
+pub mod raw;
 pub mod records;
 pub mod steps;
 pub mod xspace;

@@ -2,7 +2,11 @@
 //! GPU profiler does before saving (readers then take `group_id` from the
 //! file): each NVTX step range is a group; a CUDA call inside it on the same
 //! thread joins it, and so does the kernel or copy with that call's
-//! correlation id.
+//! correlation id. A call on a thread that marks no steps joins the step it
+//! falls in, when a single thread marks them: PyTorch's backward pass
+//! launches its kernels from the autograd engine's thread while the thread
+//! that opened `train N` waits in `loss.backward()` (seen on an H200: 186 of
+//! 426 GPU activities were otherwise in no step).
 
 use super::records::Record;
 use std::collections::HashMap;
@@ -60,13 +64,15 @@ pub fn group(records: &[Record]) -> Groups {
         groups.by_record.insert(i, g);
         groups.names.push(name);
     }
+    // The one thread that marks steps, if only one does: other threads' calls join its steps by time.
+    let only_stepper = (by_thread.len() == 1).then(|| by_thread.values().next()).flatten();
     for (i, record) in records.iter().enumerate() {
         let (thread, start, end) = match record {
             Record::Api(a) => (a.thread_id, a.start_ns, a.end_ns),
             Record::Nvtx(n) if !groups.by_record.contains_key(&i) => (n.thread_id, n.start_ns, n.end_ns),
             _ => continue,
         };
-        let Some(spans) = by_thread.get(&thread) else { continue };
+        let Some(spans) = by_thread.get(&thread).or(only_stepper) else { continue };
         // The innermost enclosing step: the latest-starting one that contains the call.
         let Some(&(_, _, g)) = spans.iter().filter(|(s, e, _)| *s <= start && end <= *e).max_by_key(|(s, _, _)| *s)
         else {
@@ -132,16 +138,29 @@ mod tests {
             nvtx("train 0", 1, 0, 100),
             api(1, 10, 5),  // in train 0
             api(1, 150, 6), // in train 1
-            api(2, 150, 7), // another thread: no step
+            api(2, 150, 7), // another thread (autograd's): the step it falls in
             nvtx("forward", 1, 120, 180),
+            api(2, 250, 8), // after every step
         ];
         let g = group(&records);
         assert_eq!(g.names, ["train 0", "train 1"]);
         assert_eq!(g.of(1, &records[1]), Some(0));
         assert_eq!(g.of(2, &records[2]), Some(0));
         assert_eq!(g.of(3, &records[3]), Some(1));
-        assert_eq!(g.of(4, &records[4]), None);
+        assert_eq!(g.of(4, &records[4]), Some(1));
         assert_eq!(g.of(5, &records[5]), Some(1));
+        assert_eq!(g.of(6, &records[6]), None);
         assert_eq!(g.by_correlation.get(&6), Some(&1));
+        assert_eq!(g.by_correlation.get(&7), Some(&1));
+    }
+
+    #[test]
+    fn with_several_step_threads_other_threads_join_none() {
+        // Two threads mark their own steps (one per GPU, say): a third thread's
+        // call overlaps both, so it is in neither.
+        let records = [nvtx("train 0", 1, 0, 100), nvtx("train 0", 2, 0, 100), api(3, 50, 9), api(2, 60, 10)];
+        let g = group(&records);
+        assert_eq!(g.of(2, &records[2]), None);
+        assert_eq!(g.of(3, &records[3]), Some(1));
     }
 }
