@@ -243,7 +243,10 @@ impl PlaneBuilder {
             name: plane.name,
         };
         let mut plane_stats = Stats::default();
-        for stat in plane.stats {
+        // A plane stat naming metadata the plane lacks is left out, as XProf's
+        // XPlaneVisitor reads it (as nameless): JAX 0.11's GPU profiles have
+        // such stats on `/host:__ScopeRangeCallStack__` (tests/data/gpu_h200).
+        for stat in plane.stats.into_iter().filter(|s| ctx.stat_keys.contains_key(&s.metadata_id)) {
             ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
         }
         plane_stats.end_owner();
@@ -426,6 +429,14 @@ mod tests {
         space.planes[0].lines[0].events[1].stats[0].metadata_id = 42;
         let err = build(space, &mut |_| {}).unwrap_err();
         assert!(err.to_string().contains("stat metadata 42"), "{err}");
+
+        // A plane stat of unknown metadata is left out, as XProf leaves it.
+        let mut space = sample_space();
+        space.planes[0].stats.push(XStat { metadata_id: 42, value: Some(x_stat::Value::Int64Value(1)) });
+        space.planes[0].stats.push(XStat { metadata_id: 1, value: Some(x_stat::Value::Int64Value(9)) });
+        let p = build(space, &mut |_| {}).unwrap();
+        let kept: Vec<_> = p.planes[0].stats.iter().map(|s| p.str(s.key).to_string()).collect();
+        assert_eq!(kept, ["step_num"]);
     }
 
     #[test]
