@@ -12,8 +12,9 @@
 //! handler catches them), nothing here exits or aborts, and whatever fails
 //! (no libcupti, a CUPTI error, a logdir that cannot be written, a full disk)
 //! is one `proflens-collect:` line on the program's stderr. Success is
-//! silent: the program's output stays its own. Never yet run on a GPU; the
-//! tests drive it with a stand-in libcupti (tests/fake_cupti.c).
+//! silent: the program's output stays its own. Run on one H200 with CUDA
+//! 13.0 (collector/README.md says what); the tests drive it with a stand-in
+//! libcupti (tests/fake_cupti.c).
 
 mod cupti;
 mod device;
