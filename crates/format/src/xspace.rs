@@ -243,9 +243,11 @@ impl PlaneBuilder {
             name: plane.name,
         };
         let mut plane_stats = Stats::default();
-        // A plane stat naming metadata the plane lacks is left out, as XProf's
-        // XPlaneVisitor reads it (as nameless): JAX 0.11's GPU profiles have
-        // such stats on `/host:__ScopeRangeCallStack__` (tests/data/gpu_h200).
+        // A plane stat naming metadata the plane lacks is left out (XProf's
+        // XPlaneVisitor reads it as nameless). JAX 0.11's GPU profiles have such
+        // stats on `/host:__ScopeRangeCallStack__`: their ids look like the
+        // kernels' `scope_range_id` values (2^48 + n), not stat metadata
+        // (tests/data/gpu_h200). Nothing in Proflens reads that plane yet.
         for stat in plane.stats.into_iter().filter(|s| ctx.stat_keys.contains_key(&s.metadata_id)) {
             ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
         }
