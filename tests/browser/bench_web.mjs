@@ -19,6 +19,7 @@
 // Prints tables of medians (min–max) on stdout; the whole measurement as
 // JSON with --json. Not a test: nothing here asserts on time.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { summary, cell, ms, mib, table } from './bench/stats.mjs';
 
@@ -61,7 +62,7 @@ function fileBytes(p) {
 }
 
 const bytes = fileBytes(profile);
-const result = { profile, file_bytes: bytes, runs: options.runs, visits: [], trace_navigation: null, xprof_rs: null };
+const result = { profile, file_bytes: bytes, runs: options.runs, load_average_at_start: os.loadavg(), cpus: os.cpus().length, visits: [], trace_navigation: null, xprof_rs: null };
 const env = await launch();
 try {
   for (let i = 0; i < options.runs; i++) {
@@ -143,5 +144,8 @@ if (result.xprof_rs?.length) {
     + 'a ratio below 1 (Proflens / xprof-rs) means Proflens showed the tool sooner. Proflens\'s overview counts from the file '
     + 'chosen to the view on screen (reading, decoding, every pass); xprof-rs\'s, its first request to a fresh server.');
 }
+const load = (l) => l.map((v) => v.toFixed(1)).join(' ');
+out.push(`\nLoad average at the start ${load(result.load_average_at_start)}, at the end ${load(os.loadavg())}, on ${result.cpus} CPUs `
+  + '(timings of a busy machine are longer; compare ratios measured in the same run).');
 console.log(out.join('\n'));
 if (options.json) fs.writeFileSync(options.json, `${JSON.stringify(result, null, 2)}\n`);

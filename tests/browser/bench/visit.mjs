@@ -54,13 +54,19 @@ function recorder() {
   };
 }
 
-/** Resolves (in the page) when the view of the chosen tool is on screen, or an error is shown. */
+/**
+ * Resolves (in the page) when the view of the chosen tool is on screen, or an error is shown:
+ * the worker has answered for it since `since`, nothing is loading, and a tool's view other
+ * than the one on screen before the choice (`window.__benchOld`) is in the page.
+ */
 function waitShown(page, tool, since, timeout) {
   return page.waitForFunction(({ tool, since }) => {
+    const reply = window.__bench.received.find((r) => r.at >= since && (r.kind === 'error' || r.tool === tool));
+    if (!reply) return false;
     const error = document.querySelector('#error');
-    if (error && !error.hidden && error.textContent.trim()) return { at: performance.now(), error: error.textContent.trim() };
-    if (document.querySelector('#loading') || !document.querySelector('section.tool')) return false;
-    if (tool === 'overview_page' && !document.querySelector('#tool-overview_page')) return false;
+    if (reply.kind === 'error' && error && !error.hidden) return { at: performance.now(), error: error.textContent.trim() };
+    const view = document.querySelector('section.tool');
+    if (document.querySelector('#loading') || !view || view === window.__benchOld) return false;
     // The trace viewer is shown with its first frame of events.
     if (tool === 'trace_viewer' && !(window.__proflensTrace?.firstFrameAt > since)) return false;
     return { at: performance.now(), error: null };
@@ -116,7 +122,10 @@ export async function coldVisit(env, profile, { timeoutMs }) {
     const offered = await page.$$eval('#tool > option', (options) =>
       options.filter((o) => !o.disabled && o.value !== 'trace_diff').map((o) => o.value));
     for (const tool of offered.filter((t) => t !== 'overview_page')) {
-      const mark = await page.evaluate(() => performance.now());
+      const mark = await page.evaluate(() => {
+        window.__benchOld = document.querySelector('section.tool');
+        return performance.now();
+      });
       await page.selectOption('#tool', tool);
       const seenTool = await waitShown(page, tool, mark, timeoutMs);
       const chosen = await page.evaluate(() => window.__bench.toolChosenAt);
