@@ -102,6 +102,9 @@ out.push(table(
     return [t, f('total_ms'), f('to_request_ms'), f('file_read_ms'), passes, f('tool_ms'), f('to_js_ms'), f('transfer_ms'), f('render_ms')];
   }),
 ));
+out.push('to request: the page, from the choice to its request to the worker (for the overview: listing the file, starting the worker); '
+  + 'file read, passes (shared, run for this tool), tool, to JS: the worker; transfer: posting the answer to the page; '
+  + 'render: the page, from the answer to the view on screen (the trace viewer: to its first frame, its first window query included).');
 const passRows = [];
 for (const t of tools) {
   const names = [...new Set(result.visits.flatMap((v) => Object.keys(v.tools[t].passes)))];
