@@ -1,26 +1,44 @@
-// Trace viewer benchmark in headless Chromium:
+// The web benchmark (`cargo xtask bench-web PATH [--runs N]`):
 //
-//   node bench_web.mjs DIST_DIR PROFILE_PATH
+//   node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav]
 //
-// PROFILE_PATH is one profile, or a folder of a run's hosts, which opens on
-// "All hosts" (one timeline of every host).
+// PROFILE_PATH is one profile, or a folder of a run's hosts (opened with the
+// folder input: "All hosts" when the run has several).
 //
-// serves DIST_DIR, opens the page on the trace viewer, loads the profile and
-// measures the time from choosing the file to the first frame with events,
-// the worker's wasm memory, then zooms and pans by keyboard (W/S/A/D held)
-// for a few seconds and reports the redraw times (the app's own
-// `window.__proflensTrace.frames`, performance.now() around each redraw) and
-// the gaps between animation frames as JSON on stdout.
+// 1. N cold runs (default 3) in headless Chromium, each in a fresh browser
+//    context, as a user makes them (bench/visit.mjs): the file chosen through
+//    the file input → the overview shown; then every other tool the selector
+//    offers chosen → its view shown; the worker's breakdown of each (file
+//    read, each shared pass, the tool, conversion to JS), the transfer to
+//    the page and the page's rendering; the worker's wasm memory and the
+//    renderer process's peak memory, against the file's size.
+// 2. Once, the trace viewer opened first and navigated by keyboard (bench/trace_nav.mjs).
+// 3. With PROFLENS_XPROF_RS naming the xprof-rs binary, N cold runs of it on
+//    the same file (bench/xprof_rs.mjs), and the ratios Proflens / xprof-rs.
+//
+// Prints tables of medians (min–max) on stdout; the whole measurement as
+// JSON with --json. Not a test: nothing here asserts on time.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { summary, cell, ms, mib, table } from './bench/stats.mjs';
 
-const [distArg, profileArg] = process.argv.slice(2);
-if (!distArg || !profileArg) {
-  console.error('usage: node bench_web.mjs DIST_DIR PROFILE_PATH');
+const USAGE = 'usage: node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav]';
+const args = process.argv.slice(2);
+const positional = [];
+const options = { runs: 3, json: null, traceNav: true };
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--runs') options.runs = Number(args[++i]);
+  else if (args[i] === '--json') options.json = args[++i];
+  else if (args[i] === '--no-trace-nav') options.traceNav = false;
+  else positional.push(args[i]);
+}
+if (positional.length !== 2 || !(Number.isInteger(options.runs) && options.runs >= 1)) {
+  console.error(USAGE);
   process.exit(2);
 }
-const dist = path.resolve(distArg);
-const profile = path.resolve(profileArg);
+const dist = path.resolve(positional[0]);
+const profile = path.resolve(positional[1]);
 for (const [what, p] of [['DIST_DIR', path.join(dist, 'index.html')], ['PROFILE_PATH', profile]]) {
   if (!fs.existsSync(p)) {
     console.error(`bench_web: ${what}: ${p} does not exist`);
@@ -29,28 +47,12 @@ for (const [what, p] of [['DIST_DIR', path.join(dist, 'index.html')], ['PROFILE_
 }
 // The harness serves PROFLENS_DIST; set it before loading it.
 process.env.PROFLENS_DIST = dist;
-const { launch, openPage } = await import('./harness.mjs');
+const { launch } = await import('./harness.mjs');
+const { coldVisit } = await import('./bench/visit.mjs');
+const { traceNavigation } = await import('./bench/trace_nav.mjs');
+const { xprofRsRuns, tagOf } = await import('./bench/xprof_rs.mjs');
 
-const LOAD_TIMEOUT_MS = 15 * 60_000;
-/** Keys held in turn, [key, ms]: zoom in, pan, zoom out, pan back. */
-const SCRIPT = [['w', 1200], ['d', 800], ['w', 800], ['a', 800], ['s', 1500], ['d', 600], ['s', 600]];
-
-function quantile(sorted, q) {
-  if (sorted.length === 0) return null;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i];
-}
-
-function stats(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (v) => (v == null ? null : Math.round(v * 100) / 100);
-  return {
-    count: sorted.length,
-    median_ms: round(quantile(sorted, 0.5)),
-    p95_ms: round(quantile(sorted, 0.95)),
-    max_ms: round(sorted[sorted.length - 1]),
-  };
-}
+const TIMEOUT_MS = 15 * 60_000;
 
 /** The bytes of a file, or of every file under a folder. */
 function fileBytes(p) {
@@ -59,91 +61,94 @@ function fileBytes(p) {
   return fs.readdirSync(p).reduce((sum, name) => sum + fileBytes(path.join(p, name)), 0);
 }
 
+const bytes = fileBytes(profile);
+const result = { profile, file_bytes: bytes, runs: options.runs, load_average_at_start: os.loadavg(), cpus: os.cpus().length, visits: [], trace_navigation: null, xprof_rs: null };
 const env = await launch();
-let exitCode = 0;
 try {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
-  const t0 = await page.evaluate(() => performance.now());
-  const isRun = fs.statSync(profile).isDirectory();
-  await page.setInputFiles(isRun ? '#open-folder' : '#open-files', profile);
-  await page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, {
-    timeout: LOAD_TIMEOUT_MS,
-    polling: 100,
-  });
-  const loaded = await page.evaluate(() => ({
-    layoutAt: window.__proflensTrace.layoutAt,
-    firstFrameAt: window.__proflensTrace.firstFrameAt,
-    lastWindowMs: window.__proflensTrace.lastWindowMs,
-    events: Number(document.querySelector('#trace-layout')?.dataset.events),
-    memory: Number(document.querySelector('#trace-layout')?.dataset.wasmMemory),
-    layoutText: document.querySelector('#trace-layout')?.textContent,
-  }));
-
-  // Keyboard navigation with the canvas focused (keys also work anywhere but in text fields).
-  await page.locator('#trace-canvas').scrollIntoViewIfNeeded();
-  await page.locator('#trace-canvas').focus();
-  const box = await page.locator('#trace-canvas').boundingBox();
-  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.3);
-  await page.evaluate(() => {
-    window.__proflensTrace.frames.length = 0;
-    window.__benchGaps = [];
-    window.__benchStop = false;
-    let last = performance.now();
-    const tick = (t) => {
-      window.__benchGaps.push(t - last);
-      last = t;
-      if (!window.__benchStop) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
-  const windowsBefore = await page.evaluate(() => window.__proflensTrace.windows);
-  const started = Date.now();
-  for (const [key, ms] of SCRIPT) {
-    await page.keyboard.down(key);
-    await page.waitForTimeout(ms);
-    await page.keyboard.up(key);
+  for (let i = 0; i < options.runs; i++) {
+    const visit = await coldVisit(env, profile, { timeoutMs: TIMEOUT_MS });
+    result.visits.push(visit);
+    console.error(`bench_web: cold run ${i + 1}/${options.runs}: overview shown in ${ms(visit.tools.overview_page.total_ms)} ms`);
   }
-  const navigateMs = Date.now() - started;
-  // Let the last answers come in and be drawn.
-  await page.waitForTimeout(500);
-  const nav = await page.evaluate(() => {
-    window.__benchStop = true;
-    return {
-      frames: [...window.__proflensTrace.frames],
-      gaps: window.__benchGaps.slice(1),
-      windows: window.__proflensTrace.windows,
-      lastWindowMs: window.__proflensTrace.lastWindowMs,
-      lastFrameBoxes: window.__proflensTrace.lastFrameBoxes,
-      range: window.__proflensTrace.state(),
-    };
-  });
-  const result = {
-    profile,
-    file_bytes: fileBytes(profile),
-    host: await page.locator('#host').inputValue(),
-    events: loaded.events,
-    load_to_first_frame_ms: Math.round(loaded.firstFrameAt - t0),
-    load_to_layout_ms: Math.round(loaded.layoutAt - t0),
-    first_window_worker_ms: loaded.lastWindowMs == null ? null : Math.round(loaded.lastWindowMs),
-    wasm_memory_bytes: loaded.memory,
-    wasm_memory_mib: Math.round((loaded.memory / 2 ** 20) * 10) / 10,
-    navigation: {
-      keys: SCRIPT.map(([k, ms]) => `${k}:${ms}ms`).join(' '),
-      duration_ms: navigateMs,
-      redraw: stats(nav.frames),
-      frame_gap: stats(nav.gaps),
-      window_answers: nav.windows - windowsBefore,
-      last_window_worker_ms: nav.lastWindowMs == null ? null : Math.round(nav.lastWindowMs),
-      boxes_last_frame: nav.lastFrameBoxes,
-    },
-    console_errors: seen.errors,
-  };
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  await close();
+  if (options.traceNav) result.trace_navigation = await traceNavigation(env, profile, { timeoutMs: TIMEOUT_MS });
 } catch (e) {
   console.error(`bench_web: ${e?.stack ?? e}`);
-  exitCode = 1;
-} finally {
   await env.close();
+  process.exit(1);
 }
-process.exit(exitCode);
+await env.close();
+
+const tools = result.visits[0].offered.filter((t) => result.visits.every((v) => v.tools[t]));
+const xprofBinary = process.env.PROFLENS_XPROF_RS;
+if (xprofBinary) {
+  try {
+    result.xprof_rs = await xprofRsRuns(xprofBinary, profile, tools, { runs: options.runs, timeoutMs: TIMEOUT_MS });
+  } catch (e) {
+    console.error(`bench_web: ${e?.message ?? e}`);
+    process.exitCode = 1;
+  }
+}
+
+// ---- tables ----
+const over = (f) => summary(result.visits.map(f));
+const out = [];
+out.push(`Proflens web benchmark: ${profile} (${mib(bytes)} MiB), ${options.runs} cold run(s) in headless Chromium; ms, median (min–max)`);
+out.push(table(
+  'File chosen → overview shown, then each tool chosen → its view shown',
+  ['tool', 'shown', 'to request', 'file read', 'passes', 'tool', 'to JS', 'transfer', 'render'],
+  tools.map((t) => {
+    const f = (k) => cell(over((v) => v.tools[t][k]));
+    const passes = cell(over((v) => Object.values(v.tools[t].passes).reduce((a, b) => a + b, 0)));
+    return [t, f('total_ms'), f('to_request_ms'), f('file_read_ms'), passes, f('tool_ms'), f('to_js_ms'), f('transfer_ms'), f('render_ms')];
+  }),
+));
+out.push('to request: the page, from the choice to its request to the worker (for the overview: listing the file, starting the worker); '
+  + 'file read, passes (shared, run for this tool), tool, to JS: the worker; transfer: posting the answer to the page; '
+  + 'render: the page, from the answer to the view on screen (the trace viewer: to its first frame, its first window query included).');
+const passRows = [];
+for (const t of tools) {
+  const names = [...new Set(result.visits.flatMap((v) => Object.keys(v.tools[t].passes)))];
+  for (const pass of names) passRows.push([`${t}: ${pass}`, cell(over((v) => v.tools[t].passes[pass]))]);
+}
+out.push(table('Shared passes run for each tool (the worker\'s own time per pass; decode without the file read)', ['tool: pass', 'ms'], passRows));
+const errors = result.visits.flatMap((v) => Object.entries(v.errors).map(([t, e]) => `${t}: ${e}`));
+if (errors.length) out.push(`\nShown as errors: ${[...new Set(errors)].join('; ')}`);
+const ratio = (s) => (s ? `${(s.median / bytes).toFixed(2)}×` : '—');
+const worker = over((v) => v.worker_peak_bytes);
+const renderer = over((v) => v.renderer_peak_bytes);
+out.push(table('Memory of a whole visit (every tool once) and the page', ['measure', 'value', 'of file size'], [
+  ['worker wasm memory, MiB', cell(worker, mib), ratio(worker)],
+  ['renderer peak RSS (page + worker), MiB', cell(renderer, mib), ratio(renderer)],
+  ['page ready (boot done), ms', cell(over((v) => v.ready_ms)), ''],
+]));
+if (result.trace_navigation) {
+  const n = result.trace_navigation;
+  out.push(`\nTrace viewer opened first (one run): first frame ${n.load_to_first_frame_ms} ms after the file was chosen, `
+    + `${n.events} events, wasm ${mib(n.wasm_memory_bytes)} MiB; keyboard navigation: redraw median ${n.navigation.redraw.median_ms} ms, `
+    + `p95 ${n.navigation.redraw.p95_ms} ms, frame gap median ${n.navigation.frame_gap.median_ms} ms`);
+}
+if (result.xprof_rs?.length) {
+  const xr = result.xprof_rs;
+  const rows = [['(server start)', '—', cell(summary(xr.map((r) => r.startup_ms))), '', '']];
+  for (const t of tools) {
+    const x = summary(xr.map((r) => r.tools[t]?.ms));
+    if (!x) continue;
+    const p = over((v) => v.tools[t].total_ms);
+    rows.push([t === 'trace_viewer' ? `${t} (xprof-rs: ${tagOf(t)})` : t, cell(p), cell(x),
+      p ? (p.median / x.median).toFixed(2) : '—', p ? `${(x.median / p.median).toFixed(2)}×` : '—']);
+  }
+  out.push(table(
+    `Proflens / xprof-rs (${path.basename(xprofBinary)}, a fresh server per cold run; each request from sending to its last byte, overview first)`,
+    ['tool', 'Proflens', 'xprof-rs', 'Proflens / xprof-rs', 'xprof-rs / Proflens'],
+    rows,
+  ));
+  const xrPeak = summary(xr.map((r) => r.peak_bytes));
+  out.push(`xprof-rs server memory after the requests: peak RSS ${cell(xrPeak, mib)} MiB (${ratio(xrPeak)} of the file); `
+    + 'a ratio below 1 (Proflens / xprof-rs) means Proflens showed the tool sooner. Proflens\'s overview counts from the file '
+    + 'chosen to the view on screen (reading, decoding, every pass); xprof-rs\'s, its first request to a fresh server.');
+}
+const load = (l) => l.map((v) => v.toFixed(1)).join(' ');
+out.push(`\nLoad average at the start ${load(result.load_average_at_start)}, at the end ${load(os.loadavg())}, on ${result.cpus} CPUs `
+  + '(timings of a busy machine are longer; compare ratios measured in the same run).');
+console.log(out.join('\n'));
+if (options.json) fs.writeFileSync(options.json, `${JSON.stringify(result, null, 2)}\n`);

@@ -120,9 +120,10 @@ const FIREFOX_OFFLINE_PREFS = {
 
 /**
  * A fresh page that records every request, console error and CSP violation.
- * `options` go to the new context (e.g. `{ colorScheme: 'dark' }`, which Firefox honours only here, not through `page.emulateMedia`).
+ * `options` go to the new context (e.g. `{ colorScheme: 'dark' }`, which Firefox honours only here, not through `page.emulateMedia`);
+ * `init`, a function, runs in the page before its scripts.
  */
-export async function openPage(browser, url, options = {}) {
+export async function openPage(browser, url, options = {}, init = null) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
   const seen = { requests: [], errors: [], csp: [] };
   context.on('request', (r) => seen.requests.push(r.url()));
@@ -135,6 +136,8 @@ export async function openPage(browser, url, options = {}) {
     document.addEventListener('securitypolicyviolation', (e) =>
       window.__reportCsp(`${e.violatedDirective} ${e.blockedURI}`));
   });
+  // A script of the caller's that runs before the page's own (the benchmark's recorder).
+  if (init) await page.addInitScript(init);
   await page.goto(url);
   return { page, seen, close: () => context.close() };
 }

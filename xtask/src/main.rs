@@ -5,6 +5,7 @@
 //! the browser-test packages), so they work on a fresh machine.
 
 mod arch;
+mod bench_web;
 mod dist;
 mod serve;
 mod tools;
@@ -20,11 +21,15 @@ commands:
   check-arch         check the architecture from the source text: no module circles, the layer
                      order crate roots declare (//! Layers: a < b), no file over 600 lines
   dist               build the static app into dist/ (plus the single-file dist/proflens.html)
-  bench-web PATH     load PATH (a profile, or a folder of a run's hosts: \"All hosts\") in the trace
-                     viewer in headless Chromium; print load time to first
-                     frame, wasm memory and frame times as JSON (with PROFLENS_XPROF_PYTHON set to a
-                     Python that has the xprof package, XProf's trace_viewer conversion time of the
-                     same file is measured in the same run)";
+  bench-web PATH [--runs N]
+                     in headless Chromium, N cold runs (default 3) of PATH (a profile, or a folder of
+                     a run's hosts): file chosen → overview shown, then each tool chosen → shown, with
+                     the worker's breakdown (file read, each pass, the tool, to JS, transfer, render)
+                     and memory; the trace viewer's first frame and navigation once; tables of medians
+                     on stdout, JSON in target/bench-web.json. With PROFLENS_XPROF_RS naming the xprof-rs
+                     binary, its cold requests on the same file in the same run, and the ratios (with
+                     PROFLENS_XPROF_PYTHON, a Python with the xprof package, XProf's trace_viewer
+                     conversion time too). A measurement, not a test";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,13 +38,7 @@ fn main() -> ExitCode {
         Some("serve") => serve_command(&args[1..]),
         Some("test") => test_command(),
         Some("check-arch") => arch::check(&root()),
-        Some("bench-web") => match args.get(1) {
-            Some(path) => bench_web(Path::new(path)),
-            None => {
-                eprintln!("{USAGE}");
-                return ExitCode::from(2);
-            }
-        },
+        Some("bench-web") if args.len() > 1 => bench_web::bench_web(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -95,24 +94,6 @@ fn test_command() -> Result<(), String> {
             .env("PROFLENS_DIST", &dist)
             .env("PROFLENS_COLLECT", target_dir().join("debug/proflens-collect"))
             .current_dir(root.join("tests/browser")))?;
-    }
-    Ok(())
-}
-
-fn bench_web(profile: &Path) -> Result<(), String> {
-    tools::ensure_build_tools()?;
-    tools::ensure_browser_tools()?;
-    let profile = std::fs::canonicalize(profile).map_err(|e| format!("{}: {e}", profile.display()))?;
-    let dist = dist::build()?;
-    let root = root();
-    run(Command::new("node")
-        .arg(root.join("tests/browser/bench_web.mjs"))
-        .arg(&dist)
-        .arg(&profile)
-        .current_dir(root.join("tests/browser")))?;
-    if let Ok(python) = std::env::var("PROFLENS_XPROF_PYTHON") {
-        // XProf's own trace-viewer conversion of the same file, for the ratio.
-        run(Command::new(python).arg(root.join("tests/bench/xprof_trace_time.py")).arg(&profile))?;
     }
     Ok(())
 }

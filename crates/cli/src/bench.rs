@@ -1,7 +1,8 @@
 //! `proflens bench FILE`: how long decoding, the shared passes and each
 //! tool take on one host file, and the process's peak memory after each
 //! phase, as JSON; and how often each shared pass ran while every tool ran
-//! once (each should run once per load). A script compares these with
+//! once (each should run once per load), with each pass's wall time on that
+//! load (`pass_ms`). A script compares these with
 //! XProf's conversion of the same file (tests/bench/compare_xprof.py); the
 //! numbers are meant as ratios, not as absolute targets.
 
@@ -35,6 +36,12 @@ struct Report {
     phases: Vec<Phase>,
     /// Runs of each shared pass while every tool ran once on one load.
     pass_runs: BTreeMap<&'static str, u32>,
+    /// Wall ms of each shared pass on that load (its own work; `decode`
+    /// without reading the file), the breakdown the web benchmark's worker
+    /// reports too (`cargo xtask bench-web`).
+    pass_ms: BTreeMap<&'static str, f64>,
+    /// Reading the file on that load (here a copy of bytes already in memory).
+    file_read_ms: f64,
 }
 
 struct Clock(Instant);
@@ -110,6 +117,8 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
     // The trace viewer's flow-arrow index: one scan of the events (what every
     // selection cost before the index), then lookups.
     let (profile, trace) = (host.profile().map_err(failed)?, host.trace().map_err(failed)?);
+    let pass_ms = host.pass_ms().into_iter().map(|(pass, ms)| (pass, round_ms(ms))).collect();
+    let file_read_ms = round_ms(host.read_ms());
     let index = LinkIndex::new(&profile, &trace.trace);
     time(&mut phases, "trace_link_index", &mut || {
         std::hint::black_box(LinkIndex::new(&profile, &trace.trace));
@@ -129,6 +138,8 @@ pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {
         repeats,
         phases,
         pass_runs,
+        pass_ms,
+        file_read_ms,
     };
     crate::output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
 }
@@ -147,6 +158,11 @@ fn spread_events(profile: &proflens_model::Profile, trace: &Trace, n: usize) -> 
         .flat_map(|(t, len)| (0..len).map(move |i| EventRef { track: t as u32, event: i as u32 }))
         .collect();
     all.iter().step_by((all.len() / n).max(1)).copied().collect()
+}
+
+/// Milliseconds to the microsecond (the JSON stays readable).
+fn round_ms(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
 }
 
 /// VmHWM of this process, where /proc exists.

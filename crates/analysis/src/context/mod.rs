@@ -85,6 +85,10 @@ pub struct HostContext {
     /// Tools' results on this host, by tool and request.
     outputs: Kept,
     runs: RefCell<[u32; PASSES.len()]>,
+    /// Wall-clock ms each pass took, summed over its runs (decode without the file read).
+    pass_ms: RefCell<[f64; PASSES.len()]>,
+    /// Wall-clock ms spent reading the file of events, summed over loads.
+    read_ms: Cell<f64>,
 }
 
 type Slot<T> = RefCell<Option<Rc<T>>>;
@@ -117,6 +121,8 @@ impl HostContext {
             trace: Slot::default(),
             outputs: Kept::new(KEPT_OUTPUTS),
             runs: RefCell::new([0; PASSES.len()]),
+            pass_ms: RefCell::new([0.0; PASSES.len()]),
+            read_ms: Cell::new(0.0),
         }
     }
 
@@ -185,6 +191,8 @@ impl HostContext {
         self.hooks.progress(Some(0.0), "Reading the file");
         let started = self.hooks.now_ms();
         let bytes = (self.files[file].read)()?;
+        let read = self.hooks.now_ms();
+        self.read_ms.set(self.read_ms.get() + (read - started));
         let mut last = f64::NEG_INFINITY;
         let hooks = self.hooks.clone();
         let mut on_progress = |p: Progress| {
@@ -213,6 +221,7 @@ impl HostContext {
         }
         self.load.set(Some(LoadStats { file_bytes: bytes.len() as u64, decode_ms: self.hooks.now_ms() - started }));
         self.count("decode");
+        self.add_ms("decode", self.hooks.now_ms() - read);
         let profile = Rc::new(profile);
         *self.profile.borrow_mut() = Some(profile.clone());
         self.hooks.loaded(&self.name);
@@ -342,6 +351,18 @@ impl HostContext {
         PASSES.iter().copied().zip(self.runs.borrow().iter().copied()).collect()
     }
 
+    /// Wall-clock ms each of [`PASSES`] took on this host, summed over its
+    /// runs; `decode` excludes reading the file ([`HostContext::read_ms`]).
+    /// Each pass's own work only: the passes it needs are timed apart.
+    pub fn pass_ms(&self) -> Vec<(&'static str, f64)> {
+        PASSES.iter().copied().zip(self.pass_ms.borrow().iter().copied()).collect()
+    }
+
+    /// Wall-clock ms spent reading the file of events, summed over loads.
+    pub fn read_ms(&self) -> f64 {
+        self.read_ms.get()
+    }
+
     /// Progress for a tool's own work.
     pub fn progress(&self, label: &str) {
         self.hooks.progress(None, label);
@@ -352,10 +373,18 @@ impl HostContext {
             return found;
         }
         self.hooks.progress(None, label);
+        let started = self.hooks.now_ms();
         let value = Rc::new(compute());
         self.count(name);
+        self.add_ms(name, self.hooks.now_ms() - started);
         *slot.borrow_mut() = Some(value.clone());
         value
+    }
+
+    fn add_ms(&self, name: &str, ms: f64) {
+        if let Some(i) = PASSES.iter().position(|p| *p == name) {
+            self.pass_ms.borrow_mut()[i] += ms;
+        }
     }
 
     fn count(&self, name: &str) {

@@ -73,7 +73,7 @@ impl Hooks for HostHooks {
     }
 
     fn now_ms(&self) -> f64 {
-        js_sys::Date::now()
+        super::timings::now_ms()
     }
 }
 
@@ -132,6 +132,13 @@ impl Hosts {
             .ok_or_else(|| format!("There is no host “{host}” in run “{run}” among the opened files."))?;
         self.recent.touch(index);
         Ok(self.list[index].context.clone())
+    }
+
+    /// The contexts a request on (`run`, `host`) reads (every host of the
+    /// run for [`ALL_HOSTS`]), not counted as used: for the benchmark's timings.
+    pub fn contexts_of(&self, run: &str, host: &str) -> Vec<Rc<HostContext>> {
+        let wanted = |h: &&Host| h.run == run && (host == ALL_HOSTS || h.name == host);
+        self.list.iter().filter(wanted).map(|h| h.context.clone()).collect()
     }
 
     /// `tool` on one host of `run`; on every host of it for [`ALL_HOSTS`].

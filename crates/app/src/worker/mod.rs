@@ -15,6 +15,7 @@
 mod compare;
 mod hosts;
 mod source;
+mod timings;
 mod trace;
 mod trace_neighbour;
 mod trace_queries;
@@ -139,6 +140,8 @@ fn run_tool(
         ..ToolRequest::default()
     };
     let tell = |tools: Vec<String>| post(&Response::HostTools { run: run.clone(), host: host.clone(), tools });
+    let contexts = hosts.contexts_of(&run, &host);
+    let before = timings::Snapshot::take(&contexts);
     let output = match hosts.run(&run, &host, tool, &request, tell) {
         Ok(output) => output,
         Err(ToolError::OneHost) => {
@@ -147,6 +150,7 @@ fn run_tool(
         }
         Err(e) => return Some(Response::Error { message: e.to_string() }),
     };
+    let after = timings::Snapshot::take(&contexts);
     let model = match protocol::to_js(output.model.as_serialize()) {
         Ok(model) => model,
         Err(e) => {
@@ -154,6 +158,7 @@ fn run_tool(
             return Some(Response::Error { message });
         }
     };
+    let costs = before.until(&after, timings::now_ms() - after.at(), wasm_memory_bytes());
     let response = Response::Tool {
         run,
         host,
@@ -161,7 +166,9 @@ fn run_tool(
         view: output.view.to_string(),
         wasm_memory_bytes: wasm_memory_bytes(),
     };
-    post_with(&response, MODEL, &model)
+    // The benchmark's breakdown; an answer without it is still an answer.
+    let costs = protocol::to_js(&costs).unwrap_or(JsValue::UNDEFINED);
+    post_with_fields(&response, &[(MODEL, &model), (timings::TIMINGS, &costs)])
 }
 
 /// Posts a message to the page.
@@ -181,8 +188,15 @@ fn post(response: &Response) {
 /// Posts a message with `value` beside it in its field `key`; the answer
 /// to send instead when that fails.
 fn post_with(response: &Response, key: &str, value: &JsValue) -> Option<Response> {
+    post_with_fields(response, &[(key, value)])
+}
+
+/// [`post_with`] with several fields beside the message.
+fn post_with_fields(response: &Response, fields: &[(&str, &JsValue)]) -> Option<Response> {
     let attached = protocol::to_js(response).and_then(|message| {
-        protocol::attach(&message, key, value)?;
+        for (key, value) in fields {
+            protocol::attach(&message, key, value)?;
+        }
         Ok(message)
     });
     match attached {
