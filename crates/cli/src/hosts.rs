@@ -59,12 +59,16 @@ impl HostSpec {
         HostContext::new(self.name.clone(), files, hooks)
     }
 
+    /// The host's file of events (the first file that is no legacy tool file).
+    pub fn events(&self) -> Option<&Path> {
+        self.files.iter().find(|(_, _, tool)| tool.is_none()).map(|(_, path, _)| path.as_path())
+    }
+
     /// The host's XSpace file, when its name says it has one (the hosts a
     /// summary is written for).
     pub fn xspace(&self) -> Option<&Path> {
-        let (_, path, _) = self.files.iter().find(|(_, _, tool)| tool.is_none())?;
-        let name = path.file_name()?.to_str()?;
-        logdir::host_name(name).map(|_| path.as_path())
+        let path = self.events()?;
+        logdir::host_name(path.file_name()?.to_str()?).map(|_| path)
     }
 }
 
@@ -122,7 +126,9 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
             };
             paths.push(indexes.iter().map(|&(i, _)| files[i].clone()).collect());
             let context = Rc::new(spec.context(hooks.clone()));
-            crate::summaries::give(&spec, &context);
+            if let Some(summary) = &spec.summary {
+                crate::summaries::give(summary, spec.events(), &context);
+            }
             hooks.hosts.borrow_mut().push(Rc::downgrade(&context));
             hosts.push(context);
             specs.push(spec);

@@ -2,7 +2,6 @@
 //! events when it still describes the profile, and written atomically
 //! (`proflens summarize`).
 
-use crate::hosts::HostSpec;
 use proflens_analysis::context::summary::{HostSummary, Source};
 use proflens_analysis::context::HostContext;
 use proflens_format::logdir;
@@ -12,15 +11,14 @@ use std::path::{Path, PathBuf};
 /// gzipped).
 const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
-/// Gives the host its summary's analysis, when the host has a summary and it
-/// still describes the host's profile; says on stderr why a summary found
-/// was not used.
-pub fn give(spec: &HostSpec, host: &HostContext) {
-    let Some(path) = &spec.summary else { return };
-    match read(path).and_then(|summary| check(spec, summary)) {
+/// Gives the host the analysis of its summary at `path`, when the summary
+/// still describes the host's `profile` (or the host has only the summary);
+/// says on stderr why a summary found was not used.
+pub fn give(path: &Path, profile: Option<&Path>, host: &HostContext) {
+    match read(path).and_then(|summary| check(profile, summary)) {
         Ok(summary) => host.give_analysis(summary.analysis),
         Err(why) => {
-            let fallback = if spec.files.is_empty() { "the host has nothing else" } else { "the profile is read" };
+            let fallback = if profile.is_none() { "the host has nothing else" } else { "the profile is read" };
             eprintln!("proflens: {}: not used ({why}); {fallback}", path.display());
         }
     }
@@ -37,10 +35,8 @@ pub fn read(path: &Path) -> Result<HostSummary, String> {
 
 /// The summary, if it describes the host's profile now (or the host has
 /// only the summary).
-fn check(spec: &HostSpec, summary: HostSummary) -> Result<HostSummary, String> {
-    let Some(profile) = spec.files.iter().find(|(_, _, tool)| tool.is_none()).map(|(_, p, _)| p) else {
-        return Ok(summary);
-    };
+fn check(profile: Option<&Path>, summary: HostSummary) -> Result<HostSummary, String> {
+    let Some(profile) = profile else { return Ok(summary) };
     match source_of(profile) {
         Some(now) if summary.describes(&now) => Ok(summary),
         _ => Err(format!("{} changed since it was summarised", profile.display())),

@@ -5,10 +5,13 @@
 
 mod common;
 
-use common::{data, proflens};
-use proflens_analysis::context::summary::COMBINED_FROM_SUMMARIES;
+use common::{data, proflens, NoHooks};
+use proflens_analysis::context::summary::{HostSummary, COMBINED_FROM_SUMMARIES};
+use proflens_analysis::context::{Format, HostContext, HostFile, ReadFile, Request};
+use proflens_analysis::registry;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// A run folder under the temp dir, with the given (host, fixture) profiles.
 fn make_run(name: &str, hosts: &[(&str, &str)]) -> (PathBuf, PathBuf) {
@@ -164,4 +167,36 @@ fn summarize_without_profiles_or_where_it_cannot_write_fails_clearly() {
         assert!(!out.status.success() && stderr.contains("must be writable"), "{stderr}");
     }
     std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// A host given its summary answers the tools of all hosts without reading
+/// its file (no pass runs), and they print what the decoded hosts print.
+#[test]
+fn hosts_given_summaries_combine_without_reading_their_events() {
+    let bert = data("xspace/external/34.83.195.179_6003.xplane.pb");
+    let host = |name: &str, readable: bool| {
+        let file = bert.clone();
+        let read: ReadFile = match readable {
+            true => Box::new(move || std::fs::read(&file).map_err(|e| e.to_string())),
+            false => Box::new(|| Err("the events must not be read".into())),
+        };
+        let file = HostFile { path: format!("{name}.xplane.pb"), tool: None, read };
+        Rc::new(HostContext::new(name, vec![file], Rc::new(NoHooks)))
+    };
+    let decoded = [host("a", true), host("b", true)];
+    let summary = HostSummary::decode(&HostSummary::of(&decoded[0], None).unwrap().encode()).unwrap();
+    let given = [host("a", false), host("b", false)];
+    for h in &given {
+        h.give_analysis(summary.analysis.clone());
+    }
+    for id in COMBINED_FROM_SUMMARIES {
+        let tool = registry::find(id).unwrap();
+        let run = |hosts: &[Rc<HostContext>]| {
+            registry::run(tool, hosts, &Request::default()).and_then(|o| o.text(Format::Json))
+        };
+        assert_eq!(run(&given).unwrap(), run(&decoded).unwrap(), "{id}");
+    }
+    assert!(given.iter().all(|h| h.pass_runs().iter().all(|(_, n)| *n == 0)));
+    let trace = registry::run(registry::find("trace_viewer").unwrap(), &given[..1], &Request::default());
+    assert!(trace.is_err_and(|e| e.to_string().contains("must not be read")));
 }
