@@ -1,10 +1,12 @@
 //! A PATH argument as runs and hosts: the files under it are named by
 //! `proflens_format::logdir::discover`, exactly as the app names what
 //! is opened in the browser, and each host becomes a `HostContext` that
-//! reads its files from disk when a tool asks.
+//! reads its files from disk when a tool asks. A host's summary beside its
+//! profile (`proflens summarize`) gives the host its analysis (`summaries`).
 
 use crate::Failure;
 use proflens_analysis::context::{Hooks, HostContext, HostFile};
+use proflens_format::legacy::LegacyTool;
 use proflens_format::logdir::{self, HostFiles};
 use proflens_format::Limits;
 use std::cell::RefCell;
@@ -26,6 +28,48 @@ pub struct Run {
     pub hosts: Vec<Rc<HostContext>>,
     /// The files of each host, in the same order, for messages and `info`.
     pub files: Vec<Vec<PathBuf>>,
+    /// Each host's files as plain data, in the same order: other threads
+    /// open the host again from them (`parallel`).
+    pub specs: Vec<HostSpec>,
+}
+
+/// A host's files as discovery named them: plain data, sent to the thread
+/// that analyses the host.
+#[derive(Debug, Clone)]
+pub struct HostSpec {
+    pub name: String,
+    /// Each file: its name relative to the opened folder (as the browser
+    /// names it), its path, its legacy tool.
+    pub files: Vec<(String, PathBuf, Option<LegacyTool>)>,
+    /// The host's summary file, if one was found.
+    pub summary: Option<PathBuf>,
+}
+
+impl HostSpec {
+    /// A context that reads the host's files from disk.
+    pub fn context(&self, hooks: Rc<dyn Hooks>) -> HostContext {
+        let files = self
+            .files
+            .iter()
+            .map(|(relative, path, tool)| {
+                let path = path.clone();
+                HostFile { path: relative.clone(), tool: *tool, read: Box::new(move || read(&path)) }
+            })
+            .collect();
+        HostContext::new(self.name.clone(), files, hooks)
+    }
+
+    /// The host's file of events (the first file that is no legacy tool file).
+    pub fn events(&self) -> Option<&Path> {
+        self.files.iter().find(|(_, _, tool)| tool.is_none()).map(|(_, path, _)| path.as_path())
+    }
+
+    /// The host's XSpace file, when its name says it has one (the hosts a
+    /// summary is written for).
+    pub fn xspace(&self) -> Option<&Path> {
+        let path = self.events()?;
+        logdir::host_name(path.file_name()?.to_str()?).map(|_| path)
+    }
 }
 
 /// Runs and hosts under `path` (a file, a run folder or a whole log directory).
@@ -65,8 +109,9 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
     for run in found.runs {
         let mut hosts = Vec::new();
         let mut paths = Vec::new();
+        let mut specs = Vec::new();
         for host in run.hosts {
-            let indexes: Vec<(usize, Option<proflens_format::legacy::LegacyTool>)> = match host.files {
+            let indexes: Vec<(usize, Option<LegacyTool>)> = match host.files {
                 HostFiles::Events(file) => {
                     std::iter::once((file, None)).chain(host.counter_logs.iter().map(|&f| (f, None))).collect()
                 }
@@ -74,19 +119,21 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
                     tools.iter().map(|(t, f)| (*f, Some(*t))).chain(trace.map(|f| (f, None))).collect()
                 }
             };
-            let host_files = indexes
-                .iter()
-                .map(|&(i, tool)| {
-                    let file = files[i].clone();
-                    HostFile { path: relative[i].clone(), tool, read: Box::new(move || read(&file)) }
-                })
-                .collect();
+            let spec = HostSpec {
+                name: host.name,
+                files: indexes.iter().map(|&(i, tool)| (relative[i].clone(), files[i].clone(), tool)).collect(),
+                summary: host.summary.map(|i| files[i].clone()),
+            };
             paths.push(indexes.iter().map(|&(i, _)| files[i].clone()).collect());
-            let context = Rc::new(HostContext::new(host.name, host_files, hooks.clone()));
+            let context = Rc::new(spec.context(hooks.clone()));
+            if let Some(summary) = &spec.summary {
+                crate::summaries::give(summary, spec.events(), &context);
+            }
             hooks.hosts.borrow_mut().push(Rc::downgrade(&context));
             hosts.push(context);
+            specs.push(spec);
         }
-        runs.push(Run { name: run.name, hosts, files: paths });
+        runs.push(Run { name: run.name, hosts, files: paths, specs });
     }
     Ok(Opened { runs })
 }
@@ -98,7 +145,9 @@ fn only_traces_unless_profiles(dir: &Path, files: Vec<PathBuf>) -> Vec<PathBuf> 
     let name = |f: &PathBuf| f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let profiles = files.iter().any(|f| {
         let n = name(f);
-        logdir::host_name(&n).is_some() || proflens_format::legacy::tool_file(&n).is_some()
+        logdir::host_name(&n).is_some()
+            || logdir::summary_host_name(&n).is_some()
+            || proflens_format::legacy::tool_file(&n).is_some()
     });
     if profiles {
         return files;
@@ -112,7 +161,10 @@ fn only_traces_unless_profiles(dir: &Path, files: Vec<PathBuf>) -> Vec<PathBuf> 
 fn unreadable_json(path: &Path) -> bool {
     use std::io::Read;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    if logdir::trace_host_name(&name).is_none() || proflens_format::legacy::tool_file(&name).is_some() {
+    if logdir::trace_host_name(&name).is_none()
+        || logdir::summary_host_name(&name).is_some()
+        || proflens_format::legacy::tool_file(&name).is_some()
+    {
         return false;
     }
     let mut head = Vec::new();

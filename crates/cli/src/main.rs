@@ -9,6 +9,9 @@ mod export_trace;
 mod hosts;
 mod info;
 mod output;
+mod parallel;
+mod summaries;
+mod summarize;
 mod tool;
 mod tools;
 
@@ -97,6 +100,19 @@ enum Command {
         #[arg(long, value_name = "PCT")]
         fail_if_slower: Option<f64>,
     },
+    /// Write each XSpace host's summary beside its profile (<host>.proflens-summary.json.gz):
+    /// the tools of all hosts (overview, input pipeline, framework op stats, kernel stats, pod
+    /// viewer) then read the summaries instead of the profiles, and the summaries alone are a run.
+    Summarize {
+        /// A profile file, a run directory or a whole log directory.
+        path: PathBuf,
+        /// Only this run, when PATH holds several (default: every run).
+        #[arg(long)]
+        run: Option<String>,
+        /// Hosts analysed at once, one per thread (default: one per core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+    },
     /// List the tools: id, label, what each reads, output formats.
     Tools {
         /// Print JSON instead of a table.
@@ -144,6 +160,9 @@ enum Command {
         /// graph_viewer: draw each fusion as one node instead of its fused instructions.
         #[arg(long)]
         merge_fusion: bool,
+        /// All hosts: hosts analysed at once, one per thread (default: one per core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
     },
 }
 
@@ -175,6 +194,7 @@ fn main() -> ExitCode {
         Command::Info { path } => info::run(&path),
         Command::Bench { path, repeat } => bench::run(&path, repeat),
         Command::Tools { json } => tools::run(json),
+        Command::Summarize { path, run, jobs } => summarize::run(&path, run.as_deref(), jobs),
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())
         }
@@ -191,6 +211,7 @@ fn main() -> ExitCode {
             node,
             graph_width,
             merge_fusion,
+            jobs,
         } => tool::run(&tool::Args {
             path,
             tool,
@@ -204,6 +225,7 @@ fn main() -> ExitCode {
             node,
             graph_width,
             merge_fusion,
+            jobs,
         }),
         Command::Compare {
             base,

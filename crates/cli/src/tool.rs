@@ -26,6 +26,8 @@ pub struct Args {
     pub node: Option<String>,
     pub graph_width: Option<u32>,
     pub merge_fusion: bool,
+    /// All hosts: threads that analyse hosts at once (`None`: one per core).
+    pub jobs: Option<usize>,
 }
 
 /// How `op_profile --format xprof` groups ops (XProf's `group_by` parameter).
@@ -84,6 +86,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         }
         other => Failure(other.to_string()),
     };
+    crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(args.jobs));
     let result = registry::run(tool, &hosts, &request).map_err(failure)?;
     let text = result.text(request.format).map_err(|e| Failure(format!("{}: {e}", tool.id())))?;
     output::write(args.output.as_deref(), &text)

@@ -141,18 +141,18 @@ fn crc32(data: &[u8]) -> u32 {
     crc32fast::hash(data)
 }
 
+/// `data` as one gzip member (what Proflens writes: host summaries).
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+    out.extend(crc32(data).to_le_bytes());
+    out.extend((data.len() as u32).to_le_bytes());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Builds a gzip member around raw deflate data.
-    pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
-        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-        out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
-        out.extend(crc32(data).to_le_bytes());
-        out.extend((data.len() as u32).to_le_bytes());
-        out
-    }
 
     #[test]
     fn round_trips_and_checks_crc() {

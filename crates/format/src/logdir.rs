@@ -39,6 +39,20 @@ pub struct Host {
     /// Counter logs beside a file of events (nvidia-smi CSV: [`is_counter_log`]),
     /// read with the events and drawn as counter tracks.
     pub counter_logs: Vec<usize>,
+    /// The host's summary written by `proflens summarize`
+    /// ([`SUMMARY_SUFFIX`]): its analysis, read instead of the events by the
+    /// tools of all hosts. A summary without a profile is a host of its own
+    /// (`HostFiles::Tools` with no tools): runs too large for one machine
+    /// are analysed from their summaries.
+    pub summary: Option<usize>,
+}
+
+/// The file name suffix of a host's summary, written beside its profile.
+pub const SUMMARY_SUFFIX: &str = ".proflens-summary.json.gz";
+
+/// Host name of a summary file name (`host0.proflens-summary.json.gz` → `host0`).
+pub fn summary_host_name(file_name: &str) -> Option<&str> {
+    file_name.strip_suffix(SUMMARY_SUFFIX).filter(|h| !h.is_empty())
 }
 
 /// Whether a file name may be a counter log (`*.csv`; the content decides,
@@ -92,6 +106,7 @@ pub fn discover<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str) ->
                     name: loose_host_name(only),
                     files: HostFiles::Events(0),
                     counter_logs: Vec::new(),
+                    summary: None,
                 }],
             }],
             skipped: Vec::new(),
@@ -116,6 +131,7 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         Trace { legacy: bool },
         Tool(LegacyTool),
         CounterLog,
+        Summary,
     }
     let mut found: Vec<(Vec<String>, String, (Kind, usize))> = Vec::new();
     let mut skipped = Vec::new();
@@ -127,6 +143,8 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         let dirs: Vec<String> = dirs.iter().map(|d| d.to_string()).collect();
         if let Some(host) = host_name(file_name) {
             found.push((dirs, host.to_string(), (Kind::XSpace, file)));
+        } else if let Some(host) = summary_host_name(file_name) {
+            found.push((dirs, host.to_string(), (Kind::Summary, file)));
         } else if let Some((host, tool)) = crate::legacy::tool_file(file_name) {
             let host = if host.is_empty() { "host".to_string() } else { host };
             found.push((dirs, host, (Kind::Tool(tool), file)));
@@ -154,8 +172,9 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
                         name: host.clone(),
                         files: HostFiles::Events(*file),
                         counter_logs: Vec::new(),
+                        summary: None,
                     }),
-                    Kind::CounterLog => {}
+                    Kind::CounterLog | Kind::Summary => {}
                     Kind::Trace { legacy: true } if has_xspace(host) => {}
                     Kind::Trace { legacy: true } | Kind::Tool(_) => {
                         let at =
@@ -165,6 +184,7 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
                                 name: host.clone(),
                                 files: HostFiles::Tools { tools: Vec::new(), trace: None },
                                 counter_logs: Vec::new(),
+                                summary: None,
                             });
                             hosts.len() - 1
                         });
@@ -182,6 +202,20 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
             for host in &mut hosts {
                 if matches!(host.files, HostFiles::Events(_)) {
                     host.counter_logs.clone_from(&logs);
+                }
+            }
+            for (host, (kind, file)) in &files {
+                if !matches!(kind, Kind::Summary) {
+                    continue;
+                }
+                match hosts.iter_mut().find(|h| &h.name == host && h.summary.is_none()) {
+                    Some(found) => found.summary = Some(*file),
+                    None => hosts.push(Host {
+                        name: host.clone(),
+                        files: HostFiles::Tools { tools: Vec::new(), trace: None },
+                        counter_logs: Vec::new(),
+                        summary: Some(*file),
+                    }),
                 }
             }
             Run { name, hosts: dedupe_host_names(hosts) }
@@ -266,6 +300,24 @@ fn reason_for(file_name: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_summary_joins_its_host_or_stands_alone() {
+        let found = discover(
+            [
+                "run/plugins/profile/r1/a.xplane.pb",
+                "run/plugins/profile/r1/a.proflens-summary.json.gz",
+                "run/plugins/profile/r1/b.proflens-summary.json.gz",
+            ],
+            "root",
+        );
+        let hosts = &found.runs[0].hosts;
+        let named: Vec<(&str, Option<usize>)> = hosts.iter().map(|h| (h.name.as_str(), h.summary)).collect();
+        assert_eq!(named, vec![("a", Some(1)), ("b", Some(2))]);
+        assert_eq!(hosts[0].files, HostFiles::Events(0));
+        assert_eq!(hosts[1].files, HostFiles::Tools { tools: Vec::new(), trace: None });
+        assert!(found.skipped.is_empty());
+    }
+
     #[test]
     fn one_unnamed_file_is_one_host() {
         let found = super::discover(["dir/vm.bin"], "Selected files");

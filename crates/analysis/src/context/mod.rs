@@ -4,6 +4,7 @@
 //! the trace viewer's queries all read passes through it.
 
 mod run;
+pub mod summary;
 mod tool;
 
 pub use run::{Kept, RunContext};
@@ -79,6 +80,8 @@ pub struct HostContext {
     hlo: Slot<Hlo>,
     grouping: Slot<Grouping>,
     analysis: Slot<HostAnalysis>,
+    /// The analysis was given (a host summary), not computed from events.
+    given: Cell<bool>,
     xla_ops: Slot<XlaOpDb>,
     kineto: Slot<KinetoIndex>,
     trace: Slot<TraceIndex>,
@@ -116,6 +119,7 @@ impl HostContext {
             hlo: Slot::default(),
             grouping: Slot::default(),
             analysis: Slot::default(),
+            given: Cell::new(false),
             xla_ops: Slot::default(),
             kineto: Slot::default(),
             trace: Slot::default(),
@@ -130,9 +134,24 @@ impl HostContext {
         &self.name
     }
 
-    /// Whether the host has a file of events (not only legacy tool files).
+    /// Whether the host has a file of events (not only legacy tool files),
+    /// or a summary of one.
     pub fn has_events(&self) -> bool {
-        self.events.get().is_some()
+        self.events.get().is_some() || self.given.get()
+    }
+
+    /// Gives the host its analysis computed elsewhere (its summary file,
+    /// another thread or worker): [`HostContext::analysis`] then answers
+    /// without decoding the events, and the host counts as XSpace (summaries
+    /// are of XSpace hosts only). Tools that need the events still load them.
+    pub fn give_analysis(&self, analysis: HostAnalysis) {
+        *self.analysis.borrow_mut() = Some(Rc::new(analysis));
+        self.given.set(true);
+    }
+
+    /// Whether the analysis was given rather than computed here.
+    pub fn analysis_given(&self) -> bool {
+        self.given.get()
     }
 
     /// The legacy tool files of the host, by tool (before any is read).
@@ -181,6 +200,13 @@ impl HostContext {
             return Ok(found);
         }
         let Some(file) = self.events.get() else {
+            if self.given.get() {
+                return Err(format!(
+                    "Host “{}” has only its summary (*{}); this tool needs the profile's events.",
+                    self.name,
+                    proflens_format::logdir::SUMMARY_SUFFIX
+                ));
+            }
             let kinds: Vec<&str> = self.tool_file_kinds().iter().map(|t| t.file_stem()).collect();
             return Err(format!(
                 "Host “{}” has only TensorBoard tool files ({}), no events.",
@@ -235,6 +261,9 @@ impl HostContext {
 
     /// Whether the events are a PyTorch (Kineto) trace (decodes them).
     pub fn is_kineto(&self) -> Result<bool, String> {
+        if self.given.get() && !self.is_loaded() {
+            return Ok(false);
+        }
         Ok(self.profile()?.origin == Origin::Kineto)
     }
 

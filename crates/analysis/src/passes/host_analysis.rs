@@ -13,6 +13,9 @@ use crate::passes::steps::{self, step_db, StepDb};
 use proflens_model::hlo::HloModule;
 use proflens_model::Profile;
 
+/// Serialisable: a host's summary (`context::summary`) is this analysis,
+/// written beside the profile or computed on another thread.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HostAnalysis {
     /// Steps as XProf finds them.
     pub steps: StepDb,

@@ -115,7 +115,7 @@ impl StepDetails {
 type StepEvents = BTreeMap<i64, StepDetails>;
 
 /// One step of the step database.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StepInfo {
     pub group: i64,
     pub name: String,
@@ -131,7 +131,7 @@ impl StepInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StepDb {
     pub steps: Vec<StepInfo>,
     pub has_device: bool,
