@@ -30,13 +30,13 @@ const CSP_MARKER: &str = "<!-- PROFLENS:CSP -->";
 /// The two wasm binaries of the app crate, each built with one cargo feature
 /// (so neither carries the other's code): the page's UI and the analysis
 /// worker's. `out_name` names their files in dist/ (`<out_name>.js`, `<out_name>_bg.wasm`).
-pub struct Role {
-    pub feature: &'static str,
-    pub out_name: &'static str,
+struct Role {
+    feature: &'static str,
+    out_name: &'static str,
 }
 
-pub const PAGE: Role = Role { feature: "page", out_name: "proflens" };
-pub const WORKER: Role = Role { feature: "worker", out_name: "proflens_worker" };
+const PAGE: Role = Role { feature: "page", out_name: "proflens" };
+const WORKER: Role = Role { feature: "worker", out_name: "proflens_worker" };
 
 /// Builds dist/ and returns its path.
 pub fn build() -> Result<PathBuf, String> {
@@ -72,9 +72,8 @@ pub fn build() -> Result<PathBuf, String> {
 
     let demo_bytes: usize = demo_files.iter().map(|(_, gz)| gz.len()).sum();
     println!("xtask: dist ready at {}", dist.display());
-    for role in [PAGE, WORKER] {
-        let wasm = wasm_size::measure(&dist, role.out_name)?;
-        println!("xtask: {} wasm {} bytes raw, {} bytes gzip", role.feature, wasm.raw, wasm.gzip);
+    for (what, wasm) in wasm_sizes(&dist)? {
+        println!("xtask: {what} wasm {} bytes raw, {} bytes gzip", wasm.raw, wasm.gzip);
     }
     println!(
         "xtask: demos {} bytes gzip in {} files ({}/); single file {} bytes",
@@ -84,6 +83,14 @@ pub fn build() -> Result<PathBuf, String> {
         single.len()
     );
     Ok(dist)
+}
+
+/// The size of each wasm in `dist`, by role.
+pub fn wasm_sizes(dist: &Path) -> Result<Vec<(&'static str, wasm_size::WasmSize)>, String> {
+    [PAGE, WORKER]
+        .iter()
+        .map(|role| Ok((role.feature, wasm_size::measure(&dist.join(format!("{}_bg.wasm", role.out_name)))?)))
+        .collect()
 }
 
 /// wasm-bindgen's glue and stripped module of the last build, as `role`'s files in `dist`.
@@ -204,7 +211,7 @@ fn sha256_b64(text: &str) -> String {
 }
 
 /// gzip (RFC 1952) of `data`, as browsers' DecompressionStream reads it.
-pub fn gzip(data: &[u8]) -> Vec<u8> {
+fn gzip(data: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(data).expect("writing to memory");
     encoder.finish().expect("writing to memory")

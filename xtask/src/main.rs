@@ -83,7 +83,7 @@ fn test_command() -> Result<(), String> {
     run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root))?;
     let dist = dist::build()?;
     // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
-    wasm_size::check(&dist)?;
+    wasm_size::check(&dist::wasm_sizes(&dist)?)?;
     // The log-directory test indexes its logdir with the collector.
     run(Command::new("cargo")
         .args(["build", "-p", "proflens-collector", "--bin", "proflens-collect"])
