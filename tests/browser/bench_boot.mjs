@@ -6,7 +6,7 @@
 // is cached) served from DIST_DIR over HTTP and as the single file
 // DIST_DIR/proflens.html from file://, and measures, from navigation start,
 // when the open-file control is usable (`#open-files` enabled, the boot
-// message gone) and when the analysis worker's module has been compiled
+// message gone; seen by a MutationObserver in the page) and when the analysis worker's module has been compiled
 // (`window.__proflensWorkerModuleAt`, set by loader.js). Prints JSON: each load
 // and the medians, in milliseconds. A measurement, not a test: nothing is asserted.
 import fs from 'node:fs';
@@ -31,11 +31,21 @@ function median(values) {
 async function once(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
+  // Noted by the page itself when the DOM first changes to "usable", not when a poll sees it.
+  await page.addInitScript(() => {
+    const usable = () => {
+      const input = document.getElementById('open-files');
+      return input && !input.disabled && !document.getElementById('boot');
+    };
+    new MutationObserver((_, observer) => {
+      if (usable()) {
+        window.__bootInteractiveAt = performance.now();
+        observer.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true, attributes: true });
+  });
   await page.goto(url);
-  const interactive = await page.waitForFunction(() => {
-    const input = document.getElementById('open-files');
-    return input && !input.disabled && !document.getElementById('boot') ? performance.now() : null;
-  }, null, { polling: 'raf', timeout: 60_000 });
+  const interactive = await page.waitForFunction(() => window.__bootInteractiveAt ?? null, null, { timeout: 60_000 });
   const workerModule = await page
     .waitForFunction(() => window.__proflensWorkerModuleAt ?? null, null, { timeout: 10_000 })
     .then((h) => h.jsonValue(), () => null);
