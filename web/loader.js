@@ -1,20 +1,33 @@
-// Proflens boot loader: finds the wasm-bindgen glue and the wasm, compiles the
-// module once, starts the app on the page and spawns analysis workers from a
-// Blob URL. Works served over HTTP and as a single HTML file from file://.
+// Proflens boot loader: finds the wasm-bindgen glue and the wasm of the page,
+// compiles it and starts the app; then, without holding the page up, compiles
+// the analysis worker's own wasm once and spawns workers from a Blob URL of
+// the worker's glue. Works served over HTTP and as a single HTML file from file://.
 // No eval, no inline handlers: it runs under a strict Content-Security-Policy.
 (function () {
   'use strict';
 
-  // Runs inside each worker, after the glue (which defines `wasm_bindgen`).
-  // The first message carries the compiled module; start_worker() then takes
-  // over `onmessage` and posts {kind: 'ready'}.
+  // The message that hands a worker its compiled module (or why there is none).
+  var BOOT = 'proflens-worker-boot';
+
+  // Runs inside each worker, after the worker's glue (which defines `wasm_bindgen`).
+  // The BOOT message carries the compiled module; start_worker() then takes
+  // over `onmessage` and posts {kind: 'ready'}. Messages that come before it
+  // (the module may still be compiling) are kept and handed over after.
   var WORKER_BOOTSTRAP = [
+    'var early = [];',
     'self.onmessage = function (event) {',
+    "  if (!event.data || event.data.kind !== '" + BOOT + "') { early.push(event.data); return; }",
     '  self.onmessage = null;',
-    '  var module = event.data && event.data.module;',
+    '  var boot = event.data;',
     '  Promise.resolve()',
-    '    .then(function () { return wasm_bindgen({ module_or_path: module }); })',
-    '    .then(function () { wasm_bindgen.start_worker(); })',
+    '    .then(function () {',
+    '      if (!boot.module) throw new Error(boot.error || "no module");',
+    '      return wasm_bindgen({ module_or_path: boot.module });',
+    '    })',
+    '    .then(function () {',
+    '      wasm_bindgen.start_worker();',
+    "      early.forEach(function (data) { self.dispatchEvent(new MessageEvent('message', { data: data })); });",
+    '    })',
     '    .catch(function (err) {',
     "      self.postMessage({ kind: 'error', message: 'The analysis worker could not start: ' +",
     "        ((err && err.message) || String(err)) + '.' });",
@@ -51,36 +64,61 @@
     return bytes;
   }
 
-  // Returns {glueText, wasmBytes} for the deployment mode in use.
+  // The bytes of an embedded module (single file): base64, maybe of gzip.
+  async function embeddedBytes(element) {
+    var bytes = base64ToBytes(element.textContent || '');
+    var encoding = element.getAttribute('data-encoding') || 'base64';
+    if (encoding === 'gzip-base64') {
+      if (typeof DecompressionStream !== 'function') {
+        throw new Error('this browser cannot decompress the embedded app (no DecompressionStream); use a current Chrome, Edge, Firefox or Safari');
+      }
+      return new Response(
+        new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))
+      ).arrayBuffer();
+    }
+    if (encoding !== 'base64') {
+      throw new Error('the embedded app has an unknown encoding "' + encoding + '"');
+    }
+    return bytes;
+  }
+
+  function fetched(response) {
+    if (!response.ok) throw new Error('could not load ' + response.url + ' (HTTP ' + response.status + ')');
+    return response;
+  }
+
+  // Returns {wasmBytes, workerGlueText} for the deployment mode in use: the
+  // page's module and the worker's glue (small; the worker's Blob is made
+  // from it when a worker is spawned, which cannot wait).
   async function loadParts() {
     var wasmEl = document.getElementById('proflens-wasm');
     if (wasmEl) {
-      // Single file: everything is inline.
-      var glueEl = document.getElementById('proflens-glue');
-      if (!glueEl) throw new Error('the page has the WebAssembly module but not its JavaScript glue');
-      var bytes = base64ToBytes(wasmEl.textContent || '');
-      var encoding = wasmEl.getAttribute('data-encoding') || 'base64';
-      if (encoding === 'gzip-base64') {
-        if (typeof DecompressionStream !== 'function') {
-          throw new Error('this browser cannot decompress the embedded app (no DecompressionStream); use a current Chrome, Edge, Firefox or Safari');
-        }
-        bytes = await new Response(
-          new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))
-        ).arrayBuffer();
-      } else if (encoding !== 'base64') {
-        throw new Error('the embedded app has an unknown encoding "' + encoding + '"');
+      // Single file: everything is inline; the page's glue has run already.
+      var workerGlueEl = document.getElementById('proflens-worker-glue');
+      if (!document.getElementById('proflens-glue') || !workerGlueEl) {
+        throw new Error('the page has the WebAssembly module but not its JavaScript glue');
       }
-      return { glueText: glueEl.textContent || '', wasmBytes: bytes };
+      return { wasmBytes: await embeddedBytes(wasmEl), workerGlueText: workerGlueEl.textContent || '' };
     }
     // Served: fetch the files next to this page.
-    var responses = await Promise.all([fetch('proflens.js'), fetch('proflens_bg.wasm')]);
-    responses.forEach(function (r) {
-      if (!r.ok) throw new Error('could not load ' + r.url + ' (HTTP ' + r.status + ')');
-    });
+    var responses = await Promise.all([fetch('proflens_bg.wasm'), fetch('proflens_worker.js')]);
+    responses.forEach(fetched);
     return {
-      glueText: await responses[0].text(),
-      wasmBytes: await responses[1].arrayBuffer(),
+      wasmBytes: await responses[0].arrayBuffer(),
+      workerGlueText: await responses[1].text(),
     };
+  }
+
+  // The analysis worker's module, compiled once for every worker. When it is
+  // ready is kept for tests/browser/bench_boot.mjs (ms since navigation start).
+  async function compileWorkerModule() {
+    var wasmEl = document.getElementById('proflens-worker-wasm');
+    var bytes = wasmEl
+      ? await embeddedBytes(wasmEl)
+      : await fetched(await fetch('proflens_worker_bg.wasm')).arrayBuffer();
+    var module = await WebAssembly.compile(bytes);
+    window.__proflensWorkerModuleAt = performance.now();
+    return module;
   }
 
   // Recent profiles on Chromium: the File System Access handles of picked or
@@ -181,20 +219,36 @@
     var parts = await loadParts();
     var module = await WebAssembly.compile(parts.wasmBytes);
 
+    var workerModule = null;
+    function startWorkerModule() {
+      if (!workerModule) {
+        workerModule = compileWorkerModule();
+        // A failed compile is told to the worker that waits for it; the next spawn tries again.
+        workerModule.catch(function () { workerModule = null; });
+      }
+      return workerModule;
+    }
     var workerUrl = null;
+    // Returns a Worker at once; its module follows as soon as it is compiled
+    // (it posts {kind: 'ready'} when it listens, or {kind: 'error'}).
     window.proflensSpawnWorker = function () {
       if (!workerUrl) {
         workerUrl = URL.createObjectURL(
-          new Blob([parts.glueText, '\n', WORKER_BOOTSTRAP], { type: 'text/javascript' })
+          new Blob([parts.workerGlueText, '\n', WORKER_BOOTSTRAP], { type: 'text/javascript' })
         );
       }
       var worker = new Worker(workerUrl);
-      worker.postMessage({ module: module });
+      startWorkerModule().then(
+        function (workerModule) { worker.postMessage({ kind: BOOT, module: workerModule }); },
+        function (err) { worker.postMessage({ kind: BOOT, error: reason(err) }); }
+      );
       return worker;
     };
 
     await wasm_bindgen({ module_or_path: module });
     wasm_bindgen.start_app();
+    // The worker's module is compiled while the reader picks a file.
+    setTimeout(startWorkerModule, 0);
     var bootBox = document.getElementById('boot');
     if (bootBox) bootBox.remove();
   }

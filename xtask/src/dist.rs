@@ -1,7 +1,8 @@
 //! `cargo xtask dist`: the static app.
 //!
 //! `dist/` works from any static web server (index.html, proflens.js,
-//! proflens_bg.wasm, loader.js, theme-boot.js, theme.css, style.css);
+//! proflens_bg.wasm: the page; proflens_worker.js, proflens_worker_bg.wasm:
+//! the analysis worker, fetched by loader.js; loader.js, theme-boot.js, theme.css, style.css);
 //! `dist/proflens.html` is the same app in one self-contained file that works opened from disk (file://),
 //! where browsers refuse module scripts and fetches: the wasm travels inside
 //! it gzip+base64 and the scripts are inline, allowed by their CSP hashes.
@@ -10,7 +11,7 @@
 //! into `dist/demos/`, fetched by the app on demand, and embedded in
 //! `proflens.html` as base64 elements the page reads from disk.
 
-use crate::{root, run, target_dir};
+use crate::{root, run, target_dir, wasm_size};
 use base64::Engine;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -26,30 +27,32 @@ mod demos {
 const PROFILE: &str = "wasm-release";
 const CSP_MARKER: &str = "<!-- PROFLENS:CSP -->";
 
+/// The two wasm binaries of the app crate, each built with one cargo feature
+/// (so neither carries the other's code): the page's UI and the analysis
+/// worker's. `out_name` names their files in dist/ (`<out_name>.js`, `<out_name>_bg.wasm`).
+struct Role {
+    feature: &'static str,
+    out_name: &'static str,
+}
+
+const PAGE: Role = Role { feature: "page", out_name: "proflens" };
+const WORKER: Role = Role { feature: "worker", out_name: "proflens_worker" };
+
 /// Builds dist/ and returns its path.
 pub fn build() -> Result<PathBuf, String> {
     let root = root();
     let dist = root.join("dist");
-    run(Command::new("cargo")
-        .args(["build", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--profile", PROFILE])
-        .current_dir(&root))?;
-    if dist.exists() {
-        std::fs::remove_dir_all(&dist).map_err(|e| format!("clearing {}: {e}", dist.display()))?;
+    for (i, role) in [PAGE, WORKER].iter().enumerate() {
+        // Both builds write the same artifact, so each is bound before the next build.
+        run(Command::new("cargo")
+            .args(["build", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--profile", PROFILE])
+            .args(["--no-default-features", "--features", role.feature])
+            .current_dir(&root))?;
+        if i == 0 && dist.exists() {
+            std::fs::remove_dir_all(&dist).map_err(|e| format!("clearing {}: {e}", dist.display()))?;
+        }
+        bindgen(role, &dist)?;
     }
-    let wasm = target_dir().join("wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
-    run(Command::new("wasm-bindgen")
-        // The name section is 2/3 of the wasm; panics still print their messages.
-        .args([
-            "--target",
-            "no-modules",
-            "--no-typescript",
-            "--remove-name-section",
-            "--out-name",
-            "proflens",
-            "--out-dir",
-        ])
-        .arg(&dist)
-        .arg(&wasm))?;
 
     let web = root.join("web");
     for entry in std::fs::read_dir(&web).map_err(|e| format!("{}: {e}", web.display()))? {
@@ -67,19 +70,38 @@ pub fn build() -> Result<PathBuf, String> {
     let single = single_file(&shell, &dist, &demo_files)?;
     write(&dist.join("proflens.html"), &single)?;
 
-    let wasm_bytes = std::fs::read(dist.join("proflens_bg.wasm")).map_err(|e| e.to_string())?;
     let demo_bytes: usize = demo_files.iter().map(|(_, gz)| gz.len()).sum();
+    println!("xtask: dist ready at {}", dist.display());
+    for (what, wasm) in wasm_sizes(&dist)? {
+        println!("xtask: {what} wasm {} bytes raw, {} bytes gzip", wasm.raw, wasm.gzip);
+    }
     println!(
-        "xtask: dist ready at {}\nxtask: wasm {} bytes raw, {} bytes gzip; demos {} bytes gzip in {} files ({}/); single file {} bytes",
-        dist.display(),
-        wasm_bytes.len(),
-        gzip(&wasm_bytes).len(),
+        "xtask: demos {} bytes gzip in {} files ({}/); single file {} bytes",
         demo_bytes,
         demo_files.len(),
         demos::DIR,
         single.len()
     );
     Ok(dist)
+}
+
+/// The size of each wasm in `dist`, by role.
+pub fn wasm_sizes(dist: &Path) -> Result<Vec<(&'static str, wasm_size::WasmSize)>, String> {
+    [PAGE, WORKER]
+        .iter()
+        .map(|role| Ok((role.feature, wasm_size::measure(&dist.join(format!("{}_bg.wasm", role.out_name)))?)))
+        .collect()
+}
+
+/// wasm-bindgen's glue and stripped module of the last build, as `role`'s files in `dist`.
+fn bindgen(role: &Role, dist: &Path) -> Result<(), String> {
+    let wasm = target_dir().join("wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
+    run(Command::new("wasm-bindgen")
+        // The name section is 2/3 of the wasm; panics still print their messages.
+        .args(["--target", "no-modules", "--no-typescript", "--remove-name-section", "--out-name", role.out_name])
+        .arg("--out-dir")
+        .arg(dist)
+        .arg(&wasm))
 }
 
 /// The Content-Security-Policy: nothing from any other origin. Inline
@@ -135,8 +157,11 @@ fn single_file(shell: &str, dist: &Path, demo_files: &[(String, Vec<u8>)]) -> Re
     let theme_boot = inline_safe(&read(&dist.join("theme-boot.js"))?)?;
     let glue = inline_safe(&read(&dist.join("proflens.js"))?)?;
     let loader = inline_safe(&read(&dist.join("loader.js"))?)?;
-    let wasm = std::fs::read(dist.join("proflens_bg.wasm")).map_err(|e| e.to_string())?;
-    let wasm_b64 = base64::engine::general_purpose::STANDARD.encode(gzip(&wasm));
+    let wasm_b64 = embedded_wasm(dist, PAGE.out_name)?;
+    // The worker's glue is not run on the page (it would redefine the page's
+    // `wasm_bindgen`): loader.js puts it in the worker's Blob, so it needs no hash.
+    let worker_glue = inline_safe(&read(&dist.join(format!("{}.js", WORKER.out_name)))?)?;
+    let worker_wasm_b64 = embedded_wasm(dist, WORKER.out_name)?;
     let hashes = vec![sha256_b64(&glue), sha256_b64(&loader), sha256_b64(&theme_boot)];
 
     let replacements = [
@@ -148,7 +173,10 @@ fn single_file(shell: &str, dist: &Path, demo_files: &[(String, Vec<u8>)]) -> Re
         (
             "<script src=\"loader.js\"></script>".to_string(),
             format!(
-                "<script type=\"application/octet-stream\" id=\"proflens-wasm\" data-encoding=\"gzip-base64\">{wasm_b64}</script>\n{}<script>{loader}</script>",
+                "<script type=\"application/octet-stream\" id=\"proflens-wasm\" data-encoding=\"gzip-base64\">{wasm_b64}</script>\n\
+                 <script type=\"text/plain\" id=\"proflens-worker-glue\">{worker_glue}</script>\n\
+                 <script type=\"application/octet-stream\" id=\"proflens-worker-wasm\" data-encoding=\"gzip-base64\">{worker_wasm_b64}</script>\n\
+                 {}<script>{loader}</script>",
                 demo_elements(demo_files)
             ),
         ),
@@ -161,6 +189,13 @@ fn single_file(shell: &str, dist: &Path, demo_files: &[(String, Vec<u8>)]) -> Re
         html = html.replacen(&from, &to, 1);
     }
     Ok(html)
+}
+
+/// `<out_name>_bg.wasm` of dist/ as gzip in base64, for an element of the single file.
+fn embedded_wasm(dist: &Path, out_name: &str) -> Result<String, String> {
+    let path = dist.join(format!("{out_name}_bg.wasm"));
+    let wasm = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(gzip(&wasm)))
 }
 
 /// Script text that cannot end its `<script>` element early.

@@ -9,6 +9,7 @@ mod bench_web;
 mod dist;
 mod serve;
 mod tools;
+mod wasm_size;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -80,6 +81,8 @@ fn test_command() -> Result<(), String> {
         .current_dir(&root))?;
     run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root))?;
     let dist = dist::build()?;
+    // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
+    wasm_size::check(&dist::wasm_sizes(&dist)?)?;
     // The log-directory test indexes its logdir with the collector.
     run(Command::new("cargo")
         .args(["build", "-p", "proflens-collector", "--bin", "proflens-collect"])

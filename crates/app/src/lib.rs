@@ -1,18 +1,21 @@
 //! Proflens in the browser.
 //!
-//! One wasm, two roles. On the page, [`start_app`] mounts the Leptos UI
+//! Two roles, built as two wasm binaries by cargo features (`page`,
+//! `worker`; both by default): neither carries the other's code. On the page, [`start_app`] mounts the Leptos UI
 //! ([`app`]), which renders view models only. In a Web Worker spawned by
 //! `web/loader.js`, [`start_worker`] installs [`worker`], which holds the
 //! opened files as one `proflens_analysis` host context per host and answers
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: demos < protocol < worker < theme < help < widgets < views < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
+//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
 //! Independent: views
 //!
 //! - [`demos`]: the list of demos (data only; xtask reads it too);
 //! - [`protocol`]: the messages (it imports no other module of the app);
 //! - [`worker`]: the worker's side; it uses only the protocol;
+//! - [`tool_names`]: the registry's tool ids and labels as plain data (the
+//!   page's wasm then carries no tool code);
 //! - [`theme`]: light or dark (the reader's choice, the system's setting),
 //!   and the theme's colours for canvases;
 //! - [`help`]: the "How to read this" guide of each tool (text only);
@@ -31,30 +34,51 @@
 //!
 //! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
+// Built with one role only, the protocol's other half is unused on purpose.
+#![cfg_attr(not(all(feature = "page", feature = "worker")), allow(dead_code, unused_imports))]
+
+#[cfg(feature = "page")]
 mod app;
+#[cfg(feature = "page")]
 mod bridge;
+#[cfg(feature = "page")]
 mod demo_menu;
 /// The demos: which profiles, their tools and captions (data only; xtask reads it too).
 mod demos;
 #[cfg(test)]
 mod demos_tests;
+#[cfg(feature = "page")]
 mod help;
+#[cfg(feature = "page")]
 mod intake;
 mod protocol;
+#[cfg(feature = "page")]
 mod recent;
+#[cfg(feature = "page")]
 mod recent_handles;
+#[cfg(feature = "page")]
 mod recent_list;
+#[cfg(feature = "page")]
 mod selectors;
+#[cfg(feature = "page")]
 mod state;
+#[cfg(feature = "page")]
 mod theme;
+#[cfg(feature = "page")]
+mod tool_names;
+#[cfg(feature = "page")]
 mod url_state;
+#[cfg(feature = "page")]
 mod views;
+#[cfg(feature = "page")]
 mod widgets;
+#[cfg(feature = "worker")]
 mod worker;
 
 use wasm_bindgen::prelude::*;
 
 /// Mounts the app on `<body>` (main thread).
+#[cfg(feature = "page")]
 #[wasm_bindgen]
 pub fn start_app() {
     console_error_panic_hook::set_once();
@@ -62,6 +86,7 @@ pub fn start_app() {
 }
 
 /// Installs the worker's message handler and posts `{kind: "ready"}` (inside the worker).
+#[cfg(feature = "worker")]
 #[wasm_bindgen]
 pub fn start_worker() {
     console_error_panic_hook::set_once();

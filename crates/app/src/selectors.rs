@@ -10,6 +10,7 @@ use crate::bridge;
 use crate::intake;
 use crate::protocol::ALL_HOSTS;
 use crate::state::{AppState, Pick};
+use crate::tool_names;
 use crate::url_state::{self, decode, encode};
 
 fn state() -> AppState {
@@ -92,10 +93,10 @@ pub fn Selectors() -> impl IntoView {
             <div class="field">
                 <label for="tool">"Tool"</label>
                 <select id="tool" on:change=on_tool>
-                    {registry::TOOLS
+                    {tool_names::TOOLS
                         .iter()
                         .map(|tool| {
-                            let id = tool.id();
+                            let id = tool.id;
                             view! {
                                 <option
                                     value=id
@@ -105,7 +106,7 @@ pub fn Selectors() -> impl IntoView {
                                         (!state.offers(id)).then_some("Nothing to show for this host's files")
                                     }
                                 >
-                                    {tool.label()}
+                                    {tool.label}
                                 </option>
                             }
                         })
@@ -159,7 +160,7 @@ fn set_base(state: AppState, base: Option<Pick>) {
         state.both_pytorch.set(false);
     }
     if base.is_none() && state.tool.get_untracked() == compare::TRACE_DIFF {
-        state.tool.set(registry::TOOLS[0].id());
+        state.tool.set(tool_names::TOOLS[0].id);
     }
     state.base.set(base);
     bridge::load_host(state);

@@ -1,8 +1,8 @@
 //! What the page shows, as signals. Only view models live here; the worker
 //! holds files and profiles.
 
+use crate::tool_names;
 use leptos::prelude::*;
-use proflens_analysis::registry;
 use wasm_bindgen::JsValue;
 
 use crate::protocol::{RunEntry, SkippedEntry};
@@ -110,7 +110,7 @@ impl AppState {
             opened: RwSignal::new(None),
             run: RwSignal::new(String::new()),
             host: RwSignal::new(String::new()),
-            tool: RwSignal::new(registry::TOOLS[0].id()),
+            tool: RwSignal::new(tool_names::TOOLS[0].id),
             host_tools: RwSignal::new(None),
             base: RwSignal::new(None),
             both_pytorch: RwSignal::new(false),

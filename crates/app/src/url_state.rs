@@ -6,9 +6,10 @@
 //! viewer's visible time range follows as `&t=<start_ps>-<end_ps>` and its
 //! selected (or asked-for) event as `&event=<plane>.<line>.<index>`.
 
-use proflens_analysis::{compare, registry};
+use proflens_analysis::compare;
 
 use crate::protocol::EventAt;
+use crate::tool_names;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlState {
@@ -93,7 +94,7 @@ pub fn tool_id(name: &str) -> Option<&'static str> {
     if name == compare::TRACE_DIFF {
         return Some(compare::TRACE_DIFF);
     }
-    registry::find(name).map(|t| t.id())
+    tool_names::find(name).map(|t| t.id)
 }
 
 /// `plane.line.index`, or `None` when it is not three numbers.

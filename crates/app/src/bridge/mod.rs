@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, File, MessageEvent, Worker};
 
-use proflens_analysis::{compare, registry};
+use proflens_analysis::compare;
 
 use crate::protocol::{self, Request, Response, TraceAnswer, TraceQuery, BLOB, MODEL};
 use crate::state::{AppState, HostTools, Pick, Shown, Status};
@@ -191,7 +191,7 @@ fn request_view(state: AppState) {
     let base = state.base.get_untracked();
     if base.is_none() && state.tool.get_untracked() == compare::TRACE_DIFF {
         // The trace diff exists only as a comparison.
-        state.tool.set(registry::TOOLS[0].id());
+        state.tool.set(crate::tool_names::TOOLS[0].id);
     }
     let tool = state.tool.get_untracked().to_string();
     let module = state.module.get_untracked();

@@ -1,7 +1,6 @@
 //! The heading every tool starts with, and its "Save report" button.
 
 use leptos::prelude::*;
-use proflens_analysis::registry;
 
 use super::report::{save_report, ReportInfo};
 use crate::widgets::how_to_read::{topic_for, HowToRead, ShownView};
@@ -11,7 +10,7 @@ use crate::widgets::how_to_read::{topic_for, HowToRead, ShownView};
 /// `tool` is the tool's id.
 #[component]
 pub fn ToolTitle(tool: &'static str, run: String, host: String) -> impl IntoView {
-    let label = registry::find(tool).map_or(tool, |t| t.label());
+    let label = crate::tool_names::find(tool).map_or(tool, |t| t.label);
     let shown = use_context::<ShownView>();
     let topic = topic_for(tool, shown.as_ref().map(|s| s.0.as_str()));
     let problem = RwSignal::new(None::<String>);

@@ -16,7 +16,6 @@ mod tree;
 
 use leptos::prelude::*;
 use proflens_analysis::compare::{self, Comparison, Delta, SideFacts};
-use proflens_analysis::registry;
 
 use super::ViewProps;
 use crate::widgets::fmt;
@@ -35,7 +34,7 @@ pub fn tool_label(tool: &str) -> &'static str {
     if tool == compare::TRACE_DIFF {
         return "Trace diff";
     }
-    registry::find(tool).map_or("this tool", |t| t.label())
+    crate::tool_names::find(tool).map_or("this tool", |t| t.label)
 }
 
 /// What compare mode shows for a tool that has no comparison.
