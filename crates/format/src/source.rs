@@ -74,6 +74,20 @@ pub fn read_head(source: &dyn ByteSource, max: usize) -> Result<Vec<u8>, Error> 
     Ok(head)
 }
 
+/// Bytes already in memory, as a source (a fetched file, a test's bytes).
+pub fn in_memory(bytes: Vec<u8>) -> Box<dyn ByteSource> {
+    Box::new(bytes)
+}
+
+/// A file on disk opened as a source; the error names the file.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_file(path: &std::path::Path) -> Result<Box<dyn ByteSource>, String> {
+    match FileSource::open(path) {
+        Ok(file) => Ok(Box::new(file)),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
 /// A file on disk, read where asked (the CLI).
 #[cfg(not(target_arch = "wasm32"))]
 pub struct FileSource {
