@@ -26,8 +26,9 @@ pub fn load_profile_source(
     load_with_chunk(file_name, source, limits, CHUNK, progress)
 }
 
-/// [`load_profile_source`], reading `chunk` bytes at a time (tests use tiny ones).
-pub(crate) fn load_with_chunk(
+/// [`load_profile_source`], reading `chunk` bytes at a time (tests and the
+/// fuzz target use tiny reads, to cut the framing at every place).
+pub fn load_with_chunk(
     file_name: &str,
     source: &dyn ByteSource,
     limits: &Limits,
@@ -64,17 +65,19 @@ pub(crate) fn load_with_chunk(
 /// What a browser tab's worker can hold: wasm32 addresses 4 GiB.
 pub const BROWSER_MEMORY_BYTES: u64 = 4 << 30;
 
-/// Bytes of raw XSpace per event in real profiles: 45 MB for 2.07 M events
-/// in the large TF profile, 15–30 in the fixtures.
-const XSPACE_BYTES_PER_EVENT: u64 = 22;
+/// Bytes of raw XSpace per event: 22 in the large TF profile (45 MB, 2.07 M
+/// events), 28–52 in most fixtures, 80 in the synthetic 2 GB one.
+const XSPACE_BYTES_PER_EVENT: u64 = 30;
 
-/// The decoded model's size per byte of raw XSpace (peak memory of a
-/// decode, less the process's baseline, over the file's size; measured on
-/// the large TF profile, see ARCHITECTURE.md).
-const MODEL_BYTES_PER_XSPACE_BYTE: f64 = 2.0;
+/// Peak memory of a decode over the file's size (`proflens info`, release
+/// CLI): 2.3 on the large TF profile (104 MB), 1.2 on synthetic files of
+/// 0.56 and 2.18 GB (0.67 and 2.47 GiB). The larger, to refuse only what
+/// cannot fit.
+const MODEL_BYTES_PER_XSPACE_BYTE: f64 = 2.4;
 
-/// The analysis passes after decoding need about this much more again.
-const ANALYSIS_FACTOR: f64 = 1.5;
+/// A visit's peak (the overview's passes) over the decode's: 251 MB over
+/// 104 MB on the large TF profile.
+const ANALYSIS_FACTOR: f64 = 2.4;
 
 /// How far gzip shrinks an XSpace (about 10-fold; 12 in the fixtures).
 const GZIP_RATIO: u64 = 10;
@@ -112,14 +115,16 @@ mod tests {
     fn a_host_past_a_browsers_memory_is_refused_with_numbers() {
         // The large TF profile: 45 MB, 2.07 M events, fits.
         let large = Estimate::of(45_000_000, false);
-        assert!((1_900_000..2_200_000).contains(&large.events), "{large:?}");
+        // It holds 2.07 M events; the estimate is within a factor of 1.5.
+        assert!((1_400_000..3_100_000).contains(&large.events), "{large:?}");
         assert_eq!(large.fits(BROWSER_MEMORY_BYTES), Ok(()));
-        // 3 GB of XSpace does not.
-        let err = Estimate::of(3_000_000_000, false).fits(BROWSER_MEMORY_BYTES).unwrap_err();
+        // 1 GB of XSpace does not.
+        assert_eq!(Estimate::of(700_000_000, false).fits(BROWSER_MEMORY_BYTES), Ok(()));
+        let err = Estimate::of(1_000_000_000, false).fits(BROWSER_MEMORY_BYTES).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("~136 million events need about"), "{text}");
+        assert!(text.contains("~33 million events need about 5.4 GiB"), "{text}");
         assert!(text.contains("holds at most 4.0 GiB") && text.contains("proflens summarize"), "{text}");
         // gzip counts at its inflated size.
-        assert!(Estimate::of(300_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
+        assert!(Estimate::of(100_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
     }
 }
