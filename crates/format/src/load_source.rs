@@ -23,11 +23,16 @@ pub fn load_profile_source(
     limits: &Limits,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Profile, Error> {
+    // Bytes already in memory (a fetched file) are decoded in place: streaming would only copy them.
+    if let Some(bytes) = source.as_slice() {
+        return crate::load_profile_named(file_name, bytes, limits, progress);
+    }
     load_with_chunk(file_name, source, limits, CHUNK, progress)
 }
 
-/// [`load_profile_source`], reading `chunk` bytes at a time (tests and the
-/// fuzz target use tiny reads, to cut the framing at every place).
+/// [`load_profile_source`], always streaming (even bytes in memory), reading
+/// `chunk` bytes at a time (tests and the fuzz target use tiny reads, to cut
+/// the framing at every place).
 pub fn load_with_chunk(
     file_name: &str,
     source: &dyn ByteSource,

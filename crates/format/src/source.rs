@@ -19,6 +19,12 @@ pub trait ByteSource {
     /// Fills `buf` with the bytes at `offset`; the caller keeps
     /// `offset + buf.len()` within [`ByteSource::len`].
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error>;
+
+    /// The whole file, when it is already in memory: decoders then read it
+    /// in place instead of copying it a piece at a time.
+    fn as_slice(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl ByteSource for [u8] {
@@ -34,15 +40,23 @@ impl ByteSource for [u8] {
         buf.copy_from_slice(piece);
         Ok(())
     }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self)
+    }
 }
 
 impl ByteSource for Vec<u8> {
     fn len(&self) -> u64 {
-        self.as_slice().len() as u64
+        Vec::as_slice(self).len() as u64
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
-        self.as_slice().read_at(offset, buf)
+        Vec::as_slice(self).read_at(offset, buf)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(Vec::as_slice(self))
     }
 }
 
@@ -53,6 +67,10 @@ impl<T: ByteSource + ?Sized> ByteSource for std::rc::Rc<T> {
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         (**self).read_at(offset, buf)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
     }
 }
 
