@@ -20,6 +20,8 @@ mod decode_tpu_trace;
 mod decode_trace;
 #[path = "../fuzz/bodies/decode_xspace.rs"]
 mod decode_xspace;
+#[path = "../fuzz/bodies/decode_xspace_stream.rs"]
+mod decode_xspace_stream;
 #[path = "../fuzz/bodies/tools_hlo.rs"]
 mod tools_hlo;
 #[path = "../fuzz/bodies/tools_legacy.rs"]
@@ -38,6 +40,7 @@ use std::time::Instant;
 /// parallel, one target each).
 const TARGETS: &[&str] = &[
     "decode_xspace",
+    "decode_xspace_stream",
     "decode_trace",
     "decode_legacy",
     "decode_tpu_trace",
@@ -63,6 +66,7 @@ macro_rules! replay_tests {
 
 replay_tests!(
     decode_xspace,
+    decode_xspace_stream,
     decode_trace,
     decode_legacy,
     decode_tpu_trace,

@@ -205,7 +205,7 @@ impl Hooks for Quiet {
 
 fn host(case: &Path, file: &str) -> Rc<HostContext> {
     let path = case.join(file);
-    let read = Box::new(move || std::fs::read(&path).map_err(|e| e.to_string()));
+    let read = Box::new(move || proflens_format::source::open_file(&path));
     Rc::new(HostContext::new(file, vec![HostFile { path: file.into(), tool: None, read }], Rc::new(Quiet)))
 }
 

@@ -43,7 +43,7 @@ fn path(case: &str, name: &str) -> PathBuf {
 /// A host of the one file `name` (as the CLI and the app open it: the name decides its tool).
 fn host_of_bytes(name: &str, bytes: Vec<u8>) -> Rc<HostContext> {
     let tool = tool_file(name).map(|(_, tool)| tool);
-    let read = Box::new(move || Ok(bytes.clone()));
+    let read = Box::new(move || Ok(proflens_format::source::in_memory(bytes.clone())));
     Rc::new(HostContext::new("localhost", vec![HostFile { path: name.into(), tool, read }], Rc::new(Quiet)))
 }
 
@@ -285,7 +285,7 @@ fn tpu_profiler_trace_opens_in_the_trace_viewer() {
         }
     }
     // Through the registry, as a host of tool files with a trace.
-    let read = Box::new(move || Ok(bytes.clone()));
+    let read = Box::new(move || Ok(proflens_format::source::in_memory(bytes.clone())));
     let host = Rc::new(HostContext::new(
         "localhost",
         vec![HostFile { path: "localhost.trace".into(), tool: None, read }],

@@ -56,7 +56,7 @@ impl proflens_analysis::context::Hooks for Quiet {
 pub fn host_context(name: &str, path: &Path) -> std::rc::Rc<proflens_analysis::context::HostContext> {
     use proflens_analysis::context::{HostContext, HostFile};
     let file = path.to_path_buf();
-    let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
+    let read = Box::new(move || proflens_format::source::open_file(&file));
     let files = vec![HostFile { path: path.display().to_string(), tool: None, read }];
     std::rc::Rc::new(HostContext::new(name, files, std::rc::Rc::new(Quiet)))
 }

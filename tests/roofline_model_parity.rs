@@ -34,7 +34,7 @@ impl Hooks for Quiet {
 
 fn host(file: &str) -> Rc<HostContext> {
     let path = data_dir().join("xspace/external").join(file);
-    let read = Box::new(move || std::fs::read(&path).map_err(|e| e.to_string()));
+    let read = Box::new(move || proflens_format::source::open_file(&path));
     Rc::new(HostContext::new(file, vec![HostFile { path: file.into(), tool: None, read }], Rc::new(Quiet)))
 }
 

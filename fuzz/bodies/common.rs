@@ -32,7 +32,11 @@ impl Hooks for NoHooks {
 /// would name it (None: a file of events).
 pub fn host(path: &str, tool: Option<LegacyTool>, data: &[u8]) -> Rc<HostContext> {
     let bytes = data.to_vec();
-    let file = HostFile { path: path.to_string(), tool, read: Box::new(move || Ok(bytes.clone())) };
+    let file = HostFile {
+        path: path.to_string(),
+        tool,
+        read: Box::new(move || Ok(proflens_format::source::in_memory(bytes.clone()))),
+    };
     Rc::new(HostContext::new("host", vec![file], Rc::new(NoHooks)))
 }
 

@@ -57,7 +57,11 @@ impl Hooks for Clock {
 /// A fresh context over the file's bytes: nothing computed yet.
 fn context(path: &Path, bytes: &Rc<Vec<u8>>) -> HostContext {
     let bytes = bytes.clone();
-    let file = HostFile { path: path.display().to_string(), tool: None, read: Box::new(move || Ok((*bytes).clone())) };
+    let file = HostFile {
+        path: path.display().to_string(),
+        tool: None,
+        read: Box::new(move || Ok(proflens_format::source::in_memory((*bytes).clone()))),
+    };
     HostContext::new("bench", vec![file], Rc::new(Clock(Instant::now())))
 }
 

@@ -8,7 +8,6 @@ use crate::Failure;
 use proflens_analysis::context::{Hooks, HostContext, HostFile};
 use proflens_format::legacy::LegacyTool;
 use proflens_format::logdir::{self, HostFiles};
-use proflens_format::Limits;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -53,7 +52,11 @@ impl HostSpec {
             .iter()
             .map(|(relative, path, tool)| {
                 let path = path.clone();
-                HostFile { path: relative.clone(), tool: *tool, read: Box::new(move || read(&path)) }
+                HostFile {
+                    path: relative.clone(),
+                    tool: *tool,
+                    read: Box::new(move || proflens_format::source::open_file(&path)),
+                }
             })
             .collect();
         HostContext::new(self.name.clone(), files, hooks)
@@ -301,17 +304,6 @@ fn special_kind(meta: &std::fs::Metadata) -> &'static str {
     }
     let _ = meta;
     "neither a file nor a folder"
-}
-
-/// A file's bytes, refused past the size limit; errors name the file.
-pub fn read(path: &Path) -> Result<Vec<u8>, String> {
-    let limit = Limits::default().max_input_bytes;
-    let size = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?.len();
-    if size > limit {
-        let e = proflens_format::Error::TooLarge { what: "file", limit };
-        return Err(format!("{}: {e}", path.display()));
-    }
-    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The CLI's side of the contexts: wall-clock time, and one host's events

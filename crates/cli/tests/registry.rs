@@ -58,7 +58,7 @@ fn all_hosts_combine_alike() {
     for name in ["worker0", "worker1"] {
         let file = run.join(format!("{name}.xplane.pb"));
         std::fs::copy(&source, &file).unwrap();
-        let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
+        let read = Box::new(move || proflens_format::source::open_file(&file));
         let path = format!("{name}.xplane.pb");
         hosts.push(Rc::new(HostContext::new(name, vec![HostFile { path, tool: None, read }], Rc::new(NoHooks))));
     }

@@ -177,7 +177,7 @@ fn hosts_given_summaries_combine_without_reading_their_events() {
     let host = |name: &str, readable: bool| {
         let file = bert.clone();
         let read: ReadFile = match readable {
-            true => Box::new(move || std::fs::read(&file).map_err(|e| e.to_string())),
+            true => Box::new(move || proflens_format::source::open_file(&file)),
             false => Box::new(|| Err("the events must not be read".into())),
         };
         let file = HostFile { path: format!("{name}.xplane.pb"), tool: None, read };

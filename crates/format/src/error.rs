@@ -25,6 +25,11 @@ pub enum Error {
     NotATrace { detail: String },
     /// A trace whose events are all unusable (no phase, no time, unmatched).
     NoEvents { detail: String },
+    /// The file could not be read (moved, changed or deleted since it was opened).
+    Unreadable { detail: String },
+    /// The decoded profile would not fit in a browser tab's memory: about
+    /// `events` events needing about `need_bytes`, against `room_bytes`.
+    TooLargeForBrowser { events: u64, need_bytes: u64, room_bytes: u64 },
 }
 
 /// A name from a file as a message quotes it: in quotes, at most 80
@@ -64,6 +69,15 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
+/// A count in words a reader takes in at a glance: `83 million`, `4,200`.
+fn millions(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{} million", n / 1_000_000)
+    } else {
+        n.to_string()
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -95,6 +109,14 @@ impl fmt::Display for Error {
             Error::NotATrace { detail } => {
                 write!(f, "This JSON is not a Chrome or PyTorch (Kineto) trace: {detail}.")
             }
+            Error::Unreadable { detail } => write!(f, "The file could not be read: {detail}."),
+            Error::TooLargeForBrowser { events, need_bytes, room_bytes } => write!(
+                f,
+                "This host's ~{} events need about {} of memory; a browser tab's worker holds at most {}, so it was not opened. Use the CLI (`proflens tool FILE TOOL`), or `proflens summarize` to write summaries the page can open.",
+                millions(*events),
+                human_bytes(*need_bytes),
+                human_bytes(*room_bytes)
+            ),
         }
     }
 }

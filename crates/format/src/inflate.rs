@@ -11,10 +11,12 @@ const CHUNK: usize = 1 << 20;
 /// times larger than the input read so far, past [`BOMB_CHECK_AFTER`]
 /// bytes, is a gzip bomb: refused before it fills memory.
 pub const MAX_RATIO: u64 = 64;
-const BOMB_CHECK_AFTER: u64 = 64 << 20;
+pub(crate) const BOMB_CHECK_AFTER: u64 = 64 << 20;
 
 /// Decompresses every gzip member of `bytes`, refusing output over `limit` bytes.
 pub fn gunzip(bytes: &[u8], limit: u64, progress: &mut dyn FnMut(Progress)) -> Result<Vec<u8>, Error> {
+    // One allocation holds at most isize::MAX bytes (2 GiB on wasm32).
+    let limit = limit.min(isize::MAX as u64);
     let total = bytes.len() as u64;
     // The last member's trailer states its size: a hint (untrusted, so
     // capped) that spares the doubling growth and its copies.

@@ -9,17 +9,24 @@
 
 pub mod chrome_trace;
 pub mod error;
+mod gunzip_stream;
 pub mod hlo;
 mod hlo_attributes;
 pub mod inflate;
 pub mod legacy;
+pub mod load_source;
 pub mod logdir;
 pub mod logdir_index;
 pub mod nvidia_smi;
 pub mod sniff;
+pub mod source;
+mod stream_reader;
 pub mod tpu_trace;
 pub mod wire;
 pub mod xspace;
+
+#[cfg(test)]
+mod stream_tests;
 
 /// The generated XSpace types (for writers such as the collector and tests;
 /// readers use the model).
@@ -35,20 +42,25 @@ mod xla_proto {
 }
 
 pub use error::{escape_controls, quoted, Error};
+pub use load_source::load_profile_source;
 pub use sniff::FileKind;
+pub use source::ByteSource;
 
-/// Size limits applied while decoding untrusted input.
+/// Size limits applied while decoding untrusted input. By default there
+/// are none: gzip bombs are refused by their ratio, XSpace streams from its
+/// source ([`load_profile_source`]), and in a browser a host too large for
+/// its memory is refused by an estimate before decoding.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Largest accepted input, compressed or not.
+    /// Largest accepted input, compressed or not (when read whole).
     pub max_input_bytes: u64,
-    /// Largest accepted size after decompression (protobuf's own limit is 2 GiB).
+    /// Largest accepted size after decompression.
     pub max_decompressed_bytes: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_input_bytes: 2 << 30, max_decompressed_bytes: 2 << 30 }
+        Limits { max_input_bytes: u64::MAX, max_decompressed_bytes: u64::MAX }
     }
 }
 

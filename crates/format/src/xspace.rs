@@ -9,6 +9,9 @@ use proflens_model::{
 };
 use rustc_hash::FxHashMap;
 
+mod stream;
+pub(crate) use stream::{decode_stream, Input, Looks};
+
 /// Plane whose stats record the wall-clock start and stop of the capture.
 pub const TASK_ENVIRONMENT_PLANE: &str = "Task Environment";
 
@@ -49,15 +52,26 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
         let mut built = Vec::with_capacity(lines.len());
         for line in lines {
-            let line_header: XLine = wire::decode_except(line, EVENTS, LINE, "line")?;
-            let events = wire::payloads(line, EVENTS, "line").map(|e| e.and_then(|p| wire::decode_pruned(p, EVENT)));
-            built.push(builder.line(line_header, events, origin, &mut profile.strings)?);
+            built.push(decode_line(&mut builder, line, origin, &mut profile.strings)?);
             lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
         }
         profile.planes.push(builder.finish(built));
     }
     Ok(profile)
+}
+
+/// One line's encoding → the model's line. The slice walk above and the
+/// streaming one ([`stream`]) both decode lines here.
+fn decode_line(
+    builder: &mut PlaneBuilder,
+    line: &[u8],
+    origin: Option<i64>,
+    strings: &mut Interner,
+) -> Result<Line, Error> {
+    let line_header: XLine = wire::decode_except(line, EVENTS, LINE, "line")?;
+    let events = wire::payloads(line, EVENTS, "line").map(|e| e.and_then(|p| wire::decode_pruned(p, EVENT)));
+    builder.line(line_header, events, origin, strings)
 }
 
 const PLANES: u64 = 1;

@@ -17,14 +17,16 @@ use crate::passes::kineto::KinetoIndex;
 use crate::passes::trace::index::TraceIndex;
 use crate::passes::xla_ops::{xla_ops, XlaOpDb};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
+use proflens_format::source::{read_all, read_head, ByteSource};
 use proflens_format::{Limits, Progress};
 use proflens_model::hlo::HloModule;
 use proflens_model::{Origin, Profile};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-/// Reads one file's bytes (from disk, a browser `File`, a URL…).
-pub type ReadFile = Box<dyn Fn() -> Result<Vec<u8>, String>>;
+/// Opens one file (on disk, a browser `File`, bytes fetched from a URL…)
+/// to be read a piece at a time: profiles decode without holding the file.
+pub type ReadFile = Box<dyn Fn() -> Result<Box<dyn ByteSource>, String>>;
 
 /// One file of a host, as discovery named it.
 pub struct HostFile {
@@ -171,7 +173,8 @@ impl HostContext {
         };
         self.hooks.progress(None, "Reading the tool file");
         let path = &self.files[file].path;
-        let decoded = (self.files[file].read)()
+        let decoded = self
+            .read_whole(file)
             .and_then(|bytes| {
                 proflens_format::legacy::decode(path, &bytes, &Limits::default()).map_err(|e| e.to_string())
             })
@@ -185,7 +188,14 @@ impl HostContext {
     /// that tool file and no events. `None` when it is no tool file.
     pub fn events_as_tool_file(&self) -> Option<LegacyTool> {
         let file = self.events.get()?;
-        let bytes = (self.files[file].read)().ok()?;
+        // Only JSON (raw or gzip) can be a tool file: an XSpace is not read whole to learn it is not.
+        let source = (self.files[file].read)().ok()?;
+        let head = read_head(&*source, 64 << 10).ok()?;
+        let kind = proflens_format::sniff::sniff(&proflens_format::json_text(&head));
+        if !matches!(kind, proflens_format::FileKind::Json | proflens_format::FileKind::Gzip) {
+            return None;
+        }
+        let bytes = read_all(&*source).ok()?;
         let tool = proflens_format::legacy::recognise(&self.files[file].path, &bytes, &Limits::default())?;
         self.events.set(None);
         self.tool_files.borrow_mut().push((tool, file, None));
@@ -216,7 +226,8 @@ impl HostContext {
         };
         self.hooks.progress(Some(0.0), "Reading the file");
         let started = self.hooks.now_ms();
-        let bytes = (self.files[file].read)()?;
+        // Opening the source; with streaming decode, reads happen inside decode.
+        let source = (self.files[file].read)()?;
         let read = self.hooks.now_ms();
         self.read_ms.set(self.read_ms.get() + (read - started));
         let mut last = f64::NEG_INFINITY;
@@ -228,13 +239,17 @@ impl HostContext {
                 hooks.progress(Some(p.fraction()), phase_label(&p));
             }
         };
-        let profile =
-            proflens_format::load_profile_named(&self.files[file].path, &bytes, &Limits::default(), &mut on_progress)
-                .map_err(|e| e.to_string())?;
+        let profile = proflens_format::load_profile_source(
+            &self.files[file].path,
+            &*source,
+            &Limits::default(),
+            &mut on_progress,
+        )
+        .map_err(|e| e.to_string())?;
         let mut profile = profile;
         // Other CSV files (a table saved beside the profile) are left alone.
         for &log in &self.counter_logs {
-            let attached = (self.files[log].read)().and_then(|bytes| {
+            let attached = self.read_whole(log).and_then(|bytes| {
                 let text = String::from_utf8_lossy(&bytes);
                 match proflens_format::nvidia_smi::is_log(&text) {
                     true => proflens_format::nvidia_smi::attach(&mut profile, &text).map(|_| ()),
@@ -245,13 +260,19 @@ impl HostContext {
                 profile.warnings.push(format!("{}: {e}", self.files[log].path));
             }
         }
-        self.load.set(Some(LoadStats { file_bytes: bytes.len() as u64, decode_ms: self.hooks.now_ms() - started }));
+        self.load.set(Some(LoadStats { file_bytes: source.len(), decode_ms: self.hooks.now_ms() - started }));
         self.count("decode");
         self.add_ms("decode", self.hooks.now_ms() - read);
         let profile = Rc::new(profile);
         *self.profile.borrow_mut() = Some(profile.clone());
         self.hooks.loaded(&self.name);
         Ok(profile)
+    }
+
+    /// A file's whole content (tool files and logs are read whole).
+    fn read_whole(&self, file: usize) -> Result<Vec<u8>, String> {
+        let source = (self.files[file].read)()?;
+        read_all(&*source).map_err(|e| format!("{}: {e}", self.files[file].path))
     }
 
     /// What loading the events cost, once they are loaded.

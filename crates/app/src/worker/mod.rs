@@ -12,6 +12,7 @@
 //! No tool is named here: tools are found with `registry::find` and their
 //! view models go to the page as they are.
 
+mod blob_source;
 mod compare;
 mod hosts;
 mod source;

@@ -8,7 +8,10 @@ use proflens_analysis::registry;
 use proflens_format::legacy::{self, LegacyTool};
 use proflens_format::logdir::{self, HostFiles};
 use proflens_format::logdir_index;
+use proflens_format::source::in_memory;
 use web_sys::{File, FileReaderSync, XmlHttpRequest, XmlHttpRequestResponseType};
+
+use super::blob_source::BlobSource;
 
 use crate::demos;
 use crate::protocol::{RunEntry, SkippedEntry, ALL_HOSTS};
@@ -64,7 +67,10 @@ pub fn demo(id: &str, base: &str) -> Found {
     let paths: Vec<String> = demo.files.iter().map(|f| demos::listed_path(demo, f)).collect();
     let reader = |i: usize| -> ReadFile {
         let url = format!("{base}/{}", demo.files[i].served);
-        Box::new(move || fetch_bytes(&url).map_err(|e| format!("The demo file {url} could not be fetched: {e}.")))
+        Box::new(move || {
+            let bytes = fetch_bytes(&url).map_err(|e| format!("The demo file {url} could not be fetched: {e}."))?;
+            Ok(in_memory(bytes))
+        })
     };
     found(&paths, &paths, reader)
 }
@@ -74,7 +80,7 @@ pub fn files(files: Vec<(String, File)>) -> Found {
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let reader = |i: usize| -> ReadFile {
         let (path, file) = files[i].clone();
-        Box::new(move || read_file(&path, &file))
+        Box::new(move || Ok(Box::new(BlobSource::new(&path, &file))))
     };
     // JSON is a profile only if it holds trace events or a tool's output:
     // a look at the start of each JSON file decides, before it is listed.
@@ -116,7 +122,10 @@ pub fn logdir_url(logdir: &str) -> Result<Found, String> {
     let paths = logdir_index::paths(&index).map_err(|e| format!("{index_url} is not a Proflens index: {e}."))?;
     let reader = |i: usize| -> ReadFile {
         let url = format!("{base}/{}", paths[i]);
-        Box::new(move || fetch_bytes(&url).map_err(|e| format!("The profile {url} could not be fetched: {e}.")))
+        Box::new(move || {
+            let bytes = fetch_bytes(&url).map_err(|e| format!("The profile {url} could not be fetched: {e}."))?;
+            Ok(in_memory(bytes))
+        })
     };
     Ok(found(&paths, &paths, reader))
 }
@@ -169,16 +178,6 @@ fn found(listed: &[String], paths: &[String], reader: impl Fn(usize) -> ReadFile
 fn selector_position(kind: LegacyTool) -> usize {
     let tool = registry::tool_for_file(kind).map(|t| t.id());
     registry::TOOLS.iter().position(|t| Some(t.id()) == tool).unwrap_or(usize::MAX)
-}
-
-/// A picked file's bytes.
-fn read_file(path: &str, file: &File) -> Result<Vec<u8>, String> {
-    let unreadable = || {
-        format!("The file “{path}” could not be read: it may have been moved, changed or deleted since it was opened. Open it again.")
-    };
-    let reader = FileReaderSync::new().map_err(|_| unreadable())?;
-    let buffer = reader.read_as_array_buffer(file).map_err(|_| unreadable())?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// The first bytes of a file, for a look at what it is.

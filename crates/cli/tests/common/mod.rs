@@ -48,7 +48,7 @@ pub fn app_host(path: &Path) -> Rc<HostContext> {
         HostFiles::Tools { tools, .. } => tools.first().map(|(t, _)| *t),
     };
     let file = path.to_path_buf();
-    let read = Box::new(move || std::fs::read(&file).map_err(|e| e.to_string()));
+    let read = Box::new(move || proflens_format::source::open_file(&file));
     Rc::new(HostContext::new(host.name.clone(), vec![HostFile { path: name, tool, read }], Rc::new(NoHooks)))
 }
 

@@ -99,7 +99,7 @@ fn an_nvidia_smi_log_beside_the_trace_adds_gpu_counters() {
             HostFile {
                 path: paths[i].to_string(),
                 tool: None,
-                read: Box::new(move || std::fs::read(&path).map_err(|e| e.to_string())),
+                read: Box::new(move || proflens_format::source::open_file(path.as_ref())),
             }
         })
         .into_iter()
@@ -127,9 +127,13 @@ fn another_csv_beside_the_trace_is_left_alone() {
         HostFile {
             path: "trace.json.gz".to_string(),
             tool: None,
-            read: Box::new(|| std::fs::read(H100).map_err(|e| e.to_string())),
+            read: Box::new(|| proflens_format::source::open_file(H100.as_ref())),
         },
-        HostFile { path: "table.csv".to_string(), tool: None, read: Box::new(|| Ok(b"name,value\na,1\n".to_vec())) },
+        HostFile {
+            path: "table.csv".to_string(),
+            tool: None,
+            read: Box::new(|| Ok(proflens_format::source::in_memory(b"name,value\na,1\n".to_vec()))),
+        },
     ];
     let context = HostContext::new("h100", files, std::rc::Rc::new(Quiet));
     let profile = context.profile().expect("the trace is the events, not the CSV");

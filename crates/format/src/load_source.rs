@@ -1,0 +1,135 @@
+//! Decoding a profile from a [`ByteSource`]: XSpace (raw or gzip) streams,
+//! never held whole; other files (trace JSON, TPU traces) are read whole and
+//! decoded as [`crate::load_profile_named`] decodes bytes. Before a long
+//! decode, the model's size is estimated from the file's, and in a browser
+//! a host that cannot fit is refused with the numbers.
+
+use crate::sniff::{sniff, FileKind};
+use crate::source::{read_all, read_head, ByteSource};
+use crate::xspace::{decode_stream, Input, Looks};
+use crate::{Error, Limits, Progress};
+use proflens_model::Profile;
+
+/// How much of the file decides what it is (and `sniff`'s printable test).
+const HEAD_BYTES: usize = 64 << 10;
+
+/// Bytes read from the source at a time.
+const CHUNK: usize = 1 << 20;
+
+/// Decodes the profile in `source`, named `file_name`; see the module docs.
+pub fn load_profile_source(
+    file_name: &str,
+    source: &dyn ByteSource,
+    limits: &Limits,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Profile, Error> {
+    // Bytes already in memory (a fetched file) are decoded in place: streaming would only copy them.
+    if let Some(bytes) = source.as_slice() {
+        return crate::load_profile_named(file_name, bytes, limits, progress);
+    }
+    load_with_chunk(file_name, source, limits, CHUNK, progress)
+}
+
+/// [`load_profile_source`], always streaming (even bytes in memory), reading
+/// `chunk` bytes at a time (tests and the fuzz target use tiny reads, to cut
+/// the framing at every place).
+pub fn load_with_chunk(
+    file_name: &str,
+    source: &dyn ByteSource,
+    limits: &Limits,
+    chunk: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Profile, Error> {
+    let whole = |progress: &mut dyn FnMut(Progress)| {
+        let bytes = read_all(source)?;
+        crate::load_profile_named(file_name, &bytes, limits, progress)
+    };
+    if source.len() > limits.max_input_bytes {
+        return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
+    }
+    if crate::tpu_trace::is_trace_file(file_name) {
+        return whole(progress);
+    }
+    let head = read_head(source, HEAD_BYTES)?;
+    let (input, inflated_head) = match sniff(&head) {
+        FileKind::Gzip => (Input::Gzip(source, limits.max_decompressed_bytes), crate::text_head(&head, HEAD_BYTES)),
+        _ => (Input::Raw(source), head),
+    };
+    if sniff(&inflated_head) != FileKind::XSpace {
+        return whole(progress);
+    }
+    let estimate = Estimate::of(source.len(), matches!(input, Input::Gzip(..)));
+    if cfg!(target_arch = "wasm32") {
+        estimate.fits(BROWSER_MEMORY_BYTES)?;
+    }
+    let first = &inflated_head[..inflated_head.len().min(4096)];
+    let looks = Looks { printable: first.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace()) };
+    decode_stream(input, looks, chunk, progress).map(crate::cut_long_strings)
+}
+
+/// What a browser tab's worker can hold: wasm32 addresses 4 GiB.
+pub const BROWSER_MEMORY_BYTES: u64 = 4 << 30;
+
+/// Bytes of raw XSpace per event: 22 in the large TF profile (45 MB, 2.07 M
+/// events), 28–52 in most fixtures, 80 in the synthetic 2 GB one.
+const XSPACE_BYTES_PER_EVENT: u64 = 30;
+
+/// Peak memory of a decode over the file's size (`proflens info`, release
+/// CLI): 2.3 on the large TF profile (104 MB), 1.2 on synthetic files of
+/// 0.56 and 2.18 GB (0.67 and 2.47 GiB). The larger, to refuse only what
+/// cannot fit.
+const MODEL_BYTES_PER_XSPACE_BYTE: f64 = 2.4;
+
+/// A visit's peak (the overview's passes) over the decode's: 251 MB over
+/// 104 MB on the large TF profile.
+const ANALYSIS_FACTOR: f64 = 2.4;
+
+/// How far gzip shrinks an XSpace (about 10-fold; 12 in the fixtures).
+const GZIP_RATIO: u64 = 10;
+
+/// A host's size once decoded, estimated from its file's before decoding.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub events: u64,
+    /// Memory the model and the analysis over it need.
+    pub bytes: u64,
+}
+
+impl Estimate {
+    /// For an XSpace file of `len` bytes (gzip when `gzip`).
+    pub fn of(len: u64, gzip: bool) -> Estimate {
+        let raw = if gzip { len.saturating_mul(GZIP_RATIO) } else { len };
+        let bytes = raw as f64 * MODEL_BYTES_PER_XSPACE_BYTE * ANALYSIS_FACTOR;
+        Estimate { events: raw / XSPACE_BYTES_PER_EVENT, bytes: bytes as u64 }
+    }
+
+    /// Refuses, with the numbers, a host that needs more than `room` bytes.
+    pub fn fits(self, room: u64) -> Result<(), Error> {
+        if self.bytes <= room {
+            return Ok(());
+        }
+        Err(Error::TooLargeForBrowser { events: self.events, need_bytes: self.bytes, room_bytes: room })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_past_a_browsers_memory_is_refused_with_numbers() {
+        // The large TF profile: 45 MB, 2.07 M events, fits.
+        let large = Estimate::of(45_000_000, false);
+        // It holds 2.07 M events; the estimate is within a factor of 1.5.
+        assert!((1_400_000..3_100_000).contains(&large.events), "{large:?}");
+        assert_eq!(large.fits(BROWSER_MEMORY_BYTES), Ok(()));
+        // 1 GB of XSpace does not.
+        assert_eq!(Estimate::of(700_000_000, false).fits(BROWSER_MEMORY_BYTES), Ok(()));
+        let err = Estimate::of(1_000_000_000, false).fits(BROWSER_MEMORY_BYTES).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("~33 million events need about 5.4 GiB"), "{text}");
+        assert!(text.contains("holds at most 4.0 GiB") && text.contains("proflens summarize"), "{text}");
+        // gzip counts at its inflated size.
+        assert!(Estimate::of(100_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
+    }
+}

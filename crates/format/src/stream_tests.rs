@@ -1,0 +1,167 @@
+//! The streaming decode against the slice decode, on every fixture: the
+//! same profile, or the same error, whatever the read size.
+
+use crate::load_source::load_with_chunk;
+use crate::{load_profile_named, Limits};
+use proflens_model::{Profile, StatList, StrId};
+use std::path::{Path, PathBuf};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
+}
+
+/// Every file under `dir` whose name ends with one of `ends`.
+fn files(dir: &Path, ends: &[&str], out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files(&path, ends, out);
+        } else if ends.iter().any(|e| path.to_string_lossy().ends_with(e)) {
+            out.push(path);
+        }
+    }
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+    out.extend(crc32fast::hash(data).to_le_bytes());
+    out.extend((data.len() as u32).to_le_bytes());
+    out
+}
+
+/// The slice decode's result and the streaming one's, as text.
+fn both(name: &str, bytes: &[u8], chunk: usize) -> (String, String) {
+    let limits = Limits::default();
+    let slice = load_profile_named(name, bytes, &limits, &mut |_| {});
+    let mut steps = Vec::new();
+    let stream = load_with_chunk(name, &bytes.to_vec(), &limits, chunk, &mut |p| steps.push(p.fraction()));
+    assert!(steps.windows(2).all(|w| w[0] <= w[1]), "{name}: progress goes forward");
+    let text = |r: Result<proflens_model::Profile, crate::Error>| match r {
+        Ok(p) => dump(&p),
+        Err(e) => format!("error: {e}"),
+    };
+    (text(slice), text(stream))
+}
+
+/// The whole profile as text, every string resolved: the interner's order
+/// follows the metadata maps' (hash) order, which differs from one decode
+/// to the next.
+fn dump(p: &Profile) -> String {
+    use std::fmt::Write;
+    let mut out = format!(
+        "Profile {:?} {:?} {:?} {:?} {:?} {:?} {} planes\n",
+        p.errors,
+        p.warnings,
+        p.hostnames,
+        p.origin_ns,
+        p.stop_ns,
+        p.origin,
+        p.planes.len()
+    );
+    let s = |id: StrId| p.str(id).to_string();
+    let list = |stats: &StatList| -> Vec<(String, String)> {
+        stats.iter().map(|st| (s(st.key), format!("{:?}", stats.value(st, &p.strings)))).collect()
+    };
+    for plane in &p.planes {
+        writeln!(out, "plane {} {} {:?} counters {:?}", plane.id, s(plane.name), list(&plane.stats), plane.counters)
+            .unwrap();
+        for m in &plane.event_metadata {
+            let display = m.display_name.map(s);
+            writeln!(out, " meta {} {} {display:?} {:?} {:?}", m.id, s(m.name), list(&m.stats), m.children).unwrap();
+        }
+        for line in &plane.lines {
+            let e = &line.events;
+            let display = line.display_name.map(s);
+            writeln!(out, " line {} {} {} {display:?} {}", line.id, line.display_id, s(line.name), line.timestamp_ps)
+                .unwrap();
+            writeln!(out, "  {:?} {:?} {:?} {:?} {:?}", e.start_ps, e.duration_ps, e.metadata, e.depth, e.aggregated)
+                .unwrap();
+            for i in 0..e.stats.owners() {
+                let stats: Vec<_> =
+                    e.stats.of(i).map(|st| (s(st.key), format!("{:?}", e.stats.value(st, &p.strings)))).collect();
+                writeln!(out, "  {i} {stats:?}").unwrap();
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_fixture_decodes_the_same_streamed_in_any_read_size() {
+    let mut paths = Vec::new();
+    files(&data(), &[".xplane.pb", ".xplane.pb.gz", ".trace", ".json", ".json.gz"], &mut paths);
+    assert!(paths.len() > 20, "{paths:?}");
+    for path in &paths {
+        let bytes = std::fs::read(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let chunks: &[usize] = if bytes.len() < 1 << 20 { &[7, 4096] } else { &[4096] };
+        for &chunk in chunks {
+            let (slice, stream) = both(&name, &bytes, chunk);
+            assert!(slice == stream, "{}, read {chunk} at a time:\n{:.300}\n{:.300}", path.display(), slice, stream);
+        }
+    }
+}
+
+#[test]
+fn gzip_xspace_streams_to_the_same_profile() {
+    let mut paths = Vec::new();
+    files(&data().join("xspace"), &[".xplane.pb"], &mut paths);
+    for path in paths.iter().take(4) {
+        let gz = gzip(&std::fs::read(path).unwrap());
+        for chunk in [7, 4096] {
+            let (slice, stream) = both("vm.xplane.pb.gz", &gz, chunk);
+            assert!(slice.starts_with("Profile"), "{slice:.200}");
+            assert!(slice == stream, "{}, read {chunk} at a time", path.display());
+        }
+    }
+}
+
+/// A file cut anywhere (inside a plane, a line, an event, a varint, the
+/// gzip trailer) gives the slice decoder's error, word for word.
+#[test]
+fn cut_files_give_the_same_errors() {
+    let path = data().join("xspace/keras_fit/train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb");
+    let bytes = std::fs::read(path).unwrap();
+    let gz = gzip(&bytes);
+    let mut seed = 11u64;
+    let mut cuts: Vec<usize> = vec![0, 1, 2, 3, 10, 100, bytes.len() - 1];
+    for _ in 0..40 {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        cuts.push((seed >> 33) as usize % bytes.len());
+    }
+    for cut in cuts {
+        for (name, file) in [("vm.xplane.pb", &bytes), ("vm.xplane.pb.gz", &gz)] {
+            if cut >= file.len() {
+                continue;
+            }
+            let piece = file[..cut.min(file.len())].to_vec();
+            let (slice, stream) = both(name, &piece, 4096);
+            assert!(slice.starts_with("error"), "{name} cut at {cut}: {slice:.200}");
+            assert_eq!(slice, stream, "{name} cut at {cut}");
+        }
+    }
+}
+
+/// Bytes changed at random: never a panic, and the slice decoder's answer.
+#[test]
+fn damaged_files_give_the_same_answer() {
+    let path = data().join("xspace/external/tw003.xplane.pb");
+    let bytes = std::fs::read(path).unwrap();
+    let mut seed = 5u64;
+    for _ in 0..60 {
+        let mut damaged = bytes.clone();
+        for _ in 0..3 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let at = (seed >> 33) as usize % damaged.len();
+            damaged[at] = (seed >> 20) as u8;
+        }
+        let (slice, stream) = both("vm.xplane.pb", &damaged, 4096);
+        if slice.starts_with("error") || stream.starts_with("error") {
+            assert_eq!(slice, stream);
+        } else {
+            assert!(slice == stream, "damaged file decodes differently");
+        }
+    }
+}
