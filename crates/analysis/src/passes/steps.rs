@@ -5,6 +5,7 @@
 //! step_events_to_steps_db.cc): events of a step are typed, overlaps are
 //! resolved by type priority, and the rest of the step is "unknown" time.
 
+use crate::common::id_hash::IdHashSet;
 use crate::common::schema::{
     event_stat, is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE,
     TPU_PLANE_PREFIX,
@@ -12,7 +13,6 @@ use crate::common::schema::{
 use crate::common::tf_op::{self, OpCategory};
 use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
 use proflens_model::{Plane, Profile};
-use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
 /// Kinds of time within a step, in priority order (a higher value wins where
@@ -362,51 +362,55 @@ fn host_role(name: &str) -> HostRole {
     }
 }
 
+// Slots of the stats the host step pass reads (order of its StatPicker keys).
+const PRODUCER_TYPE: usize = 0;
+const PRODUCER_ID: usize = 1;
+const CONSUMER_TYPE: usize = 2;
+const CONSUMER_ID: usize = 3;
+const STAGE_NAME: usize = 4;
+
 fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
     let plane: &Plane = &profile.planes[p];
     let roles: Vec<HostRole> = plane.event_metadata.iter().map(|m| host_role(profile.str(m.name))).collect();
-    const PRODUCER_TYPE: usize = 0;
-    const PRODUCER_ID: usize = 1;
-    const CONSUMER_TYPE: usize = 2;
-    const CONSUMER_ID: usize = 3;
-    const STAGE_NAME: usize = 4;
     let picker = StatPicker::new(
         profile,
         &[keys.producer_type, keys.producer_id, keys.consumer_type, keys.consumer_id, keys.ipl_stage_name],
     );
     let mut values = [None; 5];
-    // (type, id) of every producer: consumers of these are async input-stage children.
-    let mut async_parents: FxHashSet<(i64, u64)> = FxHashSet::default();
-    for line in &plane.lines {
-        for i in 0..line.events.len() {
-            picker.pick(profile, plane, line, i, &mut values);
-            let t = values[PRODUCER_TYPE].and_then(|v| v.as_i64());
-            let id = values[PRODUCER_ID].and_then(|v| v.as_u64());
-            if let (Some(t), Some(id)) = (t, id) {
-                async_parents.insert((t, id));
-            }
-        }
-    }
+    // (type, id) of every producer: consumers of these are async input-stage
+    // children. Only a stage's ancestry asks, so the set is built when the
+    // first stage is met (most profiles have none).
+    let mut async_parents: Option<IdHashSet<(i64, u64)>> = None;
     let mut result = StepEvents::new();
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
-        // (start, end, is_stage, is_stage_descendant) of enclosing events.
-        let mut stack: Vec<(i64, i64, bool, bool)> = Vec::new();
+        let mut stack: Vec<Enclosing> = Vec::new();
         for i in 0..ev.len() {
             let (s, e) = (ev.start_ps[i], ev.end_ps(i));
             picker.pick(profile, plane, line, i, &mut values);
             let is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
             let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
             let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
-            let mut descendant = matches!((ct, cid), (Some(t), Some(id)) if async_parents.contains(&(t, id)));
-            while let Some(&(ps, pe, p_stage, p_desc)) = stack.last() {
-                if ps <= s && e <= pe {
-                    descendant = descendant || p_stage || p_desc;
-                    break;
-                }
+            while stack.last().is_some_and(|p| !(p.start <= s && e <= p.end)) {
                 stack.pop();
             }
-            stack.push((s, e, is_stage, descendant));
+            let parent_stage_path = stack.last().is_some_and(|p| p.stage_path);
+            stack.push(Enclosing {
+                start: s,
+                end: e,
+                consumes: ct.zip(cid),
+                stage_path: is_stage || parent_stage_path,
+                consumer_path: None,
+            });
+            // Whether the event descends from an async input stage: it, or
+            // an enclosing event, consumes a producer's output, or an
+            // enclosing event is a stage.
+            let mut descendant = || {
+                parent_stage_path || {
+                    let parents = async_parents.get_or_insert_with(|| producers(profile, plane, &picker));
+                    consumer_path(&mut stack, parents)
+                }
+            };
             let Some(g) = grouping.group(p, l, i) else { continue };
             let g = i64::from(g);
             let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
@@ -414,7 +418,7 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             match roles[ev.metadata[i] as usize] {
                 HostRole::Marker => details.markers.push(Marker { on_device: false, begin: s, end: e }),
                 _ if has_step_name => details.markers.push(Marker { on_device: false, begin: s, end: e }),
-                HostRole::Work(SpanType::HostCompute) if is_stage && !descendant => {
+                HostRole::Work(SpanType::HostCompute) if is_stage && !descendant() => {
                     details.events.push((SpanType::HostWaitInput, s, e))
                 }
                 HostRole::Work(ty) => details.events.push((ty, s, e)),
@@ -426,6 +430,48 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
         }
     }
     result
+}
+
+/// An event enclosing the current one on its line, for the host step pass.
+#[derive(Clone, Copy)]
+struct Enclosing {
+    start: i64,
+    end: i64,
+    /// (type, id) of the context it consumes.
+    consumes: Option<(i64, u64)>,
+    /// It or an enclosing event is an input stage.
+    stage_path: bool,
+    /// It or an enclosing event consumes a producer's output (computed on demand).
+    consumer_path: Option<bool>,
+}
+
+/// Whether the innermost event of `stack` or one enclosing it consumes one
+/// of `producers`; answers are kept on the stack for the next asks.
+fn consumer_path(stack: &mut [Enclosing], producers: &IdHashSet<(i64, u64)>) -> bool {
+    let known = stack.iter().rposition(|e| e.consumer_path.is_some());
+    let mut path = known.and_then(|k| stack[k].consumer_path).unwrap_or(false);
+    for e in &mut stack[known.map_or(0, |k| k + 1)..] {
+        path = path || e.consumes.is_some_and(|key| producers.contains(&key));
+        e.consumer_path = Some(path);
+    }
+    path
+}
+
+/// (type, id) of every producer of a plane.
+fn producers(profile: &Profile, plane: &Plane, picker: &StatPicker) -> IdHashSet<(i64, u64)> {
+    let mut values = [None; 5];
+    let mut out = IdHashSet::default();
+    for line in &plane.lines {
+        for i in 0..line.events.len() {
+            picker.pick(profile, plane, line, i, &mut values);
+            let t = values[PRODUCER_TYPE].and_then(|v| v.as_i64());
+            let id = values[PRODUCER_ID].and_then(|v| v.as_u64());
+            if let (Some(t), Some(id)) = (t, id) {
+                out.insert((t, id));
+            }
+        }
+    }
+    out
 }
 
 /// Splits overlapping typed spans into disjoint pieces, each taking the
