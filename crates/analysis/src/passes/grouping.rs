@@ -512,11 +512,10 @@ impl Forest {
             }
             out.names.insert(group, name);
         }
-        for (node, &g) in group_of.iter().enumerate() {
-            if g >= 0 {
-                let (p, l, i) = self.locate(node as u32);
-                out.planes[p][l].group[i] = g;
-            }
+        // Nodes are the lines' events in order: each line's groups are one slice.
+        for (k, &(p, l, base)) in self.lines.iter().enumerate() {
+            let end = self.lines.get(k + 1).map_or(group_of.len(), |next| next.2 as usize);
+            out.planes[p as usize][l as usize].group.copy_from_slice(&group_of[base as usize..end]);
         }
         for node in 0..self.types.len() as u32 {
             if !matches!(self.types[node as usize], EventType::TfOpRun | EventType::KernelExecute) {

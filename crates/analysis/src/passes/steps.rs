@@ -7,12 +7,11 @@
 
 use crate::common::id_hash::IdHashSet;
 use crate::common::schema::{
-    event_stat, is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE,
-    TPU_PLANE_PREFIX,
+    is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX,
 };
 use crate::common::tf_op::{self, OpCategory};
 use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
-use proflens_model::{Plane, Profile};
+use proflens_model::{Plane, Profile, StatValue};
 use std::collections::BTreeMap;
 
 /// Kinds of time within a step, in priority order (a higher value wins where
@@ -250,7 +249,9 @@ fn planes_with_prefix(profile: &Profile, prefix: &str) -> Vec<usize> {
 fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
     let plane = &profile.planes[p];
     let mut markers = StepEvents::new();
-    let mut events = StepEvents::new();
+    let mut events = StepSlots::default();
+    let picker = StatPicker::new(profile, &[keys.correlation_id, keys.shape]);
+    let mut values = [None; 2];
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
         if is_step_info_line(line) {
@@ -267,15 +268,18 @@ fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p
         }
         for i in 0..ev.len() {
             let Some(g) = grouping.group(p, l, i) else { continue };
-            if event_stat(profile, plane, line, i, keys.correlation_id).is_none() {
-                continue;
-            }
+            picker.pick(profile, plane, line, i, &mut values);
+            let [Some(_), shape] = values else { continue };
             let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
-            let shapes = event_stat(profile, plane, line, i, keys.shape).map(|v| v.to_string()).unwrap_or_default();
-            let ty = classify_gpu_event(name, &shapes);
-            events.entry(i64::from(g)).or_default().events.push((ty, ev.start_ps[i], ev.end_ps(i)));
+            let ty = match shape {
+                Some(StatValue::Str(shapes)) => classify_gpu_event(name, shapes),
+                Some(other) => classify_gpu_event(name, &other.to_string()),
+                None => classify_gpu_event(name, ""),
+            };
+            events.entry(i64::from(g)).events.push((ty, ev.start_ps[i], ev.end_ps(i)));
         }
     }
+    let events = events.finish();
     if events.is_empty() {
         return events;
     }
@@ -381,7 +385,7 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
     // children. Only a stage's ancestry asks, so the set is built when the
     // first stage is met (most profiles have none).
     let mut async_parents: Option<IdHashSet<(i64, u64)>> = None;
-    let mut result = StepEvents::new();
+    let mut result = StepSlots::default();
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
         let mut stack: Vec<Enclosing> = Vec::new();
@@ -414,7 +418,7 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             let Some(g) = grouping.group(p, l, i) else { continue };
             let g = i64::from(g);
             let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
-            let details = result.entry(g).or_default();
+            let details = result.entry(g);
             match roles[ev.metadata[i] as usize] {
                 HostRole::Marker => details.markers.push(Marker { on_device: false, begin: s, end: e }),
                 _ if has_step_name => details.markers.push(Marker { on_device: false, begin: s, end: e }),
@@ -429,7 +433,39 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             }
         }
     }
-    result
+    result.finish()
+}
+
+/// Step events by group while events are read: events come in runs of one
+/// group, so the last group's slot is kept at hand, and a hash map finds the
+/// others (a map lookup per event was a tenth of the pass).
+#[derive(Default)]
+struct StepSlots {
+    slots: rustc_hash::FxHashMap<i64, usize>,
+    steps: Vec<(i64, StepDetails)>,
+    last: Option<(i64, usize)>,
+}
+
+impl StepSlots {
+    fn entry(&mut self, group: i64) -> &mut StepDetails {
+        let slot = match self.last {
+            Some((g, slot)) if g == group => slot,
+            _ => {
+                let next = self.steps.len();
+                let slot = *self.slots.entry(group).or_insert(next);
+                if slot == next {
+                    self.steps.push((group, StepDetails::default()));
+                }
+                self.last = Some((group, slot));
+                slot
+            }
+        };
+        &mut self.steps[slot].1
+    }
+
+    fn finish(self) -> StepEvents {
+        self.steps.into_iter().collect()
+    }
 }
 
 /// An event enclosing the current one on its line, for the host step pass.
@@ -484,7 +520,8 @@ fn non_overlapped(events: &[(SpanType, i64, i64)]) -> Vec<(SpanType, i64, i64)> 
         bounds.push((s, true, t));
         bounds.push((e, false, t));
     }
-    bounds.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
+    // Equal bounds are alike in every field, so an unstable sort gives the same order.
+    bounds.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
     let mut counts = [0i64; SPAN_TYPES];
     let mut current = 0usize;
     let mut out = Vec::with_capacity(bounds.len());
