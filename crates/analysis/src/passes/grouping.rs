@@ -355,19 +355,24 @@ impl Forest {
         context_edges(contexts, &mut edges);
 
         // TF while-loops: each iteration's first executor event is a root.
-        let mut loops: IdHashMap<i64, BTreeMap<i64, Vec<u32>>> = IdHashMap::default();
-        for (node, id, it) in executor_iterations {
-            if !tf_data_step_ids.contains(&id) {
-                loops.entry(id).or_default().entry(it).or_default().push(node);
-            }
-        }
-        let mut iterations: Vec<(u32, Vec<u32>)> = Vec::new();
-        for iters in loops.into_values() {
-            if iters.len() == 1 && iters.contains_key(&0) {
+        // Sorted by (loop id, iteration, node), each loop's iterations and
+        // each iteration's nodes lie together, nodes in event order.
+        let mut loops: Vec<(i64, i64, u32)> = executor_iterations
+            .into_iter()
+            .filter(|(_, id, _)| !tf_data_step_ids.contains(id))
+            .map(|(node, id, it)| (id, it, node))
+            .collect();
+        loops.sort_unstable();
+        // (first node, the iteration's nodes) of every iteration of a real loop.
+        let mut iterations: Vec<(u32, &[(i64, i64, u32)])> = Vec::new();
+        for iters in loops.chunk_by(|a, b| a.0 == b.0) {
+            // A loop that only ever ran iteration 0 is no loop.
+            if iters.iter().all(|&(_, it, _)| it == 0) {
                 continue;
             }
-            for nodes in iters.into_values() {
-                let first = *nodes.iter().min_by_key(|&&n| start[n as usize]).expect("non-empty");
+            for nodes in iters.chunk_by(|a, b| a.1 == b.1) {
+                // The earliest node; the first in event order among equals.
+                let first = nodes.iter().map(|n| n.2).min_by_key(|&n| start[n as usize]).expect("non-empty");
                 iterations.push((first, nodes));
             }
         }
@@ -375,7 +380,7 @@ impl Forest {
         let mut tf_loop_roots = Vec::new();
         for (first, nodes) in iterations {
             tf_loop_roots.push(first);
-            edges.extend(nodes.into_iter().filter(|&n| n != first).map(|n| (first, n)));
+            edges.extend(nodes.iter().map(|n| n.2).filter(|&n| n != first).map(|n| (first, n)));
         }
 
         let n = types.len();
@@ -516,6 +521,11 @@ impl Forest {
         for (k, &(p, l, base)) in self.lines.iter().enumerate() {
             let end = self.lines.get(k + 1).map_or(group_of.len(), |next| next.2 as usize);
             out.planes[p as usize][l as usize].group.copy_from_slice(&group_of[base as usize..end]);
+        }
+        // Eager ops are found below an eager execute: without one, none is
+        // (and no op's ancestors need a search).
+        if !self.types.contains(&EventType::EagerKernelExecute) {
+            return;
         }
         for node in 0..self.types.len() as u32 {
             if !matches!(self.types[node as usize], EventType::TfOpRun | EventType::KernelExecute) {

@@ -182,7 +182,7 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
         let mut type_ps = [0i64; SPAN_TYPES];
         let mut seen = [false; SPAN_TYPES];
         let mut total = 0i64;
-        for (ty, s, e) in non_overlapped(&details.events) {
+        for_each_piece(&details.events, |ty, s, e| {
             match ty {
                 SpanType::DeviceCompute16 => compute_16bit_ps += e - s,
                 SpanType::DeviceCompute32 => compute_32bit_ps += e - s,
@@ -192,7 +192,7 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
             type_ps[ty as usize] += overlap;
             seen[ty as usize] = true;
             total += overlap;
-        }
+        });
         if total < duration {
             type_ps[SpanType::Unknown as usize] += duration - total;
             seen[SpanType::Unknown as usize] = true;
@@ -381,6 +381,9 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
         &[keys.producer_type, keys.producer_id, keys.consumer_type, keys.consumer_id, keys.ipl_stage_name],
     );
     let mut values = [None; 5];
+    // Without an input-stage stat in the profile no event is a stage, so
+    // the stats read below would never be asked for: they are not read.
+    let stages = keys.ipl_stage_name.is_some();
     // (type, id) of every producer: consumers of these are async input-stage
     // children. Only a stage's ancestry asks, so the set is built when the
     // first stage is met (most profiles have none).
@@ -391,7 +394,9 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
         let mut stack: Vec<Enclosing> = Vec::new();
         for i in 0..ev.len() {
             let (s, e) = (ev.start_ps[i], ev.end_ps(i));
-            picker.pick(profile, plane, line, i, &mut values);
+            if stages {
+                picker.pick(profile, plane, line, i, &mut values);
+            }
             let is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
             let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
             let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
@@ -511,23 +516,20 @@ fn producers(profile: &Profile, plane: &Plane, picker: &StatPicker) -> IdHashSet
 }
 
 /// Splits overlapping typed spans into disjoint pieces, each taking the
-/// highest-priority type active over it (gaps get [`SpanType::Unknown`]).
-fn non_overlapped(events: &[(SpanType, i64, i64)]) -> Vec<(SpanType, i64, i64)> {
-    // (time, is_start, type): ends sort before starts at equal times, and
-    // higher types first among equal boundaries.
-    let mut bounds: Vec<(i64, bool, SpanType)> = Vec::with_capacity(events.len() * 2);
+/// highest-priority type active over it (gaps get [`SpanType::Unknown`]),
+/// and hands each piece (type, from, to) to `piece`.
+fn for_each_piece(events: &[(SpanType, i64, i64)], mut piece: impl FnMut(SpanType, i64, i64)) {
+    let mut bounds: Vec<u128> = Vec::with_capacity(events.len() * 2);
     for &(t, s, e) in events {
-        bounds.push((s, true, t));
-        bounds.push((e, false, t));
+        bounds.push(pack_bound(s, true, t));
+        bounds.push(pack_bound(e, false, t));
     }
-    // Equal bounds are alike in every field, so an unstable sort gives the same order.
-    bounds.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
+    // Equal bounds are equal integers, so an unstable sort gives the one order.
+    bounds.sort_unstable();
     let mut counts = [0i64; SPAN_TYPES];
     let mut current = 0usize;
-    let mut out = Vec::with_capacity(bounds.len());
     for w in bounds.windows(2) {
-        let (time, is_start, ty) = w[0];
-        let t = ty as usize;
+        let (time, is_start, t) = unpack_bound(w[0]);
         if is_start {
             counts[t] += 1;
             current = current.max(t);
@@ -537,9 +539,22 @@ fn non_overlapped(events: &[(SpanType, i64, i64)]) -> Vec<(SpanType, i64, i64)> 
                 current = (0..t).rev().find(|&i| counts[i] > 0).unwrap_or(0);
             }
         }
-        out.push((SpanType::from_index(current), time, w[1].0));
+        piece(SpanType::from_index(current), time, unpack_bound(w[1]).0);
     }
-    out
+}
+
+/// A span's start or end as one integer that sorts as XProf orders them:
+/// by time, ends before starts at equal times, and higher types first
+/// among equal boundaries (one integer compares faster than the tuple).
+fn pack_bound(time: i64, is_start: bool, ty: SpanType) -> u128 {
+    let time = u128::from(time as u64 ^ (1 << 63));
+    time << 64 | u128::from(is_start) << 8 | u128::from(u8::MAX - ty as u8)
+}
+
+/// (time, is_start, type index) of a [`pack_bound`] value.
+fn unpack_bound(bound: u128) -> (i64, bool, usize) {
+    let time = ((bound >> 64) as u64 ^ (1 << 63)) as i64;
+    (time, (bound >> 8) & 1 == 1, usize::from(u8::MAX - bound as u8))
 }
 
 #[cfg(test)]
@@ -548,10 +563,33 @@ mod tests {
 
     #[test]
     fn overlaps_take_the_higher_type() {
-        let pieces = non_overlapped(&[(SpanType::HostCompute, 0, 10), (SpanType::HostWaitInput, 2, 5)]);
+        let mut pieces = Vec::new();
+        for_each_piece(&[(SpanType::HostCompute, 0, 10), (SpanType::HostWaitInput, 2, 5)], |t, s, e| {
+            pieces.push((t, s, e))
+        });
         let total = |t: SpanType| pieces.iter().filter(|p| p.0 == t).map(|p| p.2 - p.1).sum::<i64>();
         assert_eq!(total(SpanType::HostWaitInput), 3);
         assert_eq!(total(SpanType::HostCompute), 7);
+    }
+
+    #[test]
+    fn packed_bounds_sort_as_the_tuples_do() {
+        let tuples = [
+            (-5, true, SpanType::HostCompute),
+            (3, false, SpanType::HostCompute),
+            (3, true, SpanType::DeviceWaitHost),
+            (3, true, SpanType::HostCompute),
+            (3, false, SpanType::DeviceCompute16),
+            (i64::MIN, false, SpanType::Unknown),
+            (i64::MAX, true, SpanType::Unknown),
+        ];
+        let mut expected = tuples.to_vec();
+        expected.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
+        let mut packed: Vec<u128> = tuples.iter().map(|&(t, s, ty)| pack_bound(t, s, ty)).collect();
+        packed.sort_unstable();
+        let unpacked: Vec<_> = packed.into_iter().map(unpack_bound).collect();
+        let expected: Vec<_> = expected.into_iter().map(|(t, s, ty)| (t, s, ty as usize)).collect();
+        assert_eq!(unpacked, expected);
     }
 
     #[test]
