@@ -218,6 +218,9 @@ impl Csr {
 /// map of contexts gives, without a hash map of lists per context.
 type ContextEnd = ((i64, u64, Option<i64>), bool, u32);
 
+/// An executor event of a TF loop: (loop id, iteration, node).
+type LoopNode = (i64, i64, u32);
+
 /// Producer → consumer edges of every context, contexts in key order;
 /// a context with at least 64 of each side gets none (XProf's limit).
 fn context_edges(mut ends: Vec<ContextEnd>, edges: &mut Vec<(u32, u32)>) {
@@ -357,14 +360,14 @@ impl Forest {
         // TF while-loops: each iteration's first executor event is a root.
         // Sorted by (loop id, iteration, node), each loop's iterations and
         // each iteration's nodes lie together, nodes in event order.
-        let mut loops: Vec<(i64, i64, u32)> = executor_iterations
+        let mut loops: Vec<LoopNode> = executor_iterations
             .into_iter()
             .filter(|(_, id, _)| !tf_data_step_ids.contains(id))
             .map(|(node, id, it)| (id, it, node))
             .collect();
         loops.sort_unstable();
         // (first node, the iteration's nodes) of every iteration of a real loop.
-        let mut iterations: Vec<(u32, &[(i64, i64, u32)])> = Vec::new();
+        let mut iterations: Vec<(u32, &[LoopNode])> = Vec::new();
         for iters in loops.chunk_by(|a, b| a.0 == b.0) {
             // A loop that only ever ran iteration 0 is no loop.
             if iters.iter().all(|&(_, it, _)| it == 0) {
