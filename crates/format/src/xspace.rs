@@ -198,12 +198,12 @@ fn capture_window(planes: &[&XPlane]) -> (Option<u64>, Option<u64>) {
 
 struct PlaneContext {
     name: String,
-    stat_keys: FxHashMap<i64, StrId>,
+    stat_keys: IdIndex<StrId>,
 }
 
 impl PlaneContext {
     fn stat_key(&self, id: i64, owner: &dyn Fn() -> String) -> Result<StrId, Error> {
-        self.stat_keys.get(&id).copied().ok_or_else(|| Error::InconsistentIds {
+        self.stat_keys.get(id).ok_or_else(|| Error::InconsistentIds {
             detail: format!(
                 "{} on plane {} refers to stat metadata {id}, which the plane does not define",
                 owner(),
@@ -243,7 +243,7 @@ struct PlaneBuilder {
     id: i64,
     name: StrId,
     ctx: PlaneContext,
-    index: FxHashMap<i64, MetaIdx>,
+    index: IdIndex<MetaIdx>,
     event_metadata: Vec<EventMetadata>,
     stats: StatList,
 }
@@ -253,7 +253,7 @@ impl PlaneBuilder {
     fn new(plane: XPlane, strings: &mut Interner) -> Result<PlaneBuilder, Error> {
         let name = strings.intern(&plane.name);
         let ctx = PlaneContext {
-            stat_keys: plane.stat_metadata.iter().map(|(&id, m)| (id, strings.intern(&m.name))).collect(),
+            stat_keys: IdIndex::new(plane.stat_metadata.iter().map(|(&id, m)| (id, strings.intern(&m.name))).collect()),
             name: plane.name,
         };
         let mut plane_stats = Stats::default();
@@ -270,8 +270,7 @@ impl PlaneBuilder {
         // Dense metadata indices, in id order so output is deterministic.
         let mut metadata: Vec<_> = plane.event_metadata.into_iter().collect();
         metadata.sort_unstable_by_key(|(id, _)| *id);
-        let index: FxHashMap<i64, MetaIdx> =
-            metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect();
+        let index = IdIndex::new(metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect());
         let mut event_metadata = Vec::with_capacity(metadata.len());
         for (id, mut m) in metadata {
             let owner = || format!("event metadata {id} ({})", crate::quoted(&m.name));
@@ -281,7 +280,7 @@ impl PlaneBuilder {
             }
             stats.end_owner();
             // Children the plane does not define are dropped: they only group ops.
-            let children = m.child_id.iter().filter_map(|c| index.get(c).copied()).collect();
+            let children = m.child_id.iter().filter_map(|&c| index.get(c)).collect();
             event_metadata.push(EventMetadata {
                 id,
                 name: strings.intern(&m.name),
@@ -306,7 +305,7 @@ impl PlaneBuilder {
         for (i, event) in events_in.enumerate() {
             let event = event?;
             let owner = || format!("event {i} of line {}", crate::quoted(&line.name));
-            let meta = *self.index.get(&event.metadata_id).ok_or_else(|| Error::InconsistentIds {
+            let meta = self.index.get(event.metadata_id).ok_or_else(|| Error::InconsistentIds {
                 detail: format!(
                     "{} on plane {} refers to event metadata {}, which the plane does not define",
                     owner(),
@@ -350,6 +349,38 @@ impl PlaneBuilder {
             event_metadata: self.event_metadata,
             stats: self.stats,
             counters: Vec::new(),
+        }
+    }
+}
+
+/// A plane's metadata ids → what they stand for. Writers number metadata
+/// 1..N, so a table indexed by id replaces a hash lookup per event and per
+/// stat; ids spread wider than the table allows stay in a hash map.
+enum IdIndex<V> {
+    Dense(Vec<Option<V>>),
+    Sparse(FxHashMap<i64, V>),
+}
+
+impl<V: Copy> IdIndex<V> {
+    fn new(entries: Vec<(i64, V)>) -> IdIndex<V> {
+        // A table at most a few times the entries: ids 0..=max in it.
+        let limit = entries.len().saturating_mul(4).saturating_add(1024);
+        let max = entries.iter().map(|&(id, _)| id).max().unwrap_or(0);
+        let dense = entries.iter().all(|&(id, _)| id >= 0) && usize::try_from(max).is_ok_and(|m| m < limit);
+        if !dense {
+            return IdIndex::Sparse(entries.into_iter().collect());
+        }
+        let mut table = vec![None; usize::try_from(max).map_or(0, |m| m + 1)];
+        for (id, value) in entries {
+            table[id as usize] = Some(value);
+        }
+        IdIndex::Dense(table)
+    }
+
+    fn get(&self, id: i64) -> Option<V> {
+        match self {
+            IdIndex::Dense(table) => usize::try_from(id).ok().and_then(|i| table.get(i).copied().flatten()),
+            IdIndex::Sparse(map) => map.get(&id).copied(),
         }
     }
 }
@@ -432,6 +463,19 @@ mod tests {
         assert_eq!(second, vec![Some("a:MatMul".to_string())]);
         assert_eq!(line.display_id, 5);
         assert_eq!(p.event_count(), 2);
+    }
+
+    #[test]
+    fn id_index_finds_dense_and_sparse_ids() {
+        let dense = IdIndex::new(vec![(1, 10u32), (3, 30)]);
+        assert!(matches!(dense, IdIndex::Dense(_)));
+        assert_eq!(
+            (dense.get(1), dense.get(2), dense.get(3), dense.get(-1), dense.get(99)),
+            (Some(10), None, Some(30), None, None)
+        );
+        let sparse = IdIndex::new(vec![(-7, 1u32), (1 << 40, 2)]);
+        assert!(matches!(sparse, IdIndex::Sparse(_)));
+        assert_eq!((sparse.get(-7), sparse.get(1 << 40), sparse.get(0)), (Some(1), Some(2), None));
     }
 
     #[test]

@@ -163,11 +163,26 @@ impl Stats {
 
     /// Raw stats of owner `i`.
     pub fn of(&self, i: usize) -> impl Iterator<Item = StatRef> + '_ {
-        let (lo, hi) = match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
-            _ => (0, 0),
-        };
-        (lo..hi).map(|j| StatRef { key: self.keys[j], kind: self.kinds[j], bits: self.bits[j] })
+        self.range_of(i).map(|j| self.stat_at(j))
+    }
+
+    /// Positions of owner `i`'s stats, for [`Stats::key_at`] and [`Stats::stat_at`]
+    /// (hot loops read a stat's key alone before deciding to read the rest).
+    pub fn range_of(&self, i: usize) -> std::ops::Range<usize> {
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&lo), Some(&hi)) => lo as usize..hi as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// The key of the stat at position `j` (from [`Stats::range_of`]).
+    pub fn key_at(&self, j: usize) -> StrId {
+        self.keys[j]
+    }
+
+    /// The stat at position `j` (from [`Stats::range_of`]).
+    pub fn stat_at(&self, j: usize) -> StatRef {
+        StatRef { key: self.keys[j], kind: self.kinds[j], bits: self.bits[j] }
     }
 
     /// Resolves a stored stat to its value.

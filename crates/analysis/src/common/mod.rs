@@ -5,6 +5,7 @@ pub mod csv;
 pub mod datatable;
 pub mod hardware;
 pub mod html;
+pub mod id_hash;
 pub mod legacy;
 pub mod schema;
 pub mod stats;

@@ -188,6 +188,10 @@ pub struct StatPicker {
     /// Slot + 1 of each interned string that is a wanted key, else 0.
     slot_of: Vec<u8>,
     slots: usize,
+    /// Some event metadata of the profile holds a wanted stat; when none
+    /// does (most profiles keep such stats on the events), `pick` reads
+    /// the event's own stats only.
+    in_metadata: bool,
 }
 
 impl StatPicker {
@@ -201,7 +205,10 @@ impl StatPicker {
                 }
             }
         }
-        StatPicker { slot_of, slots: keys.len() }
+        let wanted = |key: StrId| slot_of.get(key.0 as usize).is_some_and(|&slot| slot > 0);
+        let in_metadata =
+            profile.planes.iter().flat_map(|p| &p.event_metadata).any(|m| m.stats.iter().any(|s| wanted(s.key)));
+        StatPicker { slot_of, slots: keys.len(), in_metadata }
     }
 
     /// Fills `out[slot]` for each wanted stat of event `i`: the event's own
@@ -215,15 +222,19 @@ impl StatPicker {
         out: &mut [Option<StatValue<'a>>],
     ) {
         out[..self.slots].fill(None);
-        let events = &line.events;
-        for s in events.stats.of(i) {
-            if let Some(&slot @ 1..) = self.slot_of.get(s.key.0 as usize) {
+        let stats = &line.events.stats;
+        for j in stats.range_of(i) {
+            if let Some(&slot @ 1..) = self.slot_of.get(stats.key_at(j).0 as usize) {
                 let cell = &mut out[slot as usize - 1];
                 if cell.is_none() {
-                    *cell = Some(events.stats.value(s, &profile.strings));
+                    *cell = Some(stats.value(stats.stat_at(j), &profile.strings));
                 }
             }
         }
+        if !self.in_metadata {
+            return;
+        }
+        let events = &line.events;
         let Some(meta) = plane.event_metadata.get(events.metadata[i] as usize) else { return };
         for s in meta.stats.iter() {
             if let Some(&slot @ 1..) = self.slot_of.get(s.key.0 as usize) {

@@ -8,9 +8,10 @@
 //! group id to everything reachable below it. Files grouped at capture time
 //! (they carry `group_id`) keep their own groups.
 
+use crate::common::id_hash::{IdHashMap, IdHashSet};
 use crate::common::schema::{event_stat, plane_stat, EventType, StatKeys, StatPicker, HOST_PLANE, TPU_PLANE_PREFIX};
 use proflens_model::{Profile, StatValue};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Flag bits per event.
@@ -142,7 +143,7 @@ struct Forest {
     children: Csr,
     parents: Csr,
     tf_loop_roots: Vec<u32>,
-    tf_data_step_ids: FxHashSet<i64>,
+    tf_data_step_ids: IdHashSet<i64>,
 }
 
 /// Nodes seen by the current walk: a mark per node, so that walks need no
@@ -155,11 +156,13 @@ const MAX_ANCESTOR_SEARCH: usize = 1024;
 struct Visited {
     marks: Vec<u32>,
     stamp: u32,
+    /// The breadth-first queue of the current walk (reused).
+    queue: VecDeque<u32>,
 }
 
 impl Visited {
     fn new(nodes: usize) -> Visited {
-        Visited { marks: vec![0; nodes], stamp: 0 }
+        Visited { marks: vec![0; nodes], stamp: 0, queue: VecDeque::new() }
     }
 
     /// Starts a new walk.
@@ -209,10 +212,29 @@ impl Csr {
     }
 }
 
-#[derive(Default)]
-struct ContextGroup {
-    producers: Vec<u32>,
-    consumers: Vec<u32>,
+/// One end of a producer/consumer context: (type, id, process), whether
+/// it consumes, and the node. Sorted, the ends of each context lie together
+/// (producers first, each side in node order), which is the order XProf's
+/// map of contexts gives, without a hash map of lists per context.
+type ContextEnd = ((i64, u64, Option<i64>), bool, u32);
+
+/// An executor event of a TF loop: (loop id, iteration, node).
+type LoopNode = (i64, i64, u32);
+
+/// Producer → consumer edges of every context, contexts in key order;
+/// a context with at least 64 of each side gets none (XProf's limit).
+fn context_edges(mut ends: Vec<ContextEnd>, edges: &mut Vec<(u32, u32)>) {
+    ends.sort_unstable();
+    for context in ends.chunk_by(|a, b| a.0 == b.0) {
+        let consumers_from = context.partition_point(|end| !end.1);
+        let (producers, consumers) = context.split_at(consumers_from);
+        if producers.len() >= 64 && consumers.len() >= 64 {
+            continue;
+        }
+        for p in producers {
+            edges.extend(consumers.iter().map(|c| (p.2, c.2)));
+        }
+    }
 }
 
 impl Forest {
@@ -222,12 +244,12 @@ impl Forest {
         let mut root_level = Vec::new();
         let mut start = Vec::new();
         let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut contexts: FxHashMap<(i64, u64, Option<i64>), ContextGroup> = FxHashMap::default();
-        let mut executors: FxHashMap<(i64, i64), u32> = FxHashMap::default();
+        let mut contexts: Vec<ContextEnd> = Vec::new();
+        let mut executors: IdHashMap<(i64, i64), u32> = IdHashMap::default();
         let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
-        let mut launches: FxHashMap<i64, u32> = FxHashMap::default();
+        let mut launches: IdHashMap<i64, u32> = IdHashMap::default();
         let mut kernels: Vec<(u32, i64)> = Vec::new();
-        let mut tf_data_step_ids = FxHashSet::default();
+        let mut tf_data_step_ids = IdHashSet::default();
         let mut executor_iterations: Vec<(u32, i64, i64)> = Vec::new();
         let picker = StatPicker::new(
             profile,
@@ -285,10 +307,10 @@ impl Forest {
                     let pid = int(CONSUMER_PID).or(plane_pid);
                     let uint = |slot: usize| values[slot].and_then(|v| v.as_u64());
                     if let (Some(t), Some(id)) = (int(PRODUCER_TYPE), uint(PRODUCER_ID)) {
-                        contexts.entry((t, id, pid)).or_default().producers.push(node);
+                        contexts.push(((t, id, pid), false, node));
                     }
                     if let (Some(t), Some(id)) = (int(CONSUMER_TYPE), uint(CONSUMER_ID)) {
-                        contexts.entry((t, id, pid)).or_default().consumers.push(node);
+                        contexts.push(((t, id, pid), true, node));
                     }
                     match (ty, int(STEP_ID), int(ITER_NUM)) {
                         (EventType::ExecutorStateProcess, Some(id), Some(it)) => {
@@ -333,34 +355,27 @@ impl Forest {
                 edges.push((launch, node));
             }
         }
-        let mut context_keys: Vec<_> = contexts.keys().copied().collect();
-        context_keys.sort_unstable();
-        for key in context_keys {
-            let group = &contexts[&key];
-            if group.producers.len() >= 64 && group.consumers.len() >= 64 {
-                continue;
-            }
-            for &p in &group.producers {
-                for &c in &group.consumers {
-                    edges.push((p, c));
-                }
-            }
-        }
+        context_edges(contexts, &mut edges);
 
         // TF while-loops: each iteration's first executor event is a root.
-        let mut loops: FxHashMap<i64, BTreeMap<i64, Vec<u32>>> = FxHashMap::default();
-        for (node, id, it) in executor_iterations {
-            if !tf_data_step_ids.contains(&id) {
-                loops.entry(id).or_default().entry(it).or_default().push(node);
-            }
-        }
-        let mut iterations: Vec<(u32, Vec<u32>)> = Vec::new();
-        for iters in loops.into_values() {
-            if iters.len() == 1 && iters.contains_key(&0) {
+        // Sorted by (loop id, iteration, node), each loop's iterations and
+        // each iteration's nodes lie together, nodes in event order.
+        let mut loops: Vec<LoopNode> = executor_iterations
+            .into_iter()
+            .filter(|(_, id, _)| !tf_data_step_ids.contains(id))
+            .map(|(node, id, it)| (id, it, node))
+            .collect();
+        loops.sort_unstable();
+        // (first node, the iteration's nodes) of every iteration of a real loop.
+        let mut iterations: Vec<(u32, &[LoopNode])> = Vec::new();
+        for iters in loops.chunk_by(|a, b| a.0 == b.0) {
+            // A loop that only ever ran iteration 0 is no loop.
+            if iters.iter().all(|&(_, it, _)| it == 0) {
                 continue;
             }
-            for nodes in iters.into_values() {
-                let first = *nodes.iter().min_by_key(|&&n| start[n as usize]).expect("non-empty");
+            for nodes in iters.chunk_by(|a, b| a.1 == b.1) {
+                // The earliest node; the first in event order among equals.
+                let first = nodes.iter().map(|n| n.2).min_by_key(|&n| start[n as usize]).expect("non-empty");
                 iterations.push((first, nodes));
             }
         }
@@ -368,7 +383,7 @@ impl Forest {
         let mut tf_loop_roots = Vec::new();
         for (first, nodes) in iterations {
             tf_loop_roots.push(first);
-            edges.extend(nodes.into_iter().filter(|&n| n != first).map(|n| (first, n)));
+            edges.extend(nodes.iter().map(|n| n.2).filter(|&n| n != first).map(|n| (first, n)));
         }
 
         let n = types.len();
@@ -405,11 +420,27 @@ impl Forest {
         visited: &mut Visited,
         node: u32,
         include_self: bool,
+        pred: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        // The walk's queue is kept between walks: one search per event of
+        // millions would otherwise allocate one each.
+        let mut queue = std::mem::take(&mut visited.queue);
+        queue.clear();
+        let found = self.search_ancestors(visited, &mut queue, node, include_self, pred);
+        visited.queue = queue;
+        found
+    }
+
+    fn search_ancestors(
+        &self,
+        visited: &mut Visited,
+        queue: &mut VecDeque<u32>,
+        node: u32,
+        include_self: bool,
         mut pred: impl FnMut(u32) -> bool,
     ) -> Option<u32> {
         visited.next();
         visited.insert(node);
-        let mut queue: VecDeque<u32> = VecDeque::new();
         if include_self {
             queue.push_back(node);
         } else {
@@ -489,11 +520,15 @@ impl Forest {
             }
             out.names.insert(group, name);
         }
-        for (node, &g) in group_of.iter().enumerate() {
-            if g >= 0 {
-                let (p, l, i) = self.locate(node as u32);
-                out.planes[p][l].group[i] = g;
-            }
+        // Nodes are the lines' events in order: each line's groups are one slice.
+        for (k, &(p, l, base)) in self.lines.iter().enumerate() {
+            let end = self.lines.get(k + 1).map_or(group_of.len(), |next| next.2 as usize);
+            out.planes[p as usize][l as usize].group.copy_from_slice(&group_of[base as usize..end]);
+        }
+        // Eager ops are found below an eager execute: without one, none is
+        // (and no op's ancestors need a search).
+        if !self.types.contains(&EventType::EagerKernelExecute) {
+            return;
         }
         for node in 0..self.types.len() as u32 {
             if !matches!(self.types[node as usize], EventType::TfOpRun | EventType::KernelExecute) {

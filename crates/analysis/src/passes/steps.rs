@@ -5,68 +5,16 @@
 //! step_events_to_steps_db.cc): events of a step are typed, overlaps are
 //! resolved by type priority, and the rest of the step is "unknown" time.
 
+use crate::common::id_hash::IdHashSet;
 use crate::common::schema::{
-    event_stat, is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE,
-    TPU_PLANE_PREFIX,
+    is_derived_line, is_step_info_line, StatKeys, StatPicker, GPU_PLANE_PREFIX, HOST_PLANE, TPU_PLANE_PREFIX,
 };
 use crate::common::tf_op::{self, OpCategory};
 use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
-use proflens_model::{Plane, Profile};
-use rustc_hash::FxHashSet;
+use crate::passes::step_spans::for_each_piece;
+pub use crate::passes::step_spans::{SpanType, SPAN_TYPES};
+use proflens_model::{Plane, Profile, StatValue};
 use std::collections::BTreeMap;
-
-/// Kinds of time within a step, in priority order (a higher value wins where
-/// events overlap). The values are XProf's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[repr(u8)]
-pub enum SpanType {
-    Unknown = 0,
-    HostCompute = 1,
-    HostPreprocess = 2,
-    HostPostprocess = 3,
-    HostBatchFormation = 4,
-    HostRuntime = 5,
-    HostCompile = 6,
-    HostToHost = 7,
-    HostToDevice = 8,
-    HostPrepare = 9,
-    DeviceCollectives = 10,
-    HostWaitInput = 11,
-    DeviceToDevice = 12,
-    DeviceToHost = 13,
-    DeviceCompute32 = 14,
-    DeviceCompute16 = 15,
-    DeviceWaitDevice = 16,
-    DeviceWaitHost = 17,
-}
-
-pub const SPAN_TYPES: usize = 18;
-
-impl SpanType {
-    fn from_index(i: usize) -> SpanType {
-        use SpanType::*;
-        [
-            Unknown,
-            HostCompute,
-            HostPreprocess,
-            HostPostprocess,
-            HostBatchFormation,
-            HostRuntime,
-            HostCompile,
-            HostToHost,
-            HostToDevice,
-            HostPrepare,
-            DeviceCollectives,
-            HostWaitInput,
-            DeviceToDevice,
-            DeviceToHost,
-            DeviceCompute32,
-            DeviceCompute16,
-            DeviceWaitDevice,
-            DeviceWaitHost,
-        ][i.min(SPAN_TYPES - 1)]
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Marker {
@@ -183,7 +131,7 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
         let mut type_ps = [0i64; SPAN_TYPES];
         let mut seen = [false; SPAN_TYPES];
         let mut total = 0i64;
-        for (ty, s, e) in non_overlapped(&details.events) {
+        for_each_piece(&details.events, |ty, s, e| {
             match ty {
                 SpanType::DeviceCompute16 => compute_16bit_ps += e - s,
                 SpanType::DeviceCompute32 => compute_32bit_ps += e - s,
@@ -193,7 +141,7 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
             type_ps[ty as usize] += overlap;
             seen[ty as usize] = true;
             total += overlap;
-        }
+        });
         if total < duration {
             type_ps[SpanType::Unknown as usize] += duration - total;
             seen[SpanType::Unknown as usize] = true;
@@ -250,7 +198,9 @@ fn planes_with_prefix(profile: &Profile, prefix: &str) -> Vec<usize> {
 fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
     let plane = &profile.planes[p];
     let mut markers = StepEvents::new();
-    let mut events = StepEvents::new();
+    let mut events = StepSlots::default();
+    let picker = StatPicker::new(profile, &[keys.correlation_id, keys.shape]);
+    let mut values = [None; 2];
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
         if is_step_info_line(line) {
@@ -267,15 +217,18 @@ fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p
         }
         for i in 0..ev.len() {
             let Some(g) = grouping.group(p, l, i) else { continue };
-            if event_stat(profile, plane, line, i, keys.correlation_id).is_none() {
-                continue;
-            }
+            picker.pick(profile, plane, line, i, &mut values);
+            let [Some(_), shape] = values else { continue };
             let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
-            let shapes = event_stat(profile, plane, line, i, keys.shape).map(|v| v.to_string()).unwrap_or_default();
-            let ty = classify_gpu_event(name, &shapes);
-            events.entry(i64::from(g)).or_default().events.push((ty, ev.start_ps[i], ev.end_ps(i)));
+            let ty = match shape {
+                Some(StatValue::Str(shapes)) => classify_gpu_event(name, shapes),
+                Some(other) => classify_gpu_event(name, &other.to_string()),
+                None => classify_gpu_event(name, ""),
+            };
+            events.entry(i64::from(g)).events.push((ty, ev.start_ps[i], ev.end_ps(i)));
         }
     }
+    let events = events.finish();
     if events.is_empty() {
         return events;
     }
@@ -362,59 +315,68 @@ fn host_role(name: &str) -> HostRole {
     }
 }
 
+// Slots of the stats the host step pass reads (order of its StatPicker keys).
+const PRODUCER_TYPE: usize = 0;
+const PRODUCER_ID: usize = 1;
+const CONSUMER_TYPE: usize = 2;
+const CONSUMER_ID: usize = 3;
+const STAGE_NAME: usize = 4;
+
 fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
     let plane: &Plane = &profile.planes[p];
     let roles: Vec<HostRole> = plane.event_metadata.iter().map(|m| host_role(profile.str(m.name))).collect();
-    const PRODUCER_TYPE: usize = 0;
-    const PRODUCER_ID: usize = 1;
-    const CONSUMER_TYPE: usize = 2;
-    const CONSUMER_ID: usize = 3;
-    const STAGE_NAME: usize = 4;
     let picker = StatPicker::new(
         profile,
         &[keys.producer_type, keys.producer_id, keys.consumer_type, keys.consumer_id, keys.ipl_stage_name],
     );
     let mut values = [None; 5];
-    // (type, id) of every producer: consumers of these are async input-stage children.
-    let mut async_parents: FxHashSet<(i64, u64)> = FxHashSet::default();
-    for line in &plane.lines {
-        for i in 0..line.events.len() {
-            picker.pick(profile, plane, line, i, &mut values);
-            let t = values[PRODUCER_TYPE].and_then(|v| v.as_i64());
-            let id = values[PRODUCER_ID].and_then(|v| v.as_u64());
-            if let (Some(t), Some(id)) = (t, id) {
-                async_parents.insert((t, id));
-            }
-        }
-    }
-    let mut result = StepEvents::new();
+    // Without an input-stage stat in the profile no event is a stage, so
+    // the stats read below would never be asked for: they are not read.
+    let stages = keys.ipl_stage_name.is_some();
+    // (type, id) of every producer: consumers of these are async input-stage
+    // children. Only a stage's ancestry asks, so the set is built when the
+    // first stage is met (most profiles have none).
+    let mut async_parents: Option<IdHashSet<(i64, u64)>> = None;
+    let mut result = StepSlots::default();
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
-        // (start, end, is_stage, is_stage_descendant) of enclosing events.
-        let mut stack: Vec<(i64, i64, bool, bool)> = Vec::new();
+        let mut stack: Vec<Enclosing> = Vec::new();
         for i in 0..ev.len() {
             let (s, e) = (ev.start_ps[i], ev.end_ps(i));
-            picker.pick(profile, plane, line, i, &mut values);
+            if stages {
+                picker.pick(profile, plane, line, i, &mut values);
+            }
             let is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
             let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
             let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
-            let mut descendant = matches!((ct, cid), (Some(t), Some(id)) if async_parents.contains(&(t, id)));
-            while let Some(&(ps, pe, p_stage, p_desc)) = stack.last() {
-                if ps <= s && e <= pe {
-                    descendant = descendant || p_stage || p_desc;
-                    break;
-                }
+            while stack.last().is_some_and(|p| !(p.start <= s && e <= p.end)) {
                 stack.pop();
             }
-            stack.push((s, e, is_stage, descendant));
+            let parent_stage_path = stack.last().is_some_and(|p| p.stage_path);
+            stack.push(Enclosing {
+                start: s,
+                end: e,
+                consumes: ct.zip(cid),
+                stage_path: is_stage || parent_stage_path,
+                consumer_path: None,
+            });
+            // Whether the event descends from an async input stage: it, or
+            // an enclosing event, consumes a producer's output, or an
+            // enclosing event is a stage.
+            let mut descendant = || {
+                parent_stage_path || {
+                    let parents = async_parents.get_or_insert_with(|| producers(profile, plane, &picker));
+                    consumer_path(&mut stack, parents)
+                }
+            };
             let Some(g) = grouping.group(p, l, i) else { continue };
             let g = i64::from(g);
             let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
-            let details = result.entry(g).or_default();
+            let details = result.entry(g);
             match roles[ev.metadata[i] as usize] {
                 HostRole::Marker => details.markers.push(Marker { on_device: false, begin: s, end: e }),
                 _ if has_step_name => details.markers.push(Marker { on_device: false, begin: s, end: e }),
-                HostRole::Work(SpanType::HostCompute) if is_stage && !descendant => {
+                HostRole::Work(SpanType::HostCompute) if is_stage && !descendant() => {
                     details.events.push((SpanType::HostWaitInput, s, e))
                 }
                 HostRole::Work(ty) => details.events.push((ty, s, e)),
@@ -425,36 +387,79 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             }
         }
     }
-    result
+    result.finish()
 }
 
-/// Splits overlapping typed spans into disjoint pieces, each taking the
-/// highest-priority type active over it (gaps get [`SpanType::Unknown`]).
-fn non_overlapped(events: &[(SpanType, i64, i64)]) -> Vec<(SpanType, i64, i64)> {
-    // (time, is_start, type): ends sort before starts at equal times, and
-    // higher types first among equal boundaries.
-    let mut bounds: Vec<(i64, bool, SpanType)> = Vec::with_capacity(events.len() * 2);
-    for &(t, s, e) in events {
-        bounds.push((s, true, t));
-        bounds.push((e, false, t));
+/// Step events by group while events are read: events come in runs of one
+/// group, so the last group's slot is kept at hand, and a hash map finds the
+/// others (a map lookup per event was a tenth of the pass).
+#[derive(Default)]
+struct StepSlots {
+    slots: rustc_hash::FxHashMap<i64, usize>,
+    steps: Vec<(i64, StepDetails)>,
+    last: Option<(i64, usize)>,
+}
+
+impl StepSlots {
+    fn entry(&mut self, group: i64) -> &mut StepDetails {
+        let slot = match self.last {
+            Some((g, slot)) if g == group => slot,
+            _ => {
+                let next = self.steps.len();
+                let slot = *self.slots.entry(group).or_insert(next);
+                if slot == next {
+                    self.steps.push((group, StepDetails::default()));
+                }
+                self.last = Some((group, slot));
+                slot
+            }
+        };
+        &mut self.steps[slot].1
     }
-    bounds.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.cmp(&a.2)));
-    let mut counts = [0i64; SPAN_TYPES];
-    let mut current = 0usize;
-    let mut out = Vec::with_capacity(bounds.len());
-    for w in bounds.windows(2) {
-        let (time, is_start, ty) = w[0];
-        let t = ty as usize;
-        if is_start {
-            counts[t] += 1;
-            current = current.max(t);
-        } else {
-            counts[t] -= 1;
-            if t == current && counts[t] == 0 {
-                current = (0..t).rev().find(|&i| counts[i] > 0).unwrap_or(0);
+
+    fn finish(self) -> StepEvents {
+        self.steps.into_iter().collect()
+    }
+}
+
+/// An event enclosing the current one on its line, for the host step pass.
+#[derive(Clone, Copy)]
+struct Enclosing {
+    start: i64,
+    end: i64,
+    /// (type, id) of the context it consumes.
+    consumes: Option<(i64, u64)>,
+    /// It or an enclosing event is an input stage.
+    stage_path: bool,
+    /// It or an enclosing event consumes a producer's output (computed on demand).
+    consumer_path: Option<bool>,
+}
+
+/// Whether the innermost event of `stack` or one enclosing it consumes one
+/// of `producers`; answers are kept on the stack for the next asks.
+fn consumer_path(stack: &mut [Enclosing], producers: &IdHashSet<(i64, u64)>) -> bool {
+    let known = stack.iter().rposition(|e| e.consumer_path.is_some());
+    let mut path = known.and_then(|k| stack[k].consumer_path).unwrap_or(false);
+    for e in &mut stack[known.map_or(0, |k| k + 1)..] {
+        path = path || e.consumes.is_some_and(|key| producers.contains(&key));
+        e.consumer_path = Some(path);
+    }
+    path
+}
+
+/// (type, id) of every producer of a plane.
+fn producers(profile: &Profile, plane: &Plane, picker: &StatPicker) -> IdHashSet<(i64, u64)> {
+    let mut values = [None; 5];
+    let mut out = IdHashSet::default();
+    for line in &plane.lines {
+        for i in 0..line.events.len() {
+            picker.pick(profile, plane, line, i, &mut values);
+            let t = values[PRODUCER_TYPE].and_then(|v| v.as_i64());
+            let id = values[PRODUCER_ID].and_then(|v| v.as_u64());
+            if let (Some(t), Some(id)) = (t, id) {
+                out.insert((t, id));
             }
         }
-        out.push((SpanType::from_index(current), time, w[1].0));
     }
     out
 }
@@ -462,14 +467,6 @@ fn non_overlapped(events: &[(SpanType, i64, i64)]) -> Vec<(SpanType, i64, i64)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn overlaps_take_the_higher_type() {
-        let pieces = non_overlapped(&[(SpanType::HostCompute, 0, 10), (SpanType::HostWaitInput, 2, 5)]);
-        let total = |t: SpanType| pieces.iter().filter(|p| p.0 == t).map(|p| p.2 - p.1).sum::<i64>();
-        assert_eq!(total(SpanType::HostWaitInput), 3);
-        assert_eq!(total(SpanType::HostCompute), 7);
-    }
 
     #[test]
     fn step_time_prefers_host_marker_that_contains_the_device_one() {
