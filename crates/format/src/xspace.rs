@@ -262,7 +262,7 @@ impl PlaneBuilder {
         // stats on `/host:__ScopeRangeCallStack__`: their ids look like the
         // kernels' `scope_range_id` values (2^48 + n), not stat metadata
         // (tests/data/gpu_h200). Nothing in Proflens reads that plane yet.
-        for stat in plane.stats.into_iter().filter(|s| ctx.stat_keys.contains_key(&s.metadata_id)) {
+        for stat in plane.stats.into_iter().filter(|s| ctx.stat_keys.get(s.metadata_id).is_some()) {
             ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
         }
         plane_stats.end_owner();
