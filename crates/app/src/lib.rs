@@ -44,6 +44,7 @@ mod protocol;
 mod recent;
 mod recent_handles;
 mod recent_list;
+mod render_timing;
 mod selectors;
 mod state;
 mod theme;
