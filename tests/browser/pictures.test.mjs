@@ -92,7 +92,11 @@ test('overview page: a plotters chart saved as PNG and SVG, a table as CSV, its 
   assert.equal(parsed.namespace, 'http://www.w3.org/2000/svg');
   assert.equal(parsed.width, shown.width);
   assert.ok(parsed.texts.includes('Step time (ms)'), 'the axis description is SVG text');
-  // One bar segment at least per step, plus the background.
+  // One bar segment at least per step, plus the background. The folded
+  // step table draws its rows when opened.
+  assert.equal(await page.locator('#step-table tbody tr').count(), 0, 'a folded step table has no rows yet');
+  await page.locator('#tool-overview_page details.step-table > summary').click();
+  await page.locator('#step-table tbody tr').first().waitFor();
   const steps = await page.locator('#step-table tbody tr').count();
   assert.ok(steps > 0);
   assert.ok(parsed.rects > steps, `${parsed.rects} rects for ${steps} steps`);

@@ -59,6 +59,8 @@ mod recent_handles;
 #[cfg(feature = "page")]
 mod recent_list;
 #[cfg(feature = "page")]
+mod render_timing;
+#[cfg(feature = "page")]
 mod selectors;
 #[cfg(feature = "page")]
 mod state;

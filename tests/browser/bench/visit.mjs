@@ -79,6 +79,11 @@ async function answer(page, tool, since) {
     window.__bench.received.find((r) => r.at >= since && (r.kind === 'error' || r.tool === tool)) ?? null, { tool, since });
 }
 
+/** The page's render phases since the last call (crates/app/src/render_timing.rs), then forgotten. */
+function renderPhases(page) {
+  return page.evaluate(() => (window.__proflensRender ?? []).splice(0).map((e) => ({ phase: e.phase, ms: e.ms })));
+}
+
 /** The breakdown of one tool, chosen at `chosenAt` and shown at `shownAt` (page clock). */
 function breakdown(chosenAt, shownAt, requestAt, reply) {
   const t = reply?.timings;
@@ -119,6 +124,7 @@ export async function coldVisit(env, profile, { timeoutMs }) {
     tools.overview_page = breakdown(chosenAt, shown.at, overviewRequest, await answer(page, 'overview_page', 0));
     if (shown.error) errors.overview_page = shown.error;
     tools.overview_page.avg_step_time_shown = await page.locator('#avg-step-time').isVisible();
+    tools.overview_page.render_phases = await renderPhases(page);
     const offered = await page.$$eval('#tool > option', (options) =>
       options.filter((o) => !o.disabled && o.value !== 'trace_diff').map((o) => o.value));
     for (const tool of offered.filter((t) => t !== 'overview_page')) {
@@ -131,6 +137,7 @@ export async function coldVisit(env, profile, { timeoutMs }) {
       const chosen = await page.evaluate(() => window.__bench.toolChosenAt);
       const request = await page.evaluate((since) => window.__bench.sent.find((s) => s.at >= since && s.kind === 'tool')?.at ?? null, mark);
       tools[tool] = breakdown(chosen, seenTool.at, request, await answer(page, tool, mark));
+      tools[tool].render_phases = await renderPhases(page);
       if (seenTool.error) errors[tool] = seenTool.error;
     }
     const received = await page.evaluate(() => window.__bench.received.map((r) => r.memory ?? 0));

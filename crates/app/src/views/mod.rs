@@ -133,8 +133,9 @@ pub fn render(view: &str, props: ViewProps) -> AnyView {
 
 /// Reads the model of `props` as `T` and renders it; says so when it cannot be read.
 pub fn with_model<T: DeserializeOwned>(props: ViewProps, render: impl FnOnce(ViewProps, T) -> AnyView) -> AnyView {
-    match protocol::from_js::<T>(props.model.clone()) {
-        Ok(model) => render(props, model),
+    let phase = std::any::type_name::<T>().rsplit("::").next().unwrap_or("model");
+    match crate::render_timing::timed(&format!("from_js {phase}"), || protocol::from_js::<T>(props.model.clone())) {
+        Ok(model) => crate::render_timing::timed(&format!("view {phase}"), || render(props, model)),
         Err(e) => failed(format!("Proflens could not read this result ({e}).")),
     }
 }

@@ -97,6 +97,17 @@ pub fn stacked_bars(
     colors: &[RGBColor],
     unit: &str,
 ) -> Result<BarLayout, String> {
+    crate::render_timing::timed(&format!("stacked_bars {}", bars.len()), || {
+        draw_stacked_bars(canvas, bars, colors, unit)
+    })
+}
+
+fn draw_stacked_bars(
+    canvas: &HtmlCanvasElement,
+    bars: &[Bar<'_>],
+    colors: &[RGBColor],
+    unit: &str,
+) -> Result<BarLayout, String> {
     let (backend, ratio) = backend(canvas)?;
     let px = |css: f64| (css * ratio).round() as u32;
     let root = backend.into_drawing_area();
@@ -148,19 +159,30 @@ pub fn stacked_bars(
     let (xs, ys) = chart.plotting_area().get_pixel_range();
     let slot = (xs.end - xs.start).max(1) as f64 / n.max(1) as f64;
     let half = (36.0 * ratio / slot).min(0.35);
-    for (i, bar) in bars.iter().enumerate() {
+    let columns = (xs.end - xs.start).max(1) as usize;
+    let stacks: Vec<(f64, f64, &Bar<'_>)> = if n > columns {
+        // More bars than pixel columns: bars a column shares would be drawn
+        // over each other (thinner than a pixel, some rounded away). Each
+        // column shows its tallest bar across its whole width instead, the
+        // outline the overlapping bars make, at a fraction of the shapes.
+        let totals: Vec<f64> = bars.iter().map(total).collect();
+        tallest_per_column(&totals, columns)
+            .into_iter()
+            .map(|(first, end, tallest)| (first as f64 - 0.5, end as f64 - 0.5, &bars[tallest]))
+            .collect()
+    } else {
+        bars.iter().enumerate().map(|(i, bar)| (i as f64 - half, i as f64 + half, bar)).collect()
+    };
+    for (left, right, bar) in stacks {
         let mut base = 0.0;
-        let x = i as f64;
-        for (value, color) in bar.values.iter().zip(colors) {
-            if !(value.is_finite() && *value > 0.0) {
-                continue;
-            }
-            let top = base + value;
-            chart
-                .draw_series(std::iter::once(Rectangle::new([(x - half, base), (x + half, top)], color.filled())))
-                .map_err(|e| e.to_string())?;
-            base = top;
-        }
+        let segments =
+            bar.values.iter().zip(colors).filter(|(v, _)| v.is_finite() && **v > 0.0).map(|(value, color)| {
+                let top = base + value;
+                let segment = Rectangle::new([(left, base), (right, top)], color.filled());
+                base = top;
+                segment
+            });
+        chart.draw_series(segments).map_err(|e| e.to_string())?;
     }
     root.present().map_err(|e| e.to_string())?;
 
@@ -171,6 +193,36 @@ pub fn stacked_bars(
         bottom: ys.end as f64 / ratio,
         count: n,
     })
+}
+
+/// The height of a stacked bar: the sum of its finite values.
+fn total(bar: &Bar<'_>) -> f64 {
+    bar.values.iter().filter(|v| v.is_finite() && **v > 0.0).sum()
+}
+
+/// `totals.len()` bars spread over `columns` pixel columns (fewer than the
+/// bars): for each column with bars, `(first, end, tallest)`: its bars
+/// `first..end` and the index of the tallest (the first of equals).
+pub fn tallest_per_column(totals: &[f64], columns: usize) -> Vec<(usize, usize, usize)> {
+    let n = totals.len();
+    let mut groups: Vec<(usize, usize, usize)> = Vec::with_capacity(columns.min(n));
+    let mut column = usize::MAX;
+    for (i, &t) in totals.iter().enumerate() {
+        let c = i * columns / n;
+        match groups.last_mut() {
+            Some((_, end, tallest)) if c == column => {
+                *end = i + 1;
+                if t > totals[*tallest] {
+                    *tallest = i;
+                }
+            }
+            _ => {
+                column = c;
+                groups.push((i, i + 1, i));
+            }
+        }
+    }
+    groups
 }
 
 /// Baseline and candidate colours of paired bars: blue and orange, apart
@@ -418,6 +470,24 @@ mod tests {
         assert_eq!(layout.bar_at(150.0), None);
         let empty = BarLayout { count: 0, ..layout };
         assert_eq!(empty.bar_at(60.0), None);
+    }
+
+    #[test]
+    fn a_column_of_many_bars_shows_its_tallest() {
+        // Seven bars over three columns: bars 0-2, 3-4 and 5-6.
+        let totals = [1.0, 5.0, 2.0, 4.0, 4.0, 0.0, 3.0];
+        assert_eq!(tallest_per_column(&totals, 3), vec![(0, 3, 1), (3, 5, 3), (5, 7, 6)]);
+        // Every bar is in exactly one column, columns in order.
+        let many: Vec<f64> = (0..3498).map(|i| (i % 17) as f64).collect();
+        let groups = tallest_per_column(&many, 1000);
+        assert_eq!(groups.len(), 1000);
+        assert_eq!(groups.first().map(|g| g.0), Some(0));
+        assert_eq!(groups.last().map(|g| g.1), Some(3498));
+        assert!(groups.windows(2).all(|w| w[0].1 == w[1].0));
+        assert!(groups
+            .iter()
+            .all(|&(first, end, tallest)| (first..end).contains(&tallest)
+                && (first..end).all(|i| many[i] <= many[tallest])));
     }
 
     #[test]

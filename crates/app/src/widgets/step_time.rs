@@ -181,7 +181,7 @@ pub fn StepTimeGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
             <ul class="legend" aria-label="Categories">{legend}</ul>
             </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
-            <StepTable steps=analysis.steps.clone() used=used/>
+            <StepTable steps=analysis.clone() used=used/>
             <p class="actions">
                 <button id="export-steps" type="button" class="button small" on:click=export>
                     "Export steps (CSV)"
@@ -242,26 +242,46 @@ pub fn InputShareGraph(analysis: Arc<InputPipelineAnalysis>) -> impl IntoView {
     }
 }
 
-/// The graph's numbers as a table, folded away.
+/// Rows the step table draws when first opened; "Show all" draws the rest.
+/// A profile can have thousands of steps, and tens of thousands of cells
+/// would cost hundreds of milliseconds before anything showed.
+pub const FIRST_STEP_ROWS: usize = 200;
+
+/// The graph's numbers as a table, folded away: its rows are drawn only
+/// when it is opened (a folded table is seen by no one), the first
+/// [`FIRST_STEP_ROWS`] of them until "Show all" is pressed.
 #[component]
-fn StepTable(steps: Vec<StepBreakdown>, used: Vec<usize>) -> impl IntoView {
+fn StepTable(steps: Arc<InputPipelineAnalysis>, used: Vec<usize>) -> impl IntoView {
     let head = used.iter().map(|&c| view! { <th scope="col" class="num" title=format!("Time of the step in {}, ms", CATEGORIES[c].label)>{CATEGORIES[c].label}</th> }).collect_view();
-    let rows = steps
-        .iter()
-        .map(|s| {
-            let cells = used.iter().map(|&c| view! { <td class="num">{fmt::decimal((CATEGORIES[c].ms)(s), 2)}</td> });
+    let count = steps.steps.len();
+    let open = RwSignal::new(false);
+    let all = RwSignal::new(false);
+    let steps = StoredValue::new(steps);
+    let used = StoredValue::new(used);
+    let rows = move || {
+        if !open.get() {
+            return None;
+        }
+        let shown = if all.get() { count } else { count.min(FIRST_STEP_ROWS) };
+        Some(steps.with_value(|a| used.with_value(|used| step_rows(&a.steps[..shown], used))))
+    };
+    let more = move || {
+        (open.get() && !all.get() && count > FIRST_STEP_ROWS).then(|| {
             view! {
-                <tr>
-                    <th scope="row">{s.name.clone()}</th>
-                    <td class="num">{fmt::decimal(s.step_time_ms, 2)}</td>
-                    {cells.collect_view()}
-                    <td class="num input-share">{fmt::percent(input_share(s))}</td>
-                </tr>
+                <p class="actions">
+                    <button id="step-table-all" type="button" class="button small" on:click=move |_| all.set(true)>
+                        {format!("Show all {count} steps")}
+                    </button>
+                </p>
             }
         })
-        .collect_view();
+    };
+    let on_toggle = move |ev: web_sys::Event| {
+        let details: web_sys::HtmlDetailsElement = event_target(&ev);
+        open.set(details.open());
+    };
     view! {
-        <details class="step-table">
+        <details class="step-table" on:toggle=on_toggle>
             <summary>"Step times as a table (ms)"</summary>
             <table id="step-table" class="data" aria-label="Step times (ms)">
                 <thead>
@@ -274,8 +294,28 @@ fn StepTable(steps: Vec<StepBreakdown>, used: Vec<usize>) -> impl IntoView {
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
+            {more}
         </details>
     }
+}
+
+/// A table row per step: its time, its categories' and its input share.
+fn step_rows(steps: &[StepBreakdown], used: &[usize]) -> AnyView {
+    steps
+        .iter()
+        .map(|s| {
+            let cells = used.iter().map(|&c| view! { <td class="num">{fmt::decimal((CATEGORIES[c].ms)(s), 2)}</td> });
+            view! {
+                <tr>
+                    <th scope="row">{s.name.clone()}</th>
+                    <td class="num">{fmt::decimal(s.step_time_ms, 2)}</td>
+                    {cells.collect_view()}
+                    <td class="num input-share">{fmt::percent(input_share(s))}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+        .into_any()
 }
 
 /// Average, standard deviation, minimum and maximum of a per-step number.
