@@ -17,25 +17,26 @@ pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>) -> Result<(
         Some(_) => vec![hosts::choose(&opened, only_run, None, path)?.0],
         None => opened.runs.iter().collect(),
     };
-    let mut todo: Vec<(&HostSpec, PathBuf)> = Vec::new();
-    let mut targets: Vec<PathBuf> = Vec::new();
+    // Each host with its profile and the summary written beside it.
+    let mut todo: Vec<(&HostSpec, &Path, PathBuf)> = Vec::new();
     for spec in runs.iter().flat_map(|r| &r.specs) {
-        let Some(target) = spec.xspace().and_then(summaries::path_for) else { continue };
+        let Some((profile, target)) = spec.xspace().and_then(|p| Some((p, summaries::path_for(p)?))) else {
+            continue;
+        };
         // `h.xplane.pb` and `h.xplane.pb.gz` in one folder: one summary name.
-        if targets.contains(&target) {
+        if todo.iter().any(|(_, _, t)| *t == target) {
             eprintln!("proflens: {}: two profiles of one host here; only the first is summarised", target.display());
             continue;
         }
-        targets.push(target.clone());
-        todo.push((spec, target));
+        todo.push((spec, profile, target));
     }
     if todo.is_empty() {
         return Err(Failure(format!("{}: no XSpace profiles (*.xplane.pb) to summarise", path.display())));
     }
-    let specs: Vec<&HostSpec> = todo.iter().map(|(s, _)| *s).collect();
+    let specs: Vec<&HostSpec> = todo.iter().map(|(s, _, _)| *s).collect();
     let lines = parallel::map_hosts(&specs, parallel::jobs(jobs), |spec, host| {
-        let target = summaries::path_for(spec.xspace()?).expect("a target for every host");
-        Some(summarize(spec, host, &target))
+        let (_, profile, target) = todo.iter().find(|(s, _, _)| std::ptr::eq(*s, spec))?;
+        Some(summarize(host, profile, target))
     });
     let mut failed = Vec::new();
     for line in lines.into_iter().flatten() {
@@ -52,8 +53,7 @@ pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>) -> Result<(
 }
 
 /// One host: skipped when its summary is up to date, else computed and written.
-fn summarize(spec: &HostSpec, host: &proflens_analysis::context::HostContext, target: &Path) -> Result<String, String> {
-    let profile = spec.xspace().expect("an XSpace host");
+fn summarize(host: &proflens_analysis::context::HostContext, profile: &Path, target: &Path) -> Result<String, String> {
     let source = summaries::source_of(profile).ok_or_else(|| format!("{}: cannot be read", profile.display()))?;
     if summaries::read(target).is_ok_and(|s| s.describes(&source)) {
         return Ok(format!("{}: up to date", target.display()));
