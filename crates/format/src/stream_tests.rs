@@ -1,6 +1,7 @@
 //! The streaming decode against the slice decode, on every fixture: the
 //! same profile, or the same error, whatever the read size.
 
+use crate::inflate::gzip;
 use crate::load_source::load_with_chunk;
 use crate::{load_profile_named, Limits};
 use proflens_model::{Profile, StatList, StrId};
@@ -21,14 +22,6 @@ fn files(dir: &Path, ends: &[&str], out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-    out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
-    out.extend(crc32fast::hash(data).to_le_bytes());
-    out.extend((data.len() as u32).to_le_bytes());
-    out
 }
 
 /// The slice decode's result and the streaming one's, as text.
