@@ -24,28 +24,28 @@ mod demos {
     include!("../../crates/app/src/demos.rs");
 }
 
-const PROFILE: &str = "wasm-release";
 const CSP_MARKER: &str = "<!-- PROFLENS:CSP -->";
 
 /// The two wasm binaries of the app crate, each built with one cargo feature
 /// (so neither carries the other's code): the page's UI and the analysis
 /// worker's. `out_name` names their files in dist/ (`<out_name>.js`, `<out_name>_bg.wasm`).
+/// Each has its cargo profile: the page is built for size, the worker for speed.
 struct Role {
     feature: &'static str,
     out_name: &'static str,
+    profile: &'static str,
 }
 
-const PAGE: Role = Role { feature: "page", out_name: "proflens" };
-const WORKER: Role = Role { feature: "worker", out_name: "proflens_worker" };
+const PAGE: Role = Role { feature: "page", out_name: "proflens", profile: "wasm-release" };
+const WORKER: Role = Role { feature: "worker", out_name: "proflens_worker", profile: "wasm-worker" };
 
 /// Builds dist/ and returns its path.
 pub fn build() -> Result<PathBuf, String> {
     let root = root();
     let dist = root.join("dist");
     for (i, role) in [PAGE, WORKER].iter().enumerate() {
-        // Both builds write the same artifact, so each is bound before the next build.
         run(Command::new("cargo")
-            .args(["build", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--profile", PROFILE])
+            .args(["build", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--profile", role.profile])
             .args(["--no-default-features", "--features", role.feature])
             .current_dir(&root))?;
         if i == 0 && dist.exists() {
@@ -95,7 +95,7 @@ pub fn wasm_sizes(dist: &Path) -> Result<Vec<(&'static str, wasm_size::WasmSize)
 
 /// wasm-bindgen's glue and stripped module of the last build, as `role`'s files in `dist`.
 fn bindgen(role: &Role, dist: &Path) -> Result<(), String> {
-    let wasm = target_dir().join("wasm32-unknown-unknown").join(PROFILE).join("proflens_app.wasm");
+    let wasm = target_dir().join("wasm32-unknown-unknown").join(role.profile).join("proflens_app.wasm");
     run(Command::new("wasm-bindgen")
         // The name section is 2/3 of the wasm; panics still print their messages.
         .args(["--target", "no-modules", "--no-typescript", "--remove-name-section", "--out-name", role.out_name])

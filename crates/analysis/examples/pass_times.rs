@@ -3,7 +3,8 @@
 //! pass_times FILE [N]`). A measuring aid for speed work, not a test: the
 //! numbers depend on the machine and its load. Each row gives the best wall
 //! time and the best CPU time (Linux: the thread's schedstat), which a busy
-//! machine disturbs far less than the wall time.
+//! machine disturbs far less than the wall time, and the heap: what each
+//! result holds once built and the peak while it is built.
 
 use proflens_analysis::hlo::gpu::GpuHlo;
 use proflens_analysis::passes::{
@@ -11,8 +12,48 @@ use proflens_analysis::passes::{
     performance_counters, run_environment, steps,
 };
 use proflens_format::Limits;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// The system allocator, counting live bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// MiB of heap now, and the peak since the last call.
+fn heap() -> String {
+    let (live, peak) = (LIVE.load(Relaxed), PEAK.swap(LIVE.load(Relaxed), Relaxed));
+    format!("heap {:>7.1} MiB, peak {:>7.1} MiB", live as f64 / 1048576.0, peak as f64 / 1048576.0)
+}
 
 /// Time this thread has run on a CPU, ns (None off Linux).
 fn cpu_ns() -> Option<u64> {
@@ -56,17 +97,21 @@ fn main() {
         eprintln!("{path}: {e}");
         std::process::exit(1);
     });
+    println!("{:<24} {}", "file read", heap());
     let (ms, profile) = best(runs, || {
         proflens_format::load_profile_named(&path, &bytes, &Limits::default(), &mut |_| {}).expect("decodes")
     });
     println!("{:<24} {ms}   ({} events)", "decode", profile.event_count());
+    println!("{:<24} {}", "  after decode", heap());
     let (ms, hlo) = best(runs, || proflens_format::hlo::hlo_modules(&profile));
     println!("{:<24} {ms}", "hlo");
     let gpu_hlo = GpuHlo::new(&hlo.modules);
     let (ms, grouping) = best(runs, || grouping::group_events(&profile));
     println!("{:<24} {ms}", "grouping");
+    println!("{:<24} {}", "  after grouping", heap());
     let row = |name: &str, ms: Ms| println!("{name:<24} {ms}");
     row("step_db", best(runs, || black_box(steps::step_db(&profile, &grouping, true))).0);
+    println!("{:<24} {}", "  after step_db", heap());
     row("host_op_metrics", best(runs, || black_box(op_metrics::host_op_metrics(&profile, &grouping))).0);
     row(
         "device_op_metrics",
@@ -81,4 +126,8 @@ fn main() {
         "host_analysis (all)",
         best(runs, || black_box(HostAnalysis::of(&profile, &grouping, &gpu_hlo, &hlo.modules))).0,
     );
+    let analysis = HostAnalysis::of(&profile, &grouping, &gpu_hlo, &hlo.modules);
+    println!("{:<24} {}", "  host_analysis kept", heap());
+    drop((analysis, grouping));
+    println!("{:<24} {}", "  model only", heap());
 }
