@@ -145,6 +145,19 @@ impl<'a> Reader<'a> {
     pub fn read_exact(&mut self, out: &mut [u8]) -> Result<bool, Error> {
         let mut done = 0;
         while done < out.len() {
+            // Past what is buffered, a long read goes straight into `out`:
+            // one read of the source (a browser's file read is a call to the
+            // browser) instead of one per chunk, and no copy through `buf`.
+            if self.lo == self.hi && !self.ended && out.len() - done >= self.buf.len() {
+                let n = self.fill.fill(&mut out[done..])?;
+                self.ended = n == 0;
+                if self.ended {
+                    return Ok(false);
+                }
+                done += n;
+                self.pos += n as u64;
+                continue;
+            }
             if !self.refill()? {
                 return Ok(false);
             }

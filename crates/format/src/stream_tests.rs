@@ -158,3 +158,44 @@ fn damaged_files_give_the_same_answer() {
         }
     }
 }
+
+/// A line stating its timestamp again after its events (protobuf keeps
+/// the last): the streaming decode, which reads only lines' heads first,
+/// notices and decodes again, so the profile is still the slice decoder's.
+#[test]
+fn a_timestamp_after_the_events_is_the_one_kept() {
+    use crate::proto::{x_event, XEvent, XEventMetadata, XLine, XPlane, XSpace};
+    use prost::Message;
+    fn field(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
+        prost::encoding::encode_key(number as u32, prost::encoding::WireType::LengthDelimited, out);
+        prost::encoding::encode_varint(payload.len() as u64, out);
+        out.extend_from_slice(payload);
+    }
+    const EPOCH_NS: i64 = 1_700_000_000_000_000_000;
+    let event = XEvent { metadata_id: 1, data: Some(x_event::Data::OffsetPs(5)), duration_ps: 9, stats: vec![] };
+    let mut lines = Vec::new();
+    for (id, ts) in [(1, EPOCH_NS + 500), (2, EPOCH_NS + 900)] {
+        let mut line = XLine { id, timestamp_ns: ts, events: vec![event.clone()], ..XLine::default() }.encode_to_vec();
+        if id == 1 {
+            // timestamp_ns = EPOCH_NS + 100, after the events: the earliest line, so the origin.
+            prost::encoding::encode_key(3, prost::encoding::WireType::Varint, &mut line);
+            prost::encoding::encode_varint((EPOCH_NS + 100) as u64, &mut line);
+        }
+        lines.push(line);
+    }
+    let mut plane = XPlane { id: 1, name: "/host:CPU".into(), ..XPlane::default() };
+    plane.event_metadata.insert(1, XEventMetadata { id: 1, name: "op".into(), ..XEventMetadata::default() });
+    let mut plane_bytes = Vec::new();
+    for line in &lines {
+        field(&mut plane_bytes, 3, line);
+    }
+    plane_bytes.extend(plane.encode_to_vec());
+    let mut bytes = Vec::new();
+    field(&mut bytes, 1, &plane_bytes);
+    bytes.extend(XSpace { hostnames: vec!["vm".into()], ..XSpace::default() }.encode_to_vec());
+    for chunk in [1, 7, 4096] {
+        let (slice, stream) = both("vm.xplane.pb", &bytes, chunk);
+        assert!(slice.contains(&format!("Some({})", EPOCH_NS + 100)), "{slice:.300}");
+        assert_eq!(slice, stream, "read {chunk} at a time");
+    }
+}

@@ -104,7 +104,7 @@ pub(crate) type Schema = &'static [(u64, Kind)];
 
 /// Messages no longer than this are copied as they are: none of their
 /// strings can be over a cap.
-const PRUNE_ABOVE: usize = 1 << 20;
+pub(crate) const PRUNE_ABOVE: usize = 1 << 20;
 
 /// Decodes the fields of `bytes` that `schema` lists, except field `skip`
 /// (a big repeated field, walked with [`payloads`] and decoded one item at a

@@ -1,6 +1,6 @@
 //! XSpace protobuf → [`Profile`].
 
-use crate::proto::{x_event, x_stat, XEvent, XLine, XPlane, XSpace, XStat};
+use crate::proto::{x_stat, XEvent, XLine, XPlane, XSpace};
 use crate::sniff::{top_level_fields, FramingBreak};
 use crate::wire;
 use crate::{Error, Progress};
@@ -9,7 +9,9 @@ use proflens_model::{
 };
 use rustc_hash::FxHashMap;
 
+mod event_wire;
 mod stream;
+use event_wire::{read_event, EventData, EventIn, StatIn, StatValueIn};
 pub(crate) use stream::{decode_stream, Input, Looks};
 
 /// Plane whose stats record the wall-clock start and stop of the capture.
@@ -52,7 +54,7 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
         let mut built = Vec::with_capacity(lines.len());
         for line in lines {
-            built.push(decode_line(&mut builder, line, origin, &mut profile.strings)?);
+            built.push(decode_line(&mut builder, line, origin, &mut profile.strings)?.0);
             lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
         }
@@ -61,17 +63,34 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
     Ok(profile)
 }
 
-/// One line's encoding → the model's line. The slice walk above and the
-/// streaming one ([`stream`]) both decode lines here.
+/// One line's encoding → the model's line, and the `timestamp_ns` it
+/// states. The slice walk above and the streaming one ([`stream`]) both
+/// decode lines here.
 fn decode_line(
     builder: &mut PlaneBuilder,
     line: &[u8],
     origin: Option<i64>,
     strings: &mut Interner,
-) -> Result<Line, Error> {
-    let line_header: XLine = wire::decode_except(line, EVENTS, LINE, "line")?;
-    let events = wire::payloads(line, EVENTS, "line").map(|e| e.and_then(|p| wire::decode_pruned(p, EVENT)));
-    builder.line(line_header, events, origin, strings)
+) -> Result<(Line, i64), Error> {
+    let header: XLine = wire::decode_except(line, EVENTS, LINE, "line")?;
+    // Counted first, so that the columns are allocated once, at their size.
+    let count = wire::payloads(line, EVENTS, "line").count();
+    let mut events = builder.start_line(count);
+    let base_ps = line_base_ps(&header, origin);
+    let mut stats = Vec::new();
+    for (i, payload) in wire::payloads(line, EVENTS, "line").enumerate() {
+        let payload = payload?;
+        // Big events go through prost, which prunes their text first.
+        match (payload.len() <= wire::PRUNE_ABOVE).then(|| read_event(payload, &mut stats)).flatten() {
+            Some(event) => builder.push_event(&mut events, &header, base_ps, i, event, &stats, strings)?,
+            None => {
+                let event: XEvent = wire::decode_pruned(payload, EVENT)?;
+                builder.push_xevent(&mut events, &header, base_ps, i, &event, strings)?;
+            }
+        }
+    }
+    let timestamp_ns = header.timestamp_ns;
+    Ok((finish_line(header, base_ps, events, strings), timestamp_ns))
 }
 
 const PLANES: u64 = 1;
@@ -170,8 +189,13 @@ pub fn build(mut space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Pr
         let mut builder = PlaneBuilder::new(plane, &mut profile.strings)?;
         let mut built = Vec::with_capacity(lines.len());
         for mut line in lines {
-            let events = std::mem::take(&mut line.events);
-            built.push(builder.line(line, events.into_iter().map(Ok), origin, &mut profile.strings)?);
+            let xevents = std::mem::take(&mut line.events);
+            let base_ps = line_base_ps(&line, origin);
+            let mut events = builder.start_line(xevents.len());
+            for (i, event) in xevents.iter().enumerate() {
+                builder.push_xevent(&mut events, &line, base_ps, i, event, &mut profile.strings)?;
+            }
+            built.push(finish_line(line, base_ps, events, &mut profile.strings));
             lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
         }
@@ -215,7 +239,7 @@ impl PlaneContext {
     fn push_stat(
         &self,
         stats: &mut Stats,
-        stat: XStat,
+        stat: StatIn,
         strings: &mut Interner,
         owner: &dyn Fn() -> String,
     ) -> Result<(), Error> {
@@ -224,12 +248,12 @@ impl PlaneContext {
         };
         let key = self.stat_key(stat.metadata_id, owner)?;
         match value {
-            x_stat::Value::DoubleValue(v) => stats.push_double(key, v),
-            x_stat::Value::Uint64Value(v) => stats.push_uint(key, v),
-            x_stat::Value::Int64Value(v) => stats.push_int(key, v),
-            x_stat::Value::StrValue(s) => stats.push_str(key, strings.intern(&s)),
-            x_stat::Value::BytesValue(b) => stats.push_bytes(key, b),
-            x_stat::Value::RefValue(id) => {
+            StatValueIn::Double(v) => stats.push_double(key, v),
+            StatValueIn::Uint(v) => stats.push_uint(key, v),
+            StatValueIn::Int(v) => stats.push_int(key, v),
+            StatValueIn::Str(s) => stats.push_str(key, strings.intern(s)),
+            StatValueIn::Bytes(b) => stats.push_bytes(key, b.to_vec()),
+            StatValueIn::Ref(id) => {
                 let id = i64::try_from(id).unwrap_or(-1);
                 stats.push_str(key, self.stat_key(id, owner)?);
             }
@@ -262,8 +286,8 @@ impl PlaneBuilder {
         // stats on `/host:__ScopeRangeCallStack__`: their ids look like the
         // kernels' `scope_range_id` values (2^48 + n), not stat metadata
         // (tests/data/gpu_h200). Nothing in Proflens reads that plane yet.
-        for stat in plane.stats.into_iter().filter(|s| ctx.stat_keys.get(s.metadata_id).is_some()) {
-            ctx.push_stat(&mut plane_stats, stat, strings, &|| "a plane stat".to_string())?;
+        for stat in plane.stats.iter().filter(|s| ctx.stat_keys.get(s.metadata_id).is_some()) {
+            ctx.push_stat(&mut plane_stats, stat.into(), strings, &|| "a plane stat".to_string())?;
         }
         plane_stats.end_owner();
 
@@ -272,11 +296,11 @@ impl PlaneBuilder {
         metadata.sort_unstable_by_key(|(id, _)| *id);
         let index = IdIndex::new(metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect());
         let mut event_metadata = Vec::with_capacity(metadata.len());
-        for (id, mut m) in metadata {
+        for (id, m) in metadata {
             let owner = || format!("event metadata {id} ({})", crate::quoted(&m.name));
             let mut stats = Stats::default();
-            for stat in std::mem::take(&mut m.stats) {
-                ctx.push_stat(&mut stats, stat, strings, &owner)?;
+            for stat in &m.stats {
+                ctx.push_stat(&mut stats, stat.into(), strings, &owner)?;
             }
             stats.end_owner();
             // Children the plane does not define are dropped: they only group ops.
@@ -292,53 +316,67 @@ impl PlaneBuilder {
         Ok(PlaneBuilder { id: plane.id, name, ctx, index, event_metadata, stats: StatList(plane_stats) })
     }
 
-    /// Builds one line from its header and its events.
-    fn line(
-        &mut self,
-        line: XLine,
-        events_in: impl Iterator<Item = Result<XEvent, Error>>,
-        origin_ns: Option<i64>,
-        strings: &mut Interner,
-    ) -> Result<Line, Error> {
-        let base_ps = relative_ns(line.timestamp_ns, origin_ns).saturating_mul(1000);
-        let mut events = Events::default();
-        for (i, event) in events_in.enumerate() {
-            let event = event?;
-            let owner = || format!("event {i} of line {}", crate::quoted(&line.name));
-            let meta = self.index.get(event.metadata_id).ok_or_else(|| Error::InconsistentIds {
-                detail: format!(
-                    "{} on plane {} refers to event metadata {}, which the plane does not define",
-                    owner(),
-                    crate::quoted(&self.ctx.name),
-                    event.metadata_id
-                ),
-            })?;
-            let offset = match event.data {
-                Some(x_event::Data::OffsetPs(o)) => o,
-                Some(x_event::Data::NumOccurrences(count)) => {
-                    events.aggregated.push((i as u32, count));
-                    0
-                }
-                None => 0,
-            };
-            events.start_ps.push(base_ps.saturating_add(offset));
-            events.duration_ps.push(event.duration_ps.max(0));
-            events.metadata.push(meta);
-            for stat in event.stats {
-                self.ctx.push_stat(&mut events.stats, stat, strings, &owner)?;
-            }
-            events.stats.end_owner();
+    /// The columns of a line of `count` events, to be filled by [`PlaneBuilder::push_event`].
+    fn start_line(&self, count: usize) -> Events {
+        Events {
+            start_ps: Vec::with_capacity(count),
+            duration_ps: Vec::with_capacity(count),
+            metadata: Vec::with_capacity(count),
+            ..Events::default()
         }
-        sort_events(&mut events);
-        events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
-        Ok(Line {
-            id: line.id,
-            display_id: if line.display_id != 0 { line.display_id } else { line.id },
-            name: strings.intern(&line.name),
-            display_name: (!line.display_name.is_empty()).then(|| strings.intern(&line.display_name)),
-            timestamp_ps: base_ps,
-            events,
-        })
+    }
+
+    /// Appends event `i` of `line` (its stats in `stats`) to `events`.
+    #[allow(clippy::too_many_arguments)]
+    fn push_event(
+        &mut self,
+        events: &mut Events,
+        line: &XLine,
+        base_ps: i64,
+        i: usize,
+        event: EventIn,
+        stats: &[StatIn],
+        strings: &mut Interner,
+    ) -> Result<(), Error> {
+        let owner = || format!("event {i} of line {}", crate::quoted(&line.name));
+        let meta = self.index.get(event.metadata_id).ok_or_else(|| Error::InconsistentIds {
+            detail: format!(
+                "{} on plane {} refers to event metadata {}, which the plane does not define",
+                owner(),
+                crate::quoted(&self.ctx.name),
+                event.metadata_id
+            ),
+        })?;
+        let offset = match event.data {
+            Some(EventData::OffsetPs(o)) => o,
+            Some(EventData::NumOccurrences(count)) => {
+                events.aggregated.push((i as u32, count));
+                0
+            }
+            None => 0,
+        };
+        events.start_ps.push(base_ps.saturating_add(offset));
+        events.duration_ps.push(event.duration_ps.max(0));
+        events.metadata.push(meta);
+        for &stat in stats {
+            self.ctx.push_stat(&mut events.stats, stat, strings, &owner)?;
+        }
+        events.stats.end_owner();
+        Ok(())
+    }
+
+    /// [`PlaneBuilder::push_event`] for an event prost decoded.
+    fn push_xevent(
+        &mut self,
+        events: &mut Events,
+        line: &XLine,
+        base_ps: i64,
+        i: usize,
+        event: &XEvent,
+        strings: &mut Interner,
+    ) -> Result<(), Error> {
+        let stats: Vec<StatIn> = event.stats.iter().map(StatIn::from).collect();
+        self.push_event(events, line, base_ps, i, EventIn::from(event), &stats, strings)
     }
 
     fn finish(self, lines: Vec<Line>) -> Plane {
@@ -350,6 +388,25 @@ impl PlaneBuilder {
             stats: self.stats,
             counters: Vec::new(),
         }
+    }
+}
+
+/// Where a line's event offsets count from: its timestamp, in ps from the origin.
+fn line_base_ps(line: &XLine, origin_ns: Option<i64>) -> i64 {
+    relative_ns(line.timestamp_ns, origin_ns).saturating_mul(1000)
+}
+
+/// The line, its events sorted and nested.
+fn finish_line(line: XLine, base_ps: i64, mut events: Events, strings: &mut Interner) -> Line {
+    sort_events(&mut events);
+    events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
+    Line {
+        id: line.id,
+        display_id: if line.display_id != 0 { line.display_id } else { line.id },
+        name: strings.intern(&line.name),
+        display_name: (!line.display_name.is_empty()).then(|| strings.intern(&line.display_name)),
+        timestamp_ps: base_ps,
+        events,
     }
 }
 
@@ -421,7 +478,7 @@ pub(crate) fn sort_events(events: &mut Events) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::{XEvent, XEventMetadata, XLine, XStatMetadata};
+    use crate::proto::{x_event, XEvent, XEventMetadata, XLine, XStat, XStatMetadata};
     use prost::Message;
 
     fn sample_space() -> XSpace {

@@ -9,10 +9,18 @@
 //! time, and builds it as the slice decoder does ([`super::decode_line`]).
 //! Both passes read forward only, so gzip is inflated as it streams (twice).
 //!
+//! A raw file can be read anywhere, so there the first pass reads only each
+//! line's head (up to its first event: where writers put its timestamp)
+//! and jumps over its events: the file is read about once, not twice. The
+//! second pass checks each line's timestamp; if a line stated another one
+//! after its events, or anything fails, the file is decoded again with the
+//! full first pass, so that results and errors are always those of the
+//! slice decoder.
+//!
 //! Errors are the slice decoder's: the same checks, with offsets counted
 //! the same way, so a damaged file reads the same either way.
 
-use super::{decode_line, new_profile, PlaneBuilder, LINES, LINE_TIMESTAMP, PLANE, PLANES, SPACE};
+use super::{decode_line, new_profile, PlaneBuilder, EVENTS, LINES, LINE_TIMESTAMP, PLANE, PLANES, SPACE};
 use crate::gunzip_stream::GunzipFill;
 use crate::proto::{XPlane, XSpace};
 use crate::source::ByteSource;
@@ -78,6 +86,42 @@ pub(crate) fn decode_stream(
     chunk: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Profile, Error> {
+    // A second try reports only progress past the first's.
+    let mut shown = 0.0;
+    let progress = &mut |p: Progress| {
+        if p.fraction() >= shown {
+            shown = p.fraction();
+            progress(p);
+        }
+    };
+    if let Input::Raw(_) = input {
+        if let Ok(Some(profile)) = decode_with(input, looks, chunk, Heads::Only, progress) {
+            return Ok(profile);
+        }
+    }
+    // Whole heads state the timestamps decoding reads, unless the file changes between the passes.
+    let changed = || Error::Unreadable { detail: "it changed while it was read".into() };
+    decode_with(input, looks, chunk, Heads::Whole, progress)?.ok_or_else(changed)
+}
+
+/// How the first pass reads a line.
+#[derive(Clone, Copy, PartialEq)]
+enum Heads {
+    /// Every field (the slice decoder's checks, in its order).
+    Whole,
+    /// Its fields up to its first event; the rest is jumped over.
+    Only,
+}
+
+/// One decode; `Ok(None)` when a line's timestamp was not the one its
+/// head stated (only with [`Heads::Only`]).
+fn decode_with(
+    input: Input,
+    looks: Looks,
+    chunk: usize,
+    heads: Heads,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Option<Profile>, Error> {
     let mut reader = input.open(chunk);
     let gzip = matches!(input, Input::Gzip(..));
     let total_in = input.source().len();
@@ -90,7 +134,7 @@ pub(crate) fn decode_stream(
         }
     };
     let known_len = (!gzip).then_some(total_in);
-    let (head, planes, line_starts) = scan(&mut reader, known_len, looks, &mut report)?;
+    let (head, planes, line_starts) = scan(&mut reader, known_len, looks, heads, &mut report)?;
     if gzip {
         progress(Progress::Parsing);
     }
@@ -98,7 +142,7 @@ pub(crate) fn decode_stream(
     let mut profile = new_profile(head, &headers, &line_starts)?;
     let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
     let total_lines = line_starts.len() as u64;
-    drop(line_starts);
+    let mut line_starts = line_starts.into_iter();
     let mut lines_done = 0u64;
     let mut reader = input.open(chunk);
     let mut bytes = Vec::new();
@@ -112,13 +156,17 @@ pub(crate) fn decode_stream(
             if !reader.skip_to(line.pos)? || !reader.read_exact(&mut bytes)? {
                 return Err(Error::Unreadable { detail: "it became shorter while it was read".into() });
             }
-            built.push(decode_line(&mut builder, &bytes, origin, &mut profile.strings)?);
+            let (line, timestamp_ns) = decode_line(&mut builder, &bytes, origin, &mut profile.strings)?;
+            if line_starts.next() != Some(timestamp_ns) {
+                return Ok(None);
+            }
+            built.push(line);
             lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
         }
         profile.planes.push(builder.finish(built));
     }
-    Ok(profile)
+    Ok(Some(profile))
 }
 
 type Scanned = (XSpace, Vec<(XPlane, Vec<LineAt>)>, Vec<i64>);
@@ -129,6 +177,7 @@ fn scan(
     r: &mut Reader,
     known_len: Option<u64>,
     looks: Looks,
+    heads: Heads,
     report: &mut dyn FnMut(&Reader),
 ) -> Result<Scanned, Error> {
     let mut head = Vec::new();
@@ -148,7 +197,7 @@ fn scan(
             if known_len.is_some_and(|n| r.pos().saturating_add(len) > n) {
                 return Err(top_stop(r, Stop::End, start));
             }
-            match scan_plane(r, len, &mut line_starts, &mut found) {
+            match scan_plane(r, len, heads, &mut line_starts, &mut found) {
                 Ok(Some(plane)) => planes.push(plane),
                 Ok(None) => {}
                 Err(stop) => return Err(top_stop(r, stop, start)),
@@ -251,13 +300,14 @@ fn top_field(r: &mut Reader, head: &mut Vec<u8>, looks: Looks) -> Scan<Option<u6
 fn scan_plane(
     r: &mut Reader,
     len: u64,
+    heads: Heads,
     line_starts: &mut Vec<i64>,
     found: &mut Found,
 ) -> Scan<Option<(XPlane, Vec<LineAt>)>> {
     let end = r.pos().saturating_add(len);
     let mut kept = Vec::new();
     let mut lines = Vec::new();
-    let header = match walk_plane(r, len, &mut kept, &mut lines, line_starts, found) {
+    let header = match walk_plane(r, len, heads, &mut kept, &mut lines, line_starts, found) {
         Err(Stop::End) => return Err(Stop::End),
         // As the slice decoder merges each field as it walks, the fields before the damage first.
         Err(Stop::Fail(e)) => Err(wire::decode_except::<XPlane>(&kept, LINES, PLANE, "plane").err().unwrap_or(e)),
@@ -276,6 +326,7 @@ fn scan_plane(
 fn walk_plane(
     r: &mut Reader,
     len: u64,
+    heads: Heads,
     kept: &mut Vec<u8>,
     lines: &mut Vec<LineAt>,
     line_starts: &mut Vec<i64>,
@@ -288,7 +339,7 @@ fn walk_plane(
             Value::Bytes(len) if number == LINES => {
                 let pos = r.pos();
                 lines.push(LineAt { pos, len });
-                match line_timestamp(r, len) {
+                match line_timestamp(r, len, heads) {
                     Ok(ts) => line_starts.push(ts),
                     Err(Stop::End) => return Err(Stop::End),
                     Err(Stop::Fail(e)) => {
@@ -317,14 +368,16 @@ fn walk_plane(
     Ok(())
 }
 
-/// A line's `timestamp_ns` (the last one, as protobuf reads it), reading
-/// its framing only; the reader ends after the line.
-fn line_timestamp(r: &mut Reader, len: u64) -> Scan<i64> {
+/// A line's `timestamp_ns` (the last one, as protobuf reads it; with
+/// [`Heads::Only`], the last before its first event), reading its framing
+/// only; the reader ends after the line.
+fn line_timestamp(r: &mut Reader, len: u64, heads: Heads) -> Scan<i64> {
     let mut ts = 0;
     let mut walk = Message::new(r, len, "line");
     while let Some((tag, value)) = walk.next(r)? {
         match value {
             Value::Varint(v) if tag >> 3 == LINE_TIMESTAMP => ts = v as i64,
+            _ if heads == Heads::Only && tag >> 3 == EVENTS => return skip(r, walk.end - r.pos()).map(|()| ts),
             other => walk.skip_value(r, other)?,
         }
     }
