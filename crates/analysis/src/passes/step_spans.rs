@@ -57,18 +57,40 @@ impl SpanType {
 /// Splits overlapping typed spans into disjoint pieces, each taking the
 /// highest-priority type active over it (gaps get [`SpanType::Unknown`]),
 /// and hands each piece (type, from, to) to `piece`.
-pub(crate) fn for_each_piece(events: &[(SpanType, i64, i64)], mut piece: impl FnMut(SpanType, i64, i64)) {
-    let mut bounds: Vec<u128> = Vec::with_capacity(events.len() * 2);
+pub(crate) fn for_each_piece(events: &[(SpanType, i64, i64)], piece: impl FnMut(SpanType, i64, i64)) {
+    let lo = events.iter().map(|&(_, s, e)| s.min(e)).min().unwrap_or(0);
+    let hi = events.iter().map(|&(_, s, e)| s.max(e)).max().unwrap_or(0);
+    // A step's times fit 54 bits from its earliest (5 hours in ps): one u64
+    // per bound then, which sorts about twice as fast as u128 (in wasm more).
+    if hi.checked_sub(lo).is_some_and(|span| span < 1 << 54) {
+        let pack = |time: i64, is_start: bool, ty: SpanType| {
+            ((time - lo) as u64) << 9 | u64::from(is_start) << 8 | u64::from(u8::MAX - ty as u8)
+        };
+        let unpack = |b: u64| ((b >> 9) as i64 + lo, (b >> 8) & 1 == 1, usize::from(u8::MAX - b as u8));
+        sweep(events, pack, unpack, piece);
+    } else {
+        sweep(events, pack_bound, unpack_bound, piece);
+    }
+}
+
+/// [`for_each_piece`] with bounds packed by `pack` (see [`pack_bound`]).
+fn sweep<B: Ord + Copy>(
+    events: &[(SpanType, i64, i64)],
+    pack: impl Fn(i64, bool, SpanType) -> B,
+    unpack: impl Fn(B) -> (i64, bool, usize),
+    mut piece: impl FnMut(SpanType, i64, i64),
+) {
+    let mut bounds: Vec<B> = Vec::with_capacity(events.len() * 2);
     for &(t, s, e) in events {
-        bounds.push(pack_bound(s, true, t));
-        bounds.push(pack_bound(e, false, t));
+        bounds.push(pack(s, true, t));
+        bounds.push(pack(e, false, t));
     }
     // Equal bounds are equal integers, so an unstable sort gives the one order.
     bounds.sort_unstable();
     let mut counts = [0i64; SPAN_TYPES];
     let mut current = 0usize;
     for w in bounds.windows(2) {
-        let (time, is_start, t) = unpack_bound(w[0]);
+        let (time, is_start, t) = unpack(w[0]);
         if is_start {
             counts[t] += 1;
             current = current.max(t);
@@ -78,7 +100,7 @@ pub(crate) fn for_each_piece(events: &[(SpanType, i64, i64)], mut piece: impl Fn
                 current = (0..t).rev().find(|&i| counts[i] > 0).unwrap_or(0);
             }
         }
-        piece(SpanType::from_index(current), time, unpack_bound(w[1]).0);
+        piece(SpanType::from_index(current), time, unpack(w[1]).0);
     }
 }
 
@@ -109,6 +131,24 @@ mod tests {
         let total = |t: SpanType| pieces.iter().filter(|p| p.0 == t).map(|p| p.2 - p.1).sum::<i64>();
         assert_eq!(total(SpanType::HostWaitInput), 3);
         assert_eq!(total(SpanType::HostCompute), 7);
+    }
+
+    #[test]
+    fn steps_too_long_for_u64_bounds_split_alike() {
+        let spans = |far: i64| {
+            let events = [
+                (SpanType::HostCompute, 0, 10),
+                (SpanType::HostWaitInput, 2, 5),
+                (SpanType::HostCompute, far, far + 4),
+            ];
+            let mut pieces = Vec::new();
+            for_each_piece(&events, |t, s, e| {
+                pieces.push((t, s - (s >= far) as i64 * far, e - (e >= far) as i64 * far))
+            });
+            pieces
+        };
+        // The same pieces whether the last span is near (u64 bounds) or past 2^54 ps (u128 bounds).
+        assert_eq!(spans(1 << 40), spans(1 << 60));
     }
 
     #[test]
