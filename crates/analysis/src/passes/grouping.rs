@@ -146,13 +146,13 @@ struct Forest {
     tf_data_step_ids: IdHashSet<i64>,
 }
 
-/// Nodes seen by the current walk: a mark per node, so that walks need no
-/// allocation (one walk per root or op, over millions of nodes).
 /// How many ancestors a search looks at. Real nesting and launch chains are
 /// tens of events deep; a crafted file nesting a million events would
 /// otherwise make each event's search walk the whole chain (quadratic work).
 const MAX_ANCESTOR_SEARCH: usize = 1024;
 
+/// Nodes seen by the current walk: a mark per node, so that walks need no
+/// allocation (one walk per root or op, over millions of nodes).
 struct Visited {
     marks: Vec<u32>,
     stamp: u32,
@@ -190,17 +190,20 @@ struct Csr {
 }
 
 impl Csr {
-    fn new(nodes: usize, edges: &[(u32, u32)]) -> Csr {
+    /// The lists of `from → to` edges, or of `to → from` ones when `reversed`.
+    fn new(nodes: usize, edges: &[(u32, u32)], reversed: bool) -> Csr {
+        let ends = |&(a, b): &(u32, u32)| if reversed { (b, a) } else { (a, b) };
         let mut offsets = vec![0u32; nodes + 1];
-        for &(from, _) in edges {
-            offsets[from as usize + 1] += 1;
+        for edge in edges {
+            offsets[ends(edge).0 as usize + 1] += 1;
         }
         for i in 0..nodes {
             offsets[i + 1] += offsets[i];
         }
         let mut fill = offsets.clone();
         let mut targets = vec![0u32; edges.len()];
-        for &(from, to) in edges {
+        for edge in edges {
+            let (from, to) = ends(edge);
             targets[fill[from as usize] as usize] = to;
             fill[from as usize] += 1;
         }
@@ -387,14 +390,13 @@ impl Forest {
         }
 
         let n = types.len();
-        let reversed: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
         Forest {
             lines,
             types,
             root_level,
             start,
-            children: Csr::new(n, &edges),
-            parents: Csr::new(n, &reversed),
+            children: Csr::new(n, &edges, false),
+            parents: Csr::new(n, &edges, true),
             tf_loop_roots,
             tf_data_step_ids,
         }
@@ -590,9 +592,9 @@ mod tests {
 
     #[test]
     fn csr_keeps_insertion_order() {
-        let csr = Csr::new(3, &[(0, 2), (1, 0), (0, 1)]);
+        let csr = Csr::new(3, &[(0, 2), (1, 0), (0, 1)], false);
         assert_eq!(csr.of(0), &[2, 1]);
-        assert_eq!(csr.of(1), &[0]);
-        assert!(csr.of(2).is_empty());
+        assert!(csr.of(1) == [0] && csr.of(2).is_empty());
+        assert_eq!(Csr::new(3, &[(0, 2), (1, 0), (0, 1)], true).targets, [1, 0, 0]);
     }
 }
