@@ -242,11 +242,12 @@ fn context_edges(mut ends: Vec<ContextEnd>, edges: &mut Vec<(u32, u32)>) {
 
 impl Forest {
     fn build(profile: &Profile, keys: &StatKeys, keras_batches: bool) -> Forest {
+        let nodes = profile.event_count(); // about one nesting edge per node too
         let mut lines = Vec::new();
-        let mut types = Vec::new();
-        let mut root_level = Vec::new();
-        let mut start = Vec::new();
-        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut types = Vec::with_capacity(nodes);
+        let mut root_level = Vec::with_capacity(nodes);
+        let mut start = Vec::with_capacity(nodes);
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(nodes);
         let mut contexts: Vec<ContextEnd> = Vec::new();
         let mut executors: IdHashMap<(i64, i64), u32> = IdHashMap::default();
         let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
@@ -360,9 +361,8 @@ impl Forest {
         }
         context_edges(contexts, &mut edges);
 
-        // TF while-loops: each iteration's first executor event is a root.
-        // Sorted by (loop id, iteration, node), each loop's iterations and
-        // each iteration's nodes lie together, nodes in event order.
+        // TF while-loops: each iteration's first executor event is a root. Sorted by (loop id,
+        // iteration, node), each loop's iterations and each iteration's nodes lie together.
         let mut loops: Vec<LoopNode> = executor_iterations
             .into_iter()
             .filter(|(_, id, _)| !tf_data_step_ids.contains(id))
