@@ -95,7 +95,9 @@ pub fn files(files: Vec<(String, File)>) -> Found {
         .enumerate()
         .filter(|(_, (path, _))| {
             let name = path.rsplit('/').next().unwrap_or(path);
-            logdir::trace_host_name(name).is_some() && legacy::tool_file(name).is_none()
+            logdir::trace_host_name(name).is_some()
+                && legacy::tool_file(name).is_none()
+                && logdir::summary_host_name(name).is_none()
         })
         .filter_map(|(i, (_, file))| match read_head(file) {
             Some(head) => proflens_format::sniff::check_json_head(&head).err().map(|why| (i, why)),
