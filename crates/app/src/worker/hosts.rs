@@ -31,6 +31,9 @@ const LOADED: usize = 2;
 /// seconds, so the hosts on screen stay loaded as long as memory allows.
 const LOADED_FILE_BYTES: u64 = 512 << 20;
 
+/// A host's files as picked or dropped, with their paths.
+pub type PickedFiles = Vec<(String, File)>;
+
 struct Host {
     run: String,
     name: String,
@@ -38,7 +41,7 @@ struct Host {
     /// The tools with something to show for the host, once known.
     tools: RefCell<Option<Vec<String>>>,
     /// Its files as picked (for an extra worker to summarise it).
-    blobs: Vec<(String, File)>,
+    blobs: PickedFiles,
     /// Whether extra workers were asked to summarise it already (a host
     /// they could not summarise is left to this worker).
     farmed_out: Cell<bool>,
@@ -162,7 +165,7 @@ impl Hosts {
     /// The hosts of `run` an extra worker could summarise: XSpace files
     /// picked or dropped, with no analysis yet, not asked for before. With
     /// each its name and files; the run's number of hosts beside.
-    pub fn to_summarize(&self, run: &str) -> (Vec<(String, Vec<(String, File)>)>, usize) {
+    pub fn to_summarize(&self, run: &str) -> (Vec<(String, PickedFiles)>, usize) {
         let of_run: Vec<&Host> = self.list.iter().filter(|h| h.run == run).collect();
         let xspace = |h: &&&Host| {
             let events = h.blobs.iter().find(|(path, _)| !proflens_format::logdir::is_counter_log(path));

@@ -43,11 +43,8 @@ pub fn ask(hosts: &Hosts, run: &str, host: &str, tool: &str, workers: u32) -> bo
         hosts: todo.iter().map(|(name, _)| name.clone()).collect(),
         paths: todo.iter().map(|(_, blobs)| blobs.iter().map(|(p, _)| p.clone()).collect()).collect(),
     };
-    match super::post_with(&response, FILES, &files) {
-        None => true,
-        // Not sent: this worker analyses the hosts itself.
-        Some(_) => false,
-    }
+    // Not sent: this worker analyses the hosts itself.
+    super::post_with(&response, FILES, &files).is_none()
 }
 
 /// The summaries of `names` (JSON, in the message's [`SUMMARIES`] field)
