@@ -53,6 +53,25 @@ pub enum Request {
         module: Option<String>,
         #[serde(default)]
         graph: Option<GraphRequest>,
+        /// How many workers the page may run at once (0 or 1: this worker
+        /// alone). With more, a tool of all hosts whose hosts have no
+        /// analysis yet is answered with [`Response::Summarize`] first.
+        #[serde(default)]
+        workers: u32,
+    },
+    /// To an extra worker (`bridge/pool.rs`): decode one host from its files
+    /// (in the envelope's `files`, named by `paths`), answer with its
+    /// summary's JSON ([`Response::Summary`]) and drop its events.
+    Summarize { host: String, paths: Vec<String> },
+    /// The summaries the extra workers computed for hosts of `run`: the
+    /// JSON of `hosts[i]` is the `Uint8Array` at `i` of the message's
+    /// [`SUMMARIES`] field. `failed` hosts are left to this worker, which
+    /// meets their errors as it would alone.
+    GiveSummaries {
+        run: String,
+        hosts: Vec<String>,
+        #[serde(default)]
+        failed: Vec<String>,
     },
     /// Compare `tool` on a baseline (`base_run`, `base_host`) with a
     /// candidate (`run`, `host`); either host may be [`ALL_HOSTS`]. `tool`
@@ -106,6 +125,16 @@ pub enum Response {
     Trace { run: String, host: String, seq: u32, answer: TraceAnswer },
     /// A sentence for the person who opened the file.
     Error { message: String },
+    /// Before a tool of all hosts: these hosts of `run` have no analysis
+    /// yet; their files are in the message's `files` field (an array per
+    /// host, named by `paths`). The page summarises them in extra workers,
+    /// gives the summaries back ([`Request::GiveSummaries`]) and asks again.
+    Summarize { run: String, host: String, tool: String, hosts: Vec<String>, paths: Vec<Vec<String>> },
+    /// An extra worker's answer to [`Request::Summarize`]: the summary's
+    /// JSON is the message's [`SUMMARY`] field (a transferred `Uint8Array`).
+    Summary { host: String },
+    /// An extra worker could not summarise `host`.
+    SummaryFailed { host: String, message: String },
 }
 
 /// The host-selector entry that stands for every host of a run together.
@@ -113,6 +142,12 @@ pub const ALL_HOSTS: &str = "All hosts";
 
 /// The field of a [`Response::Tool`] message that holds the view model.
 pub const MODEL: &str = "model";
+/// The field of a [`Response::Summary`] message that holds the JSON.
+pub const SUMMARY: &str = "summary";
+/// The field of a [`Request::GiveSummaries`] envelope that holds the JSONs.
+pub const SUMMARIES: &str = "summaries";
+/// The field of an envelope or message that holds files.
+pub const FILES: &str = "files";
 /// The field of a [`TraceAnswer::Export`] message that holds the file.
 pub const BLOB: &str = "blob";
 

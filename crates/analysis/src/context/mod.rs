@@ -151,6 +151,12 @@ impl HostContext {
         self.given.set(true);
     }
 
+    /// Whether the analysis is known (given, or computed here): the tools
+    /// of all hosts then need none of the host's events.
+    pub fn has_analysis(&self) -> bool {
+        self.analysis.borrow().is_some()
+    }
+
     /// Whether the analysis was given rather than computed here.
     pub fn analysis_given(&self) -> bool {
         self.given.get()

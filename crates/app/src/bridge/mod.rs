@@ -3,7 +3,8 @@
 //! cancels by terminating the worker and starting a fresh one.
 //!
 //! - [`opened`]: the runs of opened (or added) files into the selection;
-//! - [`demo`]: a demo, fetched beside the page or read from the single file.
+//! - [`demo`]: a demo, fetched beside the page or read from the single file;
+//! - [`pool`]: extra workers that summarise a run's hosts before a tool of all hosts.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -22,6 +23,7 @@ use crate::views;
 
 mod demo;
 mod opened;
+mod pool;
 
 pub use demo::open_demo;
 
@@ -186,6 +188,8 @@ pub fn show_tool(state: AppState) {
 }
 
 fn request_view(state: AppState) {
+    // Summaries being computed for another selection are not wanted now.
+    pool::stop();
     let run = state.run.get_untracked();
     let host = state.host.get_untracked();
     let base = state.base.get_untracked();
@@ -203,7 +207,7 @@ fn request_view(state: AppState) {
     state.notice.set(None);
     state.shown.set(None);
     let request = match base {
-        None => Request::Tool { run, host, tool, module, graph },
+        None => Request::Tool { run, host, tool, module, graph, workers: pool::workers() },
         Some(base) if compare::TOOLS.contains(&tool.as_str()) => {
             Request::Compare { base_run: base.run, base_host: base.host, run, host, tool }
         }
@@ -251,6 +255,7 @@ fn fail(state: AppState, message: String) {
 /// giving it the open files again (without loading a host).
 fn respawn(state: AppState, resend_last: bool) {
     state.stalled_s.set(None);
+    pool::stop();
     let resend = SESSION.with_borrow_mut(|s| {
         if let Some(bridge) = s.bridge.take() {
             bridge.worker.terminate();
@@ -271,6 +276,18 @@ fn respawn(state: AppState, resend_last: bool) {
     for message in resend {
         post(state, message, Some(Opening::Resend));
     }
+}
+
+/// An extra worker was heard from: the analysis is alive.
+fn heard() {
+    SESSION.with_borrow_mut(|s| s.last_heard_ms = js_sys::Date::now());
+}
+
+/// The extra workers' summaries go to the analysis worker, and the tool
+/// on screen is asked for again (now answered from them).
+fn give_summaries(state: AppState, message: JsValue) {
+    post(state, message, None);
+    request_view(state);
 }
 
 /// Sends a message, starting the worker if needed; queued until it is ready.
@@ -455,6 +472,18 @@ fn on_response(state: AppState, response: Response, data: &JsValue) {
                 (sink.on_answer)(&run, &host, seq, answer, None);
             }
         }
+        Response::Summarize { run, host, tool, hosts, paths } => {
+            SESSION.with_borrow_mut(|s| s.in_flight = s.in_flight.saturating_sub(1));
+            if run == state.run.get_untracked()
+                && host == state.host.get_untracked()
+                && tool == state.tool.get_untracked()
+            {
+                let files = protocol::attached(data, protocol::FILES).unwrap_or(JsValue::UNDEFINED);
+                pool::start(state, run, hosts, paths, files);
+            }
+        }
+        // Only extra workers send these, to the pool.
+        Response::Summary { .. } | Response::SummaryFailed { .. } => {}
         Response::Error { message } => {
             SESSION.with_borrow_mut(|s| {
                 s.in_flight = s.in_flight.saturating_sub(1);

@@ -9,15 +9,18 @@
 //! Nothing here knows a tool: they are looked up and run through
 //! [`proflens_analysis::registry`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use proflens_analysis::compare::Side;
 use proflens_analysis::context::{Hooks, HostContext, Output, Request, RunContext, Tool, ToolError};
+use proflens_analysis::passes::host_analysis::HostAnalysis;
 use proflens_analysis::registry;
 
 use super::source::FoundHost;
+use super::summary_files;
 use crate::protocol::ALL_HOSTS;
+use web_sys::File;
 
 /// Hosts whose events always stay in memory, for quick switching between
 /// them (and so that both sides of a comparison of two hosts stay loaded).
@@ -28,12 +31,20 @@ const LOADED: usize = 2;
 /// seconds, so the hosts on screen stay loaded as long as memory allows.
 const LOADED_FILE_BYTES: u64 = 512 << 20;
 
+/// A host's files as picked or dropped, with their paths.
+pub type PickedFiles = Vec<(String, File)>;
+
 struct Host {
     run: String,
     name: String,
     context: Rc<HostContext>,
     /// The tools with something to show for the host, once known.
     tools: RefCell<Option<Vec<String>>>,
+    /// Its files as picked (for an extra worker to summarise it).
+    blobs: PickedFiles,
+    /// Whether extra workers were asked to summarise it already (a host
+    /// they could not summarise is left to this worker).
+    farmed_out: Cell<bool>,
 }
 
 pub struct Hosts {
@@ -98,12 +109,22 @@ impl Hosts {
             let index = self.list.len();
             let hooks = Rc::new(HostHooks { recent: Rc::downgrade(&self.recent), index, progress: self.progress });
             let context = Rc::new(HostContext::new(host.name.clone(), host.files, hooks));
+            if let Some(summary) = host.summary {
+                summary_files::give(&context, summary);
+            }
             self.recent.contexts.borrow_mut().push(Rc::downgrade(&context));
             match self.runs.iter_mut().find(|r| r.name == host.run) {
                 Some(run) => run.hosts.push(context.clone()),
                 None => self.runs.push(RunContext::new(host.run.clone(), vec![context.clone()])),
             }
-            self.list.push(Host { run: host.run, name: host.name, context, tools: RefCell::new(None) });
+            self.list.push(Host {
+                run: host.run,
+                name: host.name,
+                context,
+                tools: RefCell::new(None),
+                blobs: host.blobs,
+                farmed_out: Cell::new(false),
+            });
         }
     }
 
@@ -139,6 +160,39 @@ impl Hosts {
     pub fn contexts_of(&self, run: &str, host: &str) -> Vec<Rc<HostContext>> {
         let wanted = |h: &&Host| h.run == run && (host == ALL_HOSTS || h.name == host);
         self.list.iter().filter(wanted).map(|h| h.context.clone()).collect()
+    }
+
+    /// The hosts of `run` an extra worker could summarise: XSpace files
+    /// picked or dropped, with no analysis yet, not asked for before. With
+    /// each its name and files; the run's number of hosts beside.
+    pub fn to_summarize(&self, run: &str) -> (Vec<(String, PickedFiles)>, usize) {
+        let of_run: Vec<&Host> = self.list.iter().filter(|h| h.run == run).collect();
+        let xspace = |h: &&&Host| {
+            let events = h.blobs.iter().find(|(path, _)| !proflens_format::logdir::is_counter_log(path));
+            events.is_some_and(|(path, _)| {
+                proflens_format::logdir::host_name(path.rsplit('/').next().unwrap_or(path)).is_some()
+            })
+        };
+        let todo = of_run
+            .iter()
+            .filter(|h| !h.farmed_out.get() && !h.context.has_analysis())
+            .filter(xspace)
+            .map(|h| (h.name.clone(), h.blobs.clone()))
+            .collect();
+        (todo, of_run.len())
+    }
+
+    /// Gives hosts of `run` the analyses extra workers computed (`None`:
+    /// the worker failed, and this worker meets the error itself); none of
+    /// them is asked for again.
+    pub fn give_analyses(&self, run: &str, analyses: Vec<(String, Option<HostAnalysis>)>) {
+        for (name, analysis) in analyses {
+            let Some(host) = self.list.iter().find(|h| h.run == run && h.name == name) else { continue };
+            host.farmed_out.set(true);
+            if let Some(analysis) = analysis.filter(|_| !host.context.has_analysis()) {
+                host.context.give_analysis(analysis);
+            }
+        }
     }
 
     /// `tool` on one host of `run`; on every host of it for [`ALL_HOSTS`].

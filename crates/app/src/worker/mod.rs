@@ -6,6 +6,8 @@
 //!
 //! - [`source`]: picked files, a served log directory or the demo, as hosts;
 //! - [`hosts`]: the hosts' contexts (the only cache), tools run through the registry;
+//! - [`summary_files`], [`summarize`]: host summaries read beside profiles,
+//!   or computed by extra workers (one host each at a time) for the tools of all hosts;
 //! - [`compare`]: two sides side by side, through `proflens_analysis::compare`;
 //! - [`trace`], [`trace_queries`]: the trace viewer's questions about a timeline.
 //!
@@ -16,6 +18,8 @@ mod blob_source;
 mod compare;
 mod hosts;
 mod source;
+mod summarize;
+mod summary_files;
 mod timings;
 mod trace;
 mod trace_neighbour;
@@ -46,8 +50,9 @@ thread_local! {
 pub fn install() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        let reply = match protocol::open_envelope(&event.data()) {
-            Ok((request, files)) => handle(request, files),
+        let data = event.data();
+        let reply = match protocol::open_envelope(&data) {
+            Ok((request, files)) => handle(request, files, &data),
             Err(e) => Some(Response::Error {
                 message: format!("Proflens sent its analysis worker a message it could not read ({e})."),
             }),
@@ -63,7 +68,7 @@ pub fn install() {
 
 /// The answer to a request; `None` when it was posted already (a tool's
 /// output or an export, which travel with something beside the message).
-fn handle(request: Request, files: Vec<File>) -> Option<Response> {
+fn handle(request: Request, files: Vec<File>, message: &JsValue) -> Option<Response> {
     Some(match request {
         Request::Open { paths, append } => open(source::files(paths.into_iter().zip(files).collect()), append),
         Request::OpenDemo { id, base } => open(source::demo(&id, &base), false),
@@ -71,9 +76,18 @@ fn handle(request: Request, files: Vec<File>) -> Option<Response> {
             Ok(found) => open(found, false),
             Err(message) => Response::Error { message },
         },
-        Request::Tool { run, host, tool, module, graph } => {
+        Request::Tool { run, host, tool, module, graph, workers } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
+            if summarize::ask(&hosts, &run, &host, &tool, workers) {
+                return None;
+            }
             return run_tool(&hosts, run, host, &tool, module, graph.unwrap_or_default());
+        }
+        Request::Summarize { host, paths } => return summarize::summarize(host, paths, files),
+        Request::GiveSummaries { run, hosts: names, failed } => {
+            let Some(hosts) = hosts() else { return Some(no_files()) };
+            summarize::take(&hosts, &run, names, failed, message);
+            return None;
         }
         Request::Compare { base_run, base_host, run, host, tool } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };

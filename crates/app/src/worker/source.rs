@@ -12,6 +12,7 @@ use proflens_format::source::in_memory;
 use web_sys::{File, FileReaderSync, XmlHttpRequest, XmlHttpRequestResponseType};
 
 use super::blob_source::BlobSource;
+use super::summary_files::{self, Profile, SummaryFile};
 
 use crate::demos;
 use crate::protocol::{RunEntry, SkippedEntry, ALL_HOSTS};
@@ -31,6 +32,11 @@ pub struct FoundHost {
     pub run: String,
     pub name: String,
     pub files: Vec<HostFile>,
+    /// Its summary file, if one was found beside its files.
+    pub summary: Option<SummaryFile>,
+    /// Its files as picked or dropped, with their paths (empty when they
+    /// are fetched): what an extra worker summarising the host reads.
+    pub blobs: Vec<(String, File)>,
 }
 
 impl Found {
@@ -72,7 +78,7 @@ pub fn demo(id: &str, base: &str) -> Found {
             Ok(in_memory(bytes))
         })
     };
-    found(&paths, &paths, reader)
+    found(&paths, &paths, reader, |_| None)
 }
 
 /// Files picked or dropped, with the paths they were picked as.
@@ -89,15 +95,18 @@ pub fn files(files: Vec<(String, File)>) -> Found {
         .enumerate()
         .filter(|(_, (path, _))| {
             let name = path.rsplit('/').next().unwrap_or(path);
-            logdir::trace_host_name(name).is_some() && legacy::tool_file(name).is_none()
+            logdir::trace_host_name(name).is_some()
+                && legacy::tool_file(name).is_none()
+                && logdir::summary_host_name(name).is_none()
         })
         .filter_map(|(i, (_, file))| match read_head(file) {
             Some(head) => proflens_format::sniff::check_json_head(&head).err().map(|why| (i, why)),
             None => Some((i, "could not be read")),
         })
         .collect();
+    let blob = |i: usize| Some(files[i].1.clone());
     if rejected.is_empty() || paths.len() == 1 {
-        return found(&paths, &paths, reader);
+        return found(&paths, &paths, reader, blob);
     }
     // Runs are named from the accepted files only; the others are listed as skipped.
     let listed: Vec<String> = paths
@@ -105,7 +114,7 @@ pub fn files(files: Vec<(String, File)>) -> Found {
         .enumerate()
         .map(|(i, p)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { p.clone() })
         .collect();
-    let mut opened = found(&listed, &paths, reader);
+    let mut opened = found(&listed, &paths, reader, blob);
     for (file, why) in &rejected {
         opened.skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
     }
@@ -127,31 +136,47 @@ pub fn logdir_url(logdir: &str) -> Result<Found, String> {
             Ok(in_memory(bytes))
         })
     };
-    Ok(found(&paths, &paths, reader))
+    Ok(found(&paths, &paths, reader, |_| None))
 }
 
 /// The runs and hosts of the files at `listed` (blank: left out), each
-/// file named by its path in `paths` and read with `reader(index)`.
-fn found(listed: &[String], paths: &[String], reader: impl Fn(usize) -> ReadFile) -> Found {
+/// file named by its path in `paths` and read with `reader(index)`; `blob`
+/// gives the picked `File` of an index, when there is one.
+fn found(
+    listed: &[String],
+    paths: &[String],
+    reader: impl Fn(usize) -> ReadFile,
+    blob: impl Fn(usize) -> Option<File>,
+) -> Found {
     let discovered = logdir::discover(listed.iter().map(String::as_str), LOOSE_RUN);
     let file = |i: usize, tool: Option<LegacyTool>| HostFile { path: paths[i].clone(), tool, read: reader(i) };
     let mut hosts = Vec::new();
     for run in &discovered.runs {
         for host in &run.hosts {
-            let files = match &host.files {
+            let indexes: Vec<(usize, Option<LegacyTool>)> = match &host.files {
                 HostFiles::Events(i) => {
-                    std::iter::once(*i).chain(host.counter_logs.iter().copied()).map(|i| file(i, None)).collect()
+                    std::iter::once(*i).chain(host.counter_logs.iter().copied()).map(|i| (i, None)).collect()
                 }
                 HostFiles::Tools { tools, trace } => {
                     // In the selector's order, so that messages list the tools as it does.
                     let mut tools = tools.clone();
                     tools.sort_by_key(|(kind, _)| selector_position(*kind));
-                    let mut files: Vec<HostFile> = tools.iter().map(|(kind, i)| file(*i, Some(*kind))).collect();
-                    files.extend(trace.map(|i| file(i, None)));
-                    files
+                    tools.iter().map(|(kind, i)| (*i, Some(*kind))).chain(trace.map(|i| (i, None))).collect()
                 }
             };
-            hosts.push(FoundHost { run: run.name.clone(), name: host.name.clone(), files });
+            let files = indexes.iter().map(|&(i, tool)| file(i, tool)).collect();
+            let blobs = indexes.iter().filter_map(|&(i, _)| Some((paths[i].clone(), blob(i)?))).collect();
+            // The profile a summary describes: the first file of events, as the CLI's.
+            let events = indexes.iter().find(|(_, tool)| tool.is_none()).map(|&(i, _)| i);
+            let summary = host.summary.map(|at| SummaryFile {
+                path: paths[at].clone(),
+                read: reader(at),
+                profile: match events {
+                    None => Profile::None,
+                    Some(i) => blob(i).map_or(Profile::Unknown, |f| Profile::Known(summary_files::source_of(&f))),
+                },
+            });
+            hosts.push(FoundHost { run: run.name.clone(), name: host.name.clone(), files, summary, blobs });
         }
     }
     // Runs of several hosts offer them all together first, as XProf does.
