@@ -83,9 +83,19 @@ fn test_command() -> Result<(), String> {
     let dist = dist::build()?;
     // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
     wasm_size::check(&dist::wasm_sizes(&dist)?)?;
-    // The log-directory test indexes its logdir with the collector.
+    // The log-directory test indexes its logdir with the collector; the pods test writes summaries with the CLI.
     run(Command::new("cargo")
-        .args(["build", "-p", "proflens-collector", "--bin", "proflens-collect"])
+        .args([
+            "build",
+            "-p",
+            "proflens-collector",
+            "--bin",
+            "proflens-collect",
+            "-p",
+            "proflens-cli",
+            "--bin",
+            "proflens",
+        ])
         .current_dir(&root))?;
     // The whole browser suite once per browser: Chromium over CDP, Firefox ESR over WebDriver BiDi.
     for browser in ["chromium", "firefox"] {
@@ -96,6 +106,7 @@ fn test_command() -> Result<(), String> {
             .env("PROFLENS_BROWSER", browser)
             .env("PROFLENS_DIST", &dist)
             .env("PROFLENS_COLLECT", target_dir().join("debug/proflens-collect"))
+            .env("PROFLENS_CLI", target_dir().join("debug/proflens"))
             .current_dir(root.join("tests/browser")))?;
     }
     Ok(())

@@ -56,7 +56,8 @@ thread_local! {
 }
 
 /// How many workers may run at once: the page's `?workers=N`, else the
-/// browser's `navigator.hardwareConcurrency` (1 when it does not say).
+/// browser's `navigator.hardwareConcurrency` (1 when it does not say);
+/// fewer when their hosts would not fit memory ([`memory_cap`]).
 pub fn workers() -> u32 {
     let from_url = web_sys::window()
         .and_then(|w| w.location().search().ok())
@@ -68,6 +69,24 @@ pub fn workers() -> u32 {
         let cores = navigator.and_then(|n| js_sys::Reflect::get(&n, &"hardwareConcurrency".into()).ok());
         cores.and_then(|c| c.as_f64()).map_or(1, |c| c.max(1.0) as u32)
     })
+}
+
+/// What the extra workers may hold together: each holds one host decoded
+/// at a time, about 9x its file (0.35-0.45 GB for the 45 MB TF profile),
+/// so a 16-core machine does not start 16 of those at once.
+const WORKERS_MEMORY_BYTES: f64 = 4.0 * 1024.0 * 1024.0 * 1024.0;
+const WORKER_BYTES_PER_FILE_BYTE: f64 = 10.0;
+
+/// How many workers fit [`WORKERS_MEMORY_BYTES`] when a host's files
+/// take `largest` bytes (at least one).
+fn memory_cap(largest: f64) -> usize {
+    (WORKERS_MEMORY_BYTES / (largest * WORKER_BYTES_PER_FILE_BYTE).max(1.0)).max(1.0) as usize
+}
+
+/// The bytes of the largest host's files (`files`: an array of `File`s per host).
+fn largest_host_bytes(files: &js_sys::Array) -> f64 {
+    let size = |file: JsValue| file.dyn_into::<web_sys::File>().map_or(0.0, |f| f.size());
+    files.iter().map(|host| js_sys::Array::from(&host).iter().map(size).sum::<f64>()).fold(0.0, f64::max)
 }
 
 /// Stops the pool under way, if any (its workers terminated).
@@ -85,14 +104,15 @@ pub fn stop() {
 pub fn start(state: AppState, run: String, hosts: Vec<String>, paths: Vec<Vec<String>>, files: JsValue) {
     stop();
     let generation = GENERATION.with_borrow(|g| *g);
-    let count = (workers() as usize).clamp(1, hosts.len().max(1));
+    let files = js_sys::Array::from(&files);
+    let count = (workers() as usize).min(memory_cap(largest_host_bytes(&files))).clamp(1, hosts.len().max(1));
     let mut pool = Pool {
         run,
         todo: (0..hosts.len()).collect(),
         jsons: vec![None; hosts.len()],
         hosts,
         paths,
-        files: js_sys::Array::from(&files),
+        files,
         failed: Vec::new(),
         answered: 0,
         workers: Vec::new(),
