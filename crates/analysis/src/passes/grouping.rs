@@ -14,6 +14,9 @@ use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, VecDeque};
 
+mod graph;
+use graph::{Csr, Visited};
+
 /// Flag bits per event.
 pub const FLAG_STEP_ROOT: u8 = 1;
 pub const FLAG_EAGER: u8 = 2;
@@ -139,7 +142,6 @@ struct Forest {
     lines: Vec<(u32, u32, u32)>,
     types: Vec<EventType>,
     root_level: Vec<i32>,
-    start: Vec<i64>,
     children: Csr,
     parents: Csr,
     tf_loop_roots: Vec<u32>,
@@ -150,70 +152,6 @@ struct Forest {
 /// tens of events deep; a crafted file nesting a million events would
 /// otherwise make each event's search walk the whole chain (quadratic work).
 const MAX_ANCESTOR_SEARCH: usize = 1024;
-
-/// Nodes seen by the current walk: a mark per node, so that walks need no
-/// allocation (one walk per root or op, over millions of nodes).
-struct Visited {
-    marks: Vec<u32>,
-    stamp: u32,
-    /// The breadth-first queue of the current walk (reused).
-    queue: VecDeque<u32>,
-}
-
-impl Visited {
-    fn new(nodes: usize) -> Visited {
-        Visited { marks: vec![0; nodes], stamp: 0, queue: VecDeque::new() }
-    }
-
-    /// Starts a new walk.
-    fn next(&mut self) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.marks.fill(0);
-            self.stamp = 1;
-        }
-    }
-
-    /// Marks `n`; false when the current walk had already seen it.
-    fn insert(&mut self, n: u32) -> bool {
-        let mark = &mut self.marks[n as usize];
-        let fresh = *mark != self.stamp;
-        *mark = self.stamp;
-        fresh
-    }
-}
-
-/// Adjacency lists in compressed form, keeping insertion order per node.
-struct Csr {
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
-}
-
-impl Csr {
-    /// The lists of `from → to` edges, or of `to → from` ones when `reversed`.
-    fn new(nodes: usize, edges: &[(u32, u32)], reversed: bool) -> Csr {
-        let ends = |&(a, b): &(u32, u32)| if reversed { (b, a) } else { (a, b) };
-        let mut offsets = vec![0u32; nodes + 1];
-        for edge in edges {
-            offsets[ends(edge).0 as usize + 1] += 1;
-        }
-        for i in 0..nodes {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut fill = offsets.clone();
-        let mut targets = vec![0u32; edges.len()];
-        for edge in edges {
-            let (from, to) = ends(edge);
-            targets[fill[from as usize] as usize] = to;
-            fill[from as usize] += 1;
-        }
-        Csr { offsets, targets }
-    }
-
-    fn of(&self, n: u32) -> &[u32] {
-        &self.targets[self.offsets[n as usize] as usize..self.offsets[n as usize + 1] as usize]
-    }
-}
 
 /// One end of a producer/consumer context: (type, id, process), whether
 /// it consumes, and the node. Sorted, the ends of each context lie together
@@ -240,13 +178,25 @@ fn context_edges(mut ends: Vec<ContextEnd>, edges: &mut Vec<(u32, u32)>) {
     }
 }
 
+/// (plane, line, event) of `node` (`lines`: [`Forest::lines`]).
+fn locate(lines: &[(u32, u32, u32)], node: u32) -> (usize, usize, usize) {
+    let k = lines.partition_point(|&(_, _, base)| base <= node) - 1;
+    let (p, l, base) = lines[k];
+    (p as usize, l as usize, (node - base) as usize)
+}
+
+/// A node's start, read from its event (the forest keeps no copy of the times).
+fn node_start(profile: &Profile, lines: &[(u32, u32, u32)], node: u32) -> i64 {
+    let (p, l, i) = locate(lines, node);
+    profile.planes[p].lines[l].events.start_ps[i]
+}
+
 impl Forest {
     fn build(profile: &Profile, keys: &StatKeys, keras_batches: bool) -> Forest {
         let nodes = profile.event_count(); // about one nesting edge per node too
         let mut lines = Vec::new();
         let mut types = Vec::with_capacity(nodes);
         let mut root_level = Vec::with_capacity(nodes);
-        let mut start = Vec::with_capacity(nodes);
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(nodes);
         let mut contexts: Vec<ContextEnd> = Vec::new();
         let mut executors: IdHashMap<(i64, i64), u32> = IdHashMap::default();
@@ -333,7 +283,7 @@ impl Forest {
                     if !is_async {
                         let (s, e) = (ev.start_ps[i], ev.end_ps(i));
                         while let Some(&(parent, parent_end)) = open.last() {
-                            let parent_start = start[parent as usize];
+                            let parent_start = ev.start_ps[(parent - base) as usize]; // same line
                             if parent_start <= s && e <= parent_end {
                                 edges.push((parent, node));
                                 break;
@@ -344,7 +294,6 @@ impl Forest {
                     }
                     types.push(ty);
                     root_level.push(level);
-                    start.push(ev.start_ps[i]);
                 }
             }
         }
@@ -378,11 +327,12 @@ impl Forest {
             }
             for nodes in iters.chunk_by(|a, b| a.1 == b.1) {
                 // The earliest node; the first in event order among equals.
-                let first = nodes.iter().map(|n| n.2).min_by_key(|&n| start[n as usize]).expect("non-empty");
+                let first =
+                    nodes.iter().map(|n| n.2).min_by_key(|&n| node_start(profile, &lines, n)).expect("non-empty");
                 iterations.push((first, nodes));
             }
         }
-        iterations.sort_by_key(|(first, _)| (start[*first as usize], *first));
+        iterations.sort_by_key(|(first, _)| (node_start(profile, &lines, *first), *first));
         let mut tf_loop_roots = Vec::new();
         for (first, nodes) in iterations {
             tf_loop_roots.push(first);
@@ -394,7 +344,6 @@ impl Forest {
             lines,
             types,
             root_level,
-            start,
             children: Csr::new(n, &edges, false),
             parents: Csr::new(n, &edges, true),
             tf_loop_roots,
@@ -402,11 +351,8 @@ impl Forest {
         }
     }
 
-    /// (plane, line, event) of a node.
     fn locate(&self, node: u32) -> (usize, usize, usize) {
-        let k = self.lines.partition_point(|&(_, _, base)| base <= node) - 1;
-        let (p, l, base) = self.lines[k];
-        (p as usize, l as usize, (node - base) as usize)
+        locate(&self.lines, node)
     }
 
     fn stat<'a>(&self, profile: &'a Profile, node: u32, key: Option<proflens_model::StrId>) -> Option<StatValue<'a>> {
@@ -493,7 +439,9 @@ impl Forest {
                     !id.is_some_and(|id| self.tf_data_step_ids.contains(&id))
                 })
                 .collect();
-            roots.sort_by_key(|&n| (std::cmp::Reverse(self.root_level[n as usize]), self.start[n as usize]));
+            roots.sort_by_key(|&n| {
+                (std::cmp::Reverse(self.root_level[n as usize]), node_start(profile, &self.lines, n))
+            });
             roots
         } else {
             self.tf_loop_roots.clone()
@@ -583,18 +531,5 @@ impl Forest {
             .unwrap_or(i64::from(group));
         name.push_str(&number.to_string());
         name
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csr_keeps_insertion_order() {
-        let csr = Csr::new(3, &[(0, 2), (1, 0), (0, 1)], false);
-        assert_eq!(csr.of(0), &[2, 1]);
-        assert!(csr.of(1) == [0] && csr.of(2).is_empty());
-        assert_eq!(Csr::new(3, &[(0, 2), (1, 0), (0, 1)], true).targets, [1, 0, 0]);
     }
 }
