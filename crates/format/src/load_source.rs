@@ -1,5 +1,5 @@
-//! Decoding a profile from a [`ByteSource`]: XSpace (raw or gzip) streams,
-//! never held whole; other files (trace JSON, TPU traces) are read whole and
+//! Decoding a profile from a [`ByteSource`]: XSpace and trace JSON (raw or
+//! gzip) stream, never held whole; other files (TPU traces) are read whole and
 //! decoded as [`crate::load_profile_named`] decodes bytes. Before a long
 //! decode, the model's size is estimated from the file's, and in a browser
 //! a host that cannot fit is refused with the numbers.
@@ -55,10 +55,27 @@ pub fn load_with_chunk(
         FileKind::Gzip => (Input::Gzip(source, limits.max_decompressed_bytes), crate::text_head(&head, HEAD_BYTES)),
         _ => (Input::Raw(source), head),
     };
+    let gzip = matches!(input, Input::Gzip(..));
+    if sniff(&inflated_head) == FileKind::Json {
+        let raw_head = if gzip {
+            read_head(source, HEAD_BYTES).map(|h| crate::inflate::gunzip_prefix(&h, HEAD_BYTES))?
+        } else {
+            inflated_head
+        };
+        // UTF-16 text (rare: PowerShell's `>`) is converted whole, then decoded.
+        if let std::borrow::Cow::Owned(_) = crate::json_text(&raw_head) {
+            return whole(progress);
+        }
+        if cfg!(target_arch = "wasm32") {
+            Estimate::of_json(source.len(), gzip).fits(BROWSER_MEMORY_BYTES)?;
+        }
+        let gzip_limit = gzip.then_some(limits.max_decompressed_bytes);
+        return crate::chrome_trace::decode_stream(source, gzip_limit, chunk, progress).map(crate::cut_long_strings);
+    }
     if sniff(&inflated_head) != FileKind::XSpace {
         return whole(progress);
     }
-    let estimate = Estimate::of(source.len(), matches!(input, Input::Gzip(..)));
+    let estimate = Estimate::of(source.len(), gzip);
     if cfg!(target_arch = "wasm32") {
         estimate.fits(BROWSER_MEMORY_BYTES)?;
     }
@@ -87,6 +104,15 @@ const ANALYSIS_FACTOR: f64 = 2.4;
 /// How far gzip shrinks an XSpace (about 10-fold; 12 in the fixtures).
 const GZIP_RATIO: u64 = 10;
 
+/// Bytes of trace JSON per event: TODO measured.
+const JSON_BYTES_PER_EVENT: u64 = 300;
+
+/// Peak memory of a streamed JSON decode over the file's size: TODO measured.
+const MODEL_BYTES_PER_JSON_BYTE: f64 = 0.5;
+
+/// How far gzip shrinks trace JSON: TODO measured.
+const JSON_GZIP_RATIO: u64 = 10;
+
 /// A host's size once decoded, estimated from its file's before decoding.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
@@ -101,6 +127,13 @@ impl Estimate {
         let raw = if gzip { len.saturating_mul(GZIP_RATIO) } else { len };
         let bytes = raw as f64 * MODEL_BYTES_PER_XSPACE_BYTE * ANALYSIS_FACTOR;
         Estimate { events: raw / XSPACE_BYTES_PER_EVENT, bytes: bytes as u64 }
+    }
+
+    /// For a trace JSON file of `len` bytes (gzip when `gzip`).
+    pub fn of_json(len: u64, gzip: bool) -> Estimate {
+        let raw = if gzip { len.saturating_mul(JSON_GZIP_RATIO) } else { len };
+        let bytes = raw as f64 * MODEL_BYTES_PER_JSON_BYTE * ANALYSIS_FACTOR;
+        Estimate { events: raw / JSON_BYTES_PER_EVENT, bytes: bytes as u64 }
     }
 
     /// Refuses, with the numbers, a host that needs more than `room` bytes.
