@@ -36,7 +36,7 @@ pub(crate) fn decode_stream(
     let mut survey = Survey::default();
     let mut skipped = Skipped::default();
     let mut n = 0;
-    let top = walk.read(&mut head_json, &mut |bytes| {
+    let read = walk.read(&mut head_json, &mut |bytes| {
         match serde_json::from_slice::<RawEvent>(bytes) {
             Ok(e) => {
                 survey.see(n, &e);
@@ -50,7 +50,15 @@ pub(crate) fn decode_stream(
             Err(e) => return Err(json_error(e)),
         }
         Ok(())
-    })?;
+    });
+    let top = match read {
+        // In memory, an event of the wrong types before the damage is what is reported.
+        Err(Error::Truncated { .. } | Error::BadJson { .. }) if skipped.count > 0 => {
+            let first = skipped.first.unwrap_or_default();
+            return Err(Error::BadJson { detail: format!("a field has the wrong type ({first})") });
+        }
+        read => read?,
+    };
     let raw: RawTrace<IgnoredAny> = match top {
         Top::List => RawTrace::default(),
         Top::Object { .. } => serde_json::from_slice(&head_json).map_err(json_error)?,
@@ -150,13 +158,13 @@ fn object(
         head.push(b'}');
         return Ok(Top::Object { events: false });
     }
-    let mut key = Vec::new();
+    let (mut key, mut scratch) = (Vec::new(), Vec::new());
     loop {
         if skip_ws(r)? != Some(b'"') {
             return Err(end_or_bad(r, "a key expected")?);
         }
         key.clear();
-        value(r, &mut key)?;
+        value(r, &mut key, value_damage)?;
         let name: String = serde_json::from_slice(&key).map_err(json_error)?;
         if skip_ws(r)? != Some(b':') {
             return Err(end_or_bad(r, "':' expected")?);
@@ -172,6 +180,13 @@ fn object(
             r.consume(1);
             events(r, on_event)?;
             events_list = true;
+        } else if !HEAD_KEYS.contains(&name.as_str()) {
+            // Ignored, as serde ignores it: its syntax checked, not its text.
+            scratch.clear();
+            value(r, &mut scratch, syntax_damage)?;
+            if let Some(e) = syntax_damage(&scratch) {
+                return Err(e);
+            }
         } else {
             if head.len() > 1 {
                 head.push(b',');
@@ -179,9 +194,9 @@ fn object(
             head.extend_from_slice(&key);
             head.push(b':');
             let start = head.len();
-            value(r, head)?;
+            value(r, head, value_damage)?;
             // Checked now, so that damage here fails here, as in memory.
-            if let Some(e) = damage(&head[start..]) {
+            if let Some(e) = value_damage(&head[start..]) {
                 return Err(e);
             }
         }
@@ -207,7 +222,7 @@ fn events(r: &mut Reader, on_event: &mut dyn FnMut(&[u8]) -> Result<(), Error>) 
     let mut event = Vec::new();
     loop {
         event.clear();
-        value(r, &mut event)?;
+        value(r, &mut event, event_damage)?;
         on_event(&event)?;
         match skip_ws(r)? {
             Some(b',') => r.consume(1),
@@ -223,10 +238,10 @@ fn events(r: &mut Reader, on_event: &mut dyn FnMut(&[u8]) -> Result<(), Error>) 
 /// Appends one JSON value's bytes to `out`: an object, list or string to
 /// its end (serde checks what is inside), a number or literal to the next
 /// delimiter.
-fn value(r: &mut Reader, out: &mut Vec<u8>) -> Result<(), Error> {
+fn value(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> {
     match skip_ws(r)? {
         None => Err(truncated(r)),
-        Some(b'{' | b'[' | b'"') => nested(r, out),
+        Some(b'{' | b'[' | b'"') => nested(r, out, check),
         Some(_) => scalar(r, out),
     }
 }
@@ -236,7 +251,7 @@ fn value(r: &mut Reader, out: &mut Vec<u8>) -> Result<(), Error> {
 /// serde's to check, except where the value runs long (damage that makes
 /// the rest of the file one value): serde then checks it at each doubling,
 /// so a damaged file fails at its damage, as in memory, and holds little.
-fn nested(r: &mut Reader, out: &mut Vec<u8>) -> Result<(), Error> {
+fn nested(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> {
     let start = out.len();
     let mut check_at = start + CHECK_FIRST;
     let mut open: Vec<u8> = Vec::new();
@@ -244,7 +259,7 @@ fn nested(r: &mut Reader, out: &mut Vec<u8>) -> Result<(), Error> {
     loop {
         let buf = r.buffered()?;
         if buf.is_empty() {
-            return Err(damage(&out[start..]).unwrap_or_else(|| truncated(r)));
+            return Err(check(&out[start..]).unwrap_or_else(|| truncated(r)));
         }
         let mut end = None;
         let mut wrong = false;
@@ -279,13 +294,13 @@ fn nested(r: &mut Reader, out: &mut Vec<u8>) -> Result<(), Error> {
         out.extend_from_slice(&buf[..n]);
         r.consume(n);
         if wrong {
-            return Err(damage(&out[start..]).unwrap_or_else(|| bad(r, "a bracket closes the wrong kind")));
+            return Err(check(&out[start..]).unwrap_or_else(|| bad(r, "a bracket closes the wrong kind")));
         }
         if end.is_some() {
             return Ok(());
         }
         if out.len() >= check_at {
-            if let Some(e) = damage(&out[start..]) {
+            if let Some(e) = syntax_damage(&out[start..]) {
                 return Err(e);
             }
             if out.len() - start > MAX_VALUE_BYTES {
@@ -296,6 +311,20 @@ fn nested(r: &mut Reader, out: &mut Vec<u8>) -> Result<(), Error> {
     }
 }
 
+/// The top-level keys the in-memory path reads ([`RawTrace`]); others are skipped.
+const HEAD_KEYS: [&str; 10] = [
+    "traceEvents",
+    "baseTimeNanoseconds",
+    "deviceProperties",
+    "distributedInfo",
+    "schemaVersion",
+    "cuda_runtime_version",
+    "cuda_driver_version",
+    "cupti_version",
+    "roctracer_version",
+    "hip_runtime_version",
+];
+
 /// When a value still open is first checked for damage (bytes).
 const CHECK_FIRST: usize = 1 << 20;
 
@@ -303,13 +332,28 @@ const CHECK_FIRST: usize = 1 << 20;
 /// kilobytes; only damage makes one this long.
 const MAX_VALUE_BYTES: usize = 256 << 20;
 
-/// The syntax error in the start of a value, if it has one already (one
-/// that is only cut short has none).
-fn damage(value: &[u8]) -> Option<Error> {
-    match serde_json::from_slice::<IgnoredAny>(value) {
-        Err(e) if !e.is_eof() => Some(json_error(e)),
-        _ => None,
-    }
+/// The error the in-memory parse meets in the start of a value before the
+/// value's end, if any (one only cut short has none): serde reads up to the
+/// first error, so a damaged file fails at its damage, as in memory.
+type Check = fn(&[u8]) -> Option<Error>;
+
+/// [`Check`] for an event (read as the in-memory path reads events).
+fn event_damage(value: &[u8]) -> Option<Error> {
+    first_error(serde_json::from_slice::<RawEvent>(value).err())
+}
+
+/// [`Check`] for any other value (strings checked as UTF-8, as in memory).
+fn value_damage(value: &[u8]) -> Option<Error> {
+    first_error(serde_json::from_slice::<serde_json::Value>(value).err())
+}
+
+/// [`Check`] for a value serde skips: its syntax only.
+fn syntax_damage(value: &[u8]) -> Option<Error> {
+    first_error(serde_json::from_slice::<IgnoredAny>(value).err())
+}
+
+fn first_error(e: Option<serde_json::Error>) -> Option<Error> {
+    e.filter(|e| !e.is_eof()).map(json_error)
 }
 
 /// A number or literal: the bytes up to the next delimiter.
