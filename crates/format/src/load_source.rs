@@ -104,13 +104,21 @@ const ANALYSIS_FACTOR: f64 = 2.4;
 /// How far gzip shrinks an XSpace (about 10-fold; 12 in the fixtures).
 const GZIP_RATIO: u64 = 10;
 
-/// Bytes of trace JSON per event: TODO measured.
-const JSON_BYTES_PER_EVENT: u64 = 300;
+/// Bytes of trace JSON per event: 241 in the DDP Kineto fixture, 196 in
+/// synthetic traces made from it (tests/scripts/synthetic_kineto.py).
+const JSON_BYTES_PER_EVENT: u64 = 200;
 
-/// Peak memory of a streamed JSON decode over the file's size: TODO measured.
-const MODEL_BYTES_PER_JSON_BYTE: f64 = 0.5;
+/// Peak memory of a streamed JSON decode over the file's size (`proflens
+/// info`, release CLI): 1.02 on a synthetic 6.0 GB Kineto trace (30.6 M
+/// events, 6.14 GB), 1.24 on a 55 MB one. Kineto events carry several
+/// args each, so the model is about the size of the text.
+const MODEL_BYTES_PER_JSON_BYTE: f64 = 1.1;
 
-/// How far gzip shrinks trace JSON: TODO measured.
+/// A visit's peak over the decode's, for trace JSON: TODO browser.
+const JSON_ANALYSIS_FACTOR: f64 = 1.5;
+
+/// How far gzip shrinks trace JSON: 10 to 30-fold in the fixtures; the
+/// least, to refuse only what cannot fit.
 const JSON_GZIP_RATIO: u64 = 10;
 
 /// A host's size once decoded, estimated from its file's before decoding.
@@ -132,7 +140,7 @@ impl Estimate {
     /// For a trace JSON file of `len` bytes (gzip when `gzip`).
     pub fn of_json(len: u64, gzip: bool) -> Estimate {
         let raw = if gzip { len.saturating_mul(JSON_GZIP_RATIO) } else { len };
-        let bytes = raw as f64 * MODEL_BYTES_PER_JSON_BYTE * ANALYSIS_FACTOR;
+        let bytes = raw as f64 * MODEL_BYTES_PER_JSON_BYTE * JSON_ANALYSIS_FACTOR;
         Estimate { events: raw / JSON_BYTES_PER_EVENT, bytes: bytes as u64 }
     }
 
@@ -164,5 +172,17 @@ mod tests {
         assert!(text.contains("holds at most 4.0 GiB") && text.contains("proflens summarize"), "{text}");
         // gzip counts at its inflated size.
         assert!(Estimate::of(100_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
+    }
+
+    #[test]
+    fn a_trace_json_past_a_browsers_memory_is_refused_with_numbers() {
+        // The synthetic 6.0 GB Kineto trace holds 30.6 M events.
+        let big = Estimate::of_json(6_003_328_212, false);
+        assert!((20_000_000..46_000_000).contains(&big.events), "{big:?}");
+        let text = big.fits(BROWSER_MEMORY_BYTES).unwrap_err().to_string();
+        assert!(text.contains("~30 million events need about 9.2 GiB"), "{text}");
+        // 1 GB fits; 300 MB of gzip counts as 3 GB and does not.
+        assert_eq!(Estimate::of_json(1_000_000_000, false).fits(BROWSER_MEMORY_BYTES), Ok(()));
+        assert!(Estimate::of_json(300_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
     }
 }
