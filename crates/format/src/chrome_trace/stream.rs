@@ -30,13 +30,18 @@ pub(crate) fn decode_stream(
     chunk: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Profile, Error> {
-    progress(Progress::Parsing);
+    if gzip.is_none() {
+        progress(Progress::Parsing);
+    }
     let mut walk = StreamWalk { source, gzip, chunk };
     let mut head_json = Vec::new();
     let mut survey = Survey::default();
     let mut skipped = Skipped::default();
     let mut n = 0;
-    let read = walk.read(&mut head_json, &mut |bytes| {
+    let read = walk.read(&mut head_json, &mut |bytes, consumed| {
+        if gzip.is_some() && (n + skipped.count) % 65_536 == 0 {
+            progress(Progress::Inflating { done: consumed, total: source.len() });
+        }
         match serde_json::from_slice::<RawEvent>(bytes) {
             Ok(e) => {
                 survey.see(n, &e);
@@ -77,8 +82,14 @@ pub(crate) fn decode_stream(
         });
     }
     let head = head(raw)?;
+    if gzip.is_some() {
+        progress(Progress::Parsing);
+    }
     build(&head, &survey, &mut walk, skipped, progress)
 }
+
+/// Called with each event's bytes, and the bytes of the file read so far.
+type OnEvent<'a> = dyn FnMut(&[u8], u64) -> Result<(), Error> + 'a;
 
 /// The trace's source, read from its start once per pass.
 struct StreamWalk<'a> {
@@ -91,7 +102,7 @@ impl EventWalk for StreamWalk<'_> {
     fn each(&mut self, f: &mut dyn FnMut(usize, &RawEvent)) -> Result<(), Error> {
         let mut n = 0;
         // The first pass refused what does not parse; the rest are skipped as it skipped them.
-        self.read(&mut Vec::new(), &mut |bytes| {
+        self.read(&mut Vec::new(), &mut |bytes, _| {
             if let Ok(e) = serde_json::from_slice::<RawEvent>(bytes) {
                 f(n, &e);
                 n += 1;
@@ -121,7 +132,7 @@ impl<'a> StreamWalk<'a> {
 
     /// Reads the file once: each event's bytes go to `on_event`; the other
     /// top-level keys, with their values, to `head` as one JSON object.
-    fn read(&self, head: &mut Vec<u8>, on_event: &mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<Top, Error> {
+    fn read(&self, head: &mut Vec<u8>, on_event: &mut OnEvent) -> Result<Top, Error> {
         let mut r = self.open();
         skip_bom(&mut r)?;
         let top = match skip_ws(&mut r)? {
@@ -145,11 +156,7 @@ impl<'a> StreamWalk<'a> {
 }
 
 /// The top-level object's keys, after its `{`.
-fn object(
-    r: &mut Reader,
-    head: &mut Vec<u8>,
-    on_event: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
-) -> Result<Top, Error> {
+fn object(r: &mut Reader, head: &mut Vec<u8>, on_event: &mut OnEvent) -> Result<Top, Error> {
     head.push(b'{');
     let mut events_list = false;
     let mut trace_events_seen = false;
@@ -214,7 +221,7 @@ fn object(
 }
 
 /// The events of a list, after its `[`: each one's bytes to `on_event`.
-fn events(r: &mut Reader, on_event: &mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
+fn events(r: &mut Reader, on_event: &mut OnEvent) -> Result<(), Error> {
     if skip_ws(r)? == Some(b']') {
         r.consume(1);
         return Ok(());
@@ -223,7 +230,7 @@ fn events(r: &mut Reader, on_event: &mut dyn FnMut(&[u8]) -> Result<(), Error>) 
     loop {
         event.clear();
         value(r, &mut event, event_damage)?;
-        on_event(&event)?;
+        on_event(&event, r.consumed())?;
         match skip_ws(r)? {
             Some(b',') => r.consume(1),
             Some(b']') => {
