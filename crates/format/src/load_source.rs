@@ -116,8 +116,10 @@ const MODEL_BYTES_PER_JSON_BYTE: f64 = 1.1;
 
 /// A visit's peak over the decode's, for trace JSON: the worker's wasm
 /// memory after every tool of a 957 MiB synthetic Kineto trace was 1.96×
-/// the file in headless Chromium (tests/browser/bench_web.mjs), so 1.8 × 1.1.
-const JSON_ANALYSIS_FACTOR: f64 = 1.8;
+/// the file in headless Chromium (tests/browser/bench_web.mjs); 2.0 × 1.1
+/// leaves room for a wasm heap's growth in steps (a 2.0 GB trace, not
+/// verified in a browser, is refused).
+const JSON_ANALYSIS_FACTOR: f64 = 2.0;
 
 /// How far gzip shrinks trace JSON: 10 to 30-fold in the fixtures; the
 /// least, to refuse only what cannot fit.
@@ -182,9 +184,11 @@ mod tests {
         let big = Estimate::of_json(6_003_328_212, false);
         assert!((20_000_000..46_000_000).contains(&big.events), "{big:?}");
         let text = big.fits(BROWSER_MEMORY_BYTES).unwrap_err().to_string();
-        assert!(text.contains("~30 million events need about 11.1 GiB"), "{text}");
-        // 1 GB fits; 300 MB of gzip counts as 3 GB and does not.
+        assert!(text.contains("~30 million events need about 12.3 GiB"), "{text}");
+        // 1 GB fits (measured: 1.96× the file after every tool); 2 GB is not
+        // risked; 300 MB of gzip counts as 3 GB and does not fit.
         assert_eq!(Estimate::of_json(1_000_000_000, false).fits(BROWSER_MEMORY_BYTES), Ok(()));
+        assert!(Estimate::of_json(2_005_650_947, false).fits(BROWSER_MEMORY_BYTES).is_err());
         assert!(Estimate::of_json(300_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
     }
 }
