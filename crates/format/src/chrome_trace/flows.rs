@@ -12,7 +12,7 @@
 //! slices carry the text `"<cat> <number>"`: the source as stat [`FLOW_OUT`],
 //! the target as [`FLOW_IN`]. A slice may carry several of each.
 
-use super::walk::EventWalk;
+use super::event_walk::EventWalk;
 use super::RawEvent;
 use crate::Error;
 use proflens_model::{Interner, Stats, StrId};

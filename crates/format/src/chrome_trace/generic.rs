@@ -14,9 +14,11 @@
 
 use super::builder::{push_arg, PlaneAcc};
 use super::counter_events;
+use super::event_walk::EventWalk;
 use super::flows::Flows;
 use super::kept::Kept;
-use super::walk::{EventWalk, Survey};
+use super::names::Names;
+use super::walk::Survey;
 use super::{rel_ps, RawEvent};
 use crate::{Error, Progress};
 use proflens_model::{Interner, Profile};
@@ -96,45 +98,6 @@ type PlaneKey = (i64, i64, String);
 
 /// A begin waiting for its end: (start, event index, the event).
 type Open = (i64, usize, Kept);
-
-/// Names and sort indexes from the `M` metadata events.
-#[derive(Default)]
-pub(crate) struct Names {
-    processes: FxHashMap<String, String>,
-    threads: FxHashMap<(String, String), String>,
-    process_sort: FxHashMap<String, i64>,
-    thread_sort: FxHashMap<(String, String), i64>,
-}
-
-impl Names {
-    /// Notes metadata event `e`'s name or sort index.
-    pub fn see(&mut self, e: &RawEvent) {
-        let sort = || e.arg("sort_index").and_then(|v| v.as_i64().or_else(|| v.as_str()?.trim().parse().ok()));
-        match e.name() {
-            "process_name" => {
-                if let Some(name) = e.arg_str("name") {
-                    self.processes.insert(e.pid().text, name.to_string());
-                }
-            }
-            "thread_name" => {
-                if let Some(name) = e.arg_str("name") {
-                    self.threads.insert((e.pid().text, e.tid().text), name.to_string());
-                }
-            }
-            "process_sort_index" => {
-                if let Some(i) = sort() {
-                    self.process_sort.insert(e.pid().text, i);
-                }
-            }
-            "thread_sort_index" => {
-                if let Some(i) = sort() {
-                    self.thread_sort.insert((e.pid().text, e.tid().text), i);
-                }
-            }
-            _ => {}
-        }
-    }
-}
 
 /// Where an event goes: its start and duration (ps), its index in the
 /// file, and for async events the name of their line.

@@ -24,9 +24,10 @@
 
 use super::builder::{push_arg, push_json, PlaneAcc};
 use super::counter_events;
+use super::event_walk::EventWalk;
 use super::flows::Flows;
 use super::kept::Kept;
-use super::walk::{EventWalk, Survey};
+use super::walk::Survey;
 use super::{rel_ps, ArgValue, Head, RawEvent};
 use crate::{Error, Progress};
 use proflens_model::{Interner, Profile, Stats, StrId};

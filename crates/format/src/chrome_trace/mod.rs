@@ -11,10 +11,12 @@
 mod args;
 mod builder;
 mod counter_events;
+mod event_walk;
 mod flows;
 mod generic;
 mod kept;
 mod kineto;
+mod names;
 mod stream;
 #[cfg(test)]
 mod stream_tests;
@@ -28,10 +30,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 pub(crate) use args::{ArgValue, Args, Text};
+use event_walk::EventWalk;
 pub use flows::{FLOW_IN, FLOW_OUT};
 pub(crate) use stream::decode_stream;
 pub(crate) use time::us_text_to_ps;
-use walk::{EventWalk, Survey};
+use walk::Survey;
 
 /// The top level of a trace object; unknown keys are ignored. `E` is the
 /// event type: [`RawEvent`] on the fast path, the raw JSON of each event on

@@ -13,7 +13,8 @@
 //! properties) are gathered into one JSON object and parsed as the
 //! in-memory path parses the top level, so both read them alike.
 
-use super::walk::{EventWalk, Survey};
+use super::event_walk::EventWalk;
+use super::walk::Survey;
 use super::{build, head, json_error, RawEvent, RawTrace, Skipped};
 use crate::gunzip_stream::GunzipFill;
 use crate::source::ByteSource;

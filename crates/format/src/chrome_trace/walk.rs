@@ -5,24 +5,12 @@
 //! be in memory: a parsed file's list is walked twice, and a file too big
 //! to hold is read twice from its source ([`super::stream`]).
 
+use super::event_walk::EventWalk;
 use super::flows::Point;
-use super::generic::Names;
+use super::names::Names;
 use super::RawEvent;
 use crate::Error;
 use rustc_hash::FxHashMap;
-
-/// Events that can be walked, in file order, as often as needed.
-pub(crate) trait EventWalk {
-    /// Calls `f` with each event and its index (the same in every pass).
-    fn each(&mut self, f: &mut dyn FnMut(usize, &RawEvent)) -> Result<(), Error>;
-}
-
-impl EventWalk for &[RawEvent<'_>] {
-    fn each(&mut self, f: &mut dyn FnMut(usize, &RawEvent)) -> Result<(), Error> {
-        self.iter().enumerate().for_each(|(n, e)| f(n, e));
-        Ok(())
-    }
-}
 
 /// Categories only the PyTorch profiler writes (current and 1.9 names).
 const KINETO_CATS: [&str; 9] =
