@@ -18,6 +18,8 @@ mod decode_nvidia_smi;
 mod decode_tpu_trace;
 #[path = "../fuzz/bodies/decode_trace.rs"]
 mod decode_trace;
+#[path = "../fuzz/bodies/decode_trace_stream.rs"]
+mod decode_trace_stream;
 #[path = "../fuzz/bodies/decode_xspace.rs"]
 mod decode_xspace;
 #[path = "../fuzz/bodies/decode_xspace_stream.rs"]
@@ -42,6 +44,7 @@ const TARGETS: &[&str] = &[
     "decode_xspace",
     "decode_xspace_stream",
     "decode_trace",
+    "decode_trace_stream",
     "decode_legacy",
     "decode_tpu_trace",
     "decode_nvidia_smi",
@@ -68,6 +71,7 @@ replay_tests!(
     decode_xspace,
     decode_xspace_stream,
     decode_trace,
+    decode_trace_stream,
     decode_legacy,
     decode_tpu_trace,
     decode_nvidia_smi,

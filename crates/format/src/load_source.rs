@@ -1,5 +1,5 @@
-//! Decoding a profile from a [`ByteSource`]: XSpace (raw or gzip) streams,
-//! never held whole; other files (trace JSON, TPU traces) are read whole and
+//! Decoding a profile from a [`ByteSource`]: XSpace and trace JSON (raw or
+//! gzip) stream, never held whole; other files (TPU traces) are read whole and
 //! decoded as [`crate::load_profile_named`] decodes bytes. Before a long
 //! decode, the model's size is estimated from the file's, and in a browser
 //! a host that cannot fit is refused with the numbers.
@@ -55,10 +55,27 @@ pub fn load_with_chunk(
         FileKind::Gzip => (Input::Gzip(source, limits.max_decompressed_bytes), crate::text_head(&head, HEAD_BYTES)),
         _ => (Input::Raw(source), head),
     };
+    let gzip = matches!(input, Input::Gzip(..));
+    if sniff(&inflated_head) == FileKind::Json {
+        let raw_head = if gzip {
+            read_head(source, HEAD_BYTES).map(|h| crate::inflate::gunzip_prefix(&h, HEAD_BYTES))?
+        } else {
+            inflated_head
+        };
+        // UTF-16 text (rare: PowerShell's `>`) is converted whole, then decoded.
+        if let std::borrow::Cow::Owned(_) = crate::json_text(&raw_head) {
+            return whole(progress);
+        }
+        if cfg!(target_arch = "wasm32") {
+            Estimate::of_json(source.len(), gzip).fits(BROWSER_MEMORY_BYTES)?;
+        }
+        let gzip_limit = gzip.then_some(limits.max_decompressed_bytes);
+        return crate::chrome_trace::decode_stream(source, gzip_limit, chunk, progress).map(crate::cut_long_strings);
+    }
     if sniff(&inflated_head) != FileKind::XSpace {
         return whole(progress);
     }
-    let estimate = Estimate::of(source.len(), matches!(input, Input::Gzip(..)));
+    let estimate = Estimate::of(source.len(), gzip);
     if cfg!(target_arch = "wasm32") {
         estimate.fits(BROWSER_MEMORY_BYTES)?;
     }
@@ -87,6 +104,27 @@ const ANALYSIS_FACTOR: f64 = 2.4;
 /// How far gzip shrinks an XSpace (about 10-fold; 12 in the fixtures).
 const GZIP_RATIO: u64 = 10;
 
+/// Bytes of trace JSON per event: 241 in the DDP Kineto fixture, 196 in
+/// synthetic traces made from it (tests/scripts/synthetic_kineto.py).
+const JSON_BYTES_PER_EVENT: u64 = 200;
+
+/// Peak memory of a streamed JSON decode over the file's size (`proflens
+/// info`, release CLI): 1.02 on a synthetic 6.0 GB Kineto trace (30.6 M
+/// events, 6.14 GB), 1.24 on a 55 MB one. Kineto events carry several
+/// args each, so the model is about the size of the text.
+const MODEL_BYTES_PER_JSON_BYTE: f64 = 1.1;
+
+/// A visit's peak over the decode's, for trace JSON: the worker's wasm
+/// memory after every tool of a 957 MiB synthetic Kineto trace was 1.96×
+/// the file in headless Chromium (tests/browser/bench_web.mjs); 2.0 × 1.1
+/// leaves room for a wasm heap's growth in steps (a 2.0 GB trace, not
+/// verified in a browser, is refused).
+const JSON_ANALYSIS_FACTOR: f64 = 2.0;
+
+/// How far gzip shrinks trace JSON: 10 to 30-fold in the fixtures; the
+/// least, to refuse only what cannot fit.
+const JSON_GZIP_RATIO: u64 = 10;
+
 /// A host's size once decoded, estimated from its file's before decoding.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
@@ -101,6 +139,13 @@ impl Estimate {
         let raw = if gzip { len.saturating_mul(GZIP_RATIO) } else { len };
         let bytes = raw as f64 * MODEL_BYTES_PER_XSPACE_BYTE * ANALYSIS_FACTOR;
         Estimate { events: raw / XSPACE_BYTES_PER_EVENT, bytes: bytes as u64 }
+    }
+
+    /// For a trace JSON file of `len` bytes (gzip when `gzip`).
+    pub fn of_json(len: u64, gzip: bool) -> Estimate {
+        let raw = if gzip { len.saturating_mul(JSON_GZIP_RATIO) } else { len };
+        let bytes = raw as f64 * MODEL_BYTES_PER_JSON_BYTE * JSON_ANALYSIS_FACTOR;
+        Estimate { events: raw / JSON_BYTES_PER_EVENT, bytes: bytes as u64 }
     }
 
     /// Refuses, with the numbers, a host that needs more than `room` bytes.
@@ -131,5 +176,19 @@ mod tests {
         assert!(text.contains("holds at most 4.0 GiB") && text.contains("proflens summarize"), "{text}");
         // gzip counts at its inflated size.
         assert!(Estimate::of(100_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
+    }
+
+    #[test]
+    fn a_trace_json_past_a_browsers_memory_is_refused_with_numbers() {
+        // The synthetic 6.0 GB Kineto trace holds 30.6 M events.
+        let big = Estimate::of_json(6_003_328_212, false);
+        assert!((20_000_000..46_000_000).contains(&big.events), "{big:?}");
+        let text = big.fits(BROWSER_MEMORY_BYTES).unwrap_err().to_string();
+        assert!(text.contains("~30 million events need about 12.3 GiB"), "{text}");
+        // 1 GB fits (measured: 1.96× the file after every tool); 2 GB is not
+        // risked; 300 MB of gzip counts as 3 GB and does not fit.
+        assert_eq!(Estimate::of_json(1_000_000_000, false).fits(BROWSER_MEMORY_BYTES), Ok(()));
+        assert!(Estimate::of_json(2_005_650_947, false).fits(BROWSER_MEMORY_BYTES).is_err());
+        assert!(Estimate::of_json(300_000_000, true).fits(BROWSER_MEMORY_BYTES).is_err());
     }
 }

@@ -7,12 +7,12 @@ use crate::{load_profile_named, Limits};
 use proflens_model::{Profile, StatList, StrId};
 use std::path::{Path, PathBuf};
 
-fn data() -> PathBuf {
+pub(crate) fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
 }
 
 /// Every file under `dir` whose name ends with one of `ends`.
-fn files(dir: &Path, ends: &[&str], out: &mut Vec<PathBuf>) {
+pub(crate) fn files(dir: &Path, ends: &[&str], out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     entries.sort();
     for path in entries {
@@ -41,7 +41,7 @@ fn both(name: &str, bytes: &[u8], chunk: usize) -> (String, String) {
 /// The whole profile as text, every string resolved: the interner's order
 /// follows the metadata maps' (hash) order, which differs from one decode
 /// to the next.
-fn dump(p: &Profile) -> String {
+pub(crate) fn dump(p: &Profile) -> String {
     use std::fmt::Write;
     let mut out = format!(
         "Profile {:?} {:?} {:?} {:?} {:?} {:?} {} planes\n",

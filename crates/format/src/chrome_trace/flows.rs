@@ -12,7 +12,9 @@
 //! slices carry the text `"<cat> <number>"`: the source as stat [`FLOW_OUT`],
 //! the target as [`FLOW_IN`]. A slice may carry several of each.
 
+use super::event_walk::EventWalk;
 use super::RawEvent;
+use crate::Error;
 use proflens_model::{Interner, Stats, StrId};
 use rustc_hash::FxHashMap;
 
@@ -44,46 +46,55 @@ enum Bind {
     Itself(usize),
 }
 
-/// One flow phase, before it is bound to a slice.
-struct Point<'a> {
+/// One flow phase, before it is bound to a slice (owned: the first pass
+/// keeps it while the events themselves go).
+pub(crate) struct Point {
     ts: i128,
     order: usize,
-    thread: (&'a str, &'a str),
-    key: (&'a str, &'a str, &'a str),
-    cat: &'a str,
+    thread: Thread,
+    key: (String, String, String),
+    cat: String,
     role: Role,
     bind: Bind,
 }
 
-type Thread<'a> = (&'a str, &'a str);
+/// A (pid, tid) as written.
+type Thread = (String, String);
 
 fn raw(v: Option<&serde_json::value::RawValue>) -> &str {
     v.map_or("", |r| r.get())
 }
 
 impl Flows {
-    /// The flows of `events`, except those `skip` says the model already
-    /// links another way (Kineto's launch flows: the correlation id).
-    pub fn bind(events: &[RawEvent], skip: impl Fn(&RawEvent) -> bool, strings: &mut Interner) -> Flows {
+    /// The flows of `points` (the survey's), except those whose category
+    /// `skip` says the model already links another way (Kineto's launch
+    /// flows: the correlation id). Walks the events once more to find the
+    /// slices of the threads that have flow phases.
+    pub fn bind(
+        points: &[Point],
+        skip: impl Fn(&str) -> bool,
+        walk: &mut dyn EventWalk,
+        strings: &mut Interner,
+    ) -> Result<Flows, Error> {
         let mut flows = Flows { ends: Vec::new(), out_key: strings.intern(FLOW_OUT), in_key: strings.intern(FLOW_IN) };
-        let points = points(events, &skip);
+        let points: Vec<&Point> = points.iter().filter(|p| !skip(&p.cat)).collect();
         if points.is_empty() {
-            return flows;
+            return Ok(flows);
         }
-        let slices = slices(events, &points);
+        let slices = slices(walk, &points)?;
         let bound: Vec<Option<usize>> = points.iter().map(|p| resolve(p, &slices)).collect();
         let mut order: Vec<usize> = (0..points.len()).collect();
         order.sort_by_key(|&i| (points[i].ts, points[i].order));
         // Open flows: the slice the last phase bound to.
-        let mut open: FxHashMap<(&str, &str, &str), Option<usize>> = FxHashMap::default();
+        let mut open: FxHashMap<&(String, String, String), Option<usize>> = FxHashMap::default();
         let mut hops = 0u64;
         for i in order {
-            let (p, here) = (&points[i], bound[i]);
+            let (p, here) = (points[i], bound[i]);
             if p.role != Role::Start {
                 if let (Some(Some(from)), Some(to)) = (open.get(&p.key), here) {
                     if *from != to {
                         hops += 1;
-                        let cat = if p.cat.is_empty() { "flow" } else { p.cat };
+                        let cat = if p.cat.is_empty() { "flow" } else { &p.cat };
                         let text = strings.intern(&format!("{cat} {hops}"));
                         flows.ends.push((*from, true, text));
                         flows.ends.push((to, false, text));
@@ -95,13 +106,13 @@ impl Flows {
                     open.remove(&p.key);
                 }
                 _ => {
-                    let slot = open.entry(p.key).or_insert(None);
+                    let slot = open.entry(&p.key).or_insert(None);
                     *slot = here.or(*slot);
                 }
             }
         }
         flows.ends.sort_unstable_by_key(|e| e.0);
-        flows
+        Ok(flows)
     }
 
     /// Pushes the flow stats of event `n` (its index in the file).
@@ -113,26 +124,25 @@ impl Flows {
     }
 }
 
-/// The flow phases of the file, in file order.
-fn points<'a>(events: &'a [RawEvent], skip: &impl Fn(&RawEvent) -> bool) -> Vec<Point<'a>> {
-    let mut points = Vec::new();
-    for (n, e) in events.iter().enumerate() {
+impl Point {
+    /// The flow phase event `n` is, if it is one.
+    pub fn of(n: usize, e: &RawEvent) -> Option<Point> {
         let ph = e.ph();
         let v2 = e.bind_id.is_some() && matches!(ph, "X" | "B");
-        if !(matches!(ph, "s" | "t" | "f") || v2) || skip(e) {
-            continue;
+        if !(matches!(ph, "s" | "t" | "f") || v2) {
+            return None;
         }
-        let Some(ts) = e.ts_ps() else { continue };
-        let thread = (raw(e.pid), raw(e.tid));
+        let ts = e.ts_ps()?;
+        let thread = (raw(e.pid).to_string(), raw(e.tid).to_string());
         let (role, bind, key) = if v2 {
             let (out, into) = (is_true(e.flow_out), is_true(e.flow_in));
             let role = match (into, out) {
                 (true, true) => Role::Step,
                 (false, true) => Role::Start,
                 (true, false) => Role::End,
-                (false, false) => continue,
+                (false, false) => return None,
             };
-            (role, Bind::Itself(n), ("", "", raw(e.bind_id)))
+            (role, Bind::Itself(n), (String::new(), String::new(), raw(e.bind_id).to_string()))
         } else {
             let role = match ph {
                 "s" => Role::Start,
@@ -140,57 +150,61 @@ fn points<'a>(events: &'a [RawEvent], skip: &impl Fn(&RawEvent) -> bool) -> Vec<
                 _ => Role::End,
             };
             let enclosing = role != Role::End || e.bp.as_ref().is_some_and(|b| &*b.0 == "e");
-            (role, if enclosing { Bind::Enclosing } else { Bind::Next }, (e.cat(), e.name(), raw(e.id)))
+            let key = (e.cat().to_string(), e.name().to_string(), raw(e.id).to_string());
+            (role, if enclosing { Bind::Enclosing } else { Bind::Next }, key)
         };
-        points.push(Point { ts, order: n, thread, key, cat: e.cat(), role, bind });
+        Some(Point { ts, order: n, thread, key, cat: e.cat().to_string(), role, bind })
     }
-    points
 }
 
 fn is_true(v: Option<&serde_json::value::RawValue>) -> bool {
     matches!(raw(v).trim(), "true" | "1" | "\"true\"")
 }
 
+/// Slices per pid, then tid (looked up by the text of each event's).
+type Slices = FxHashMap<String, FxHashMap<String, Vec<(i128, i128, usize)>>>;
+
 /// Slices (start, end, event index) of the threads that have flow phases,
 /// sorted by start, longer first: `X` events and `B`/`E` pairs (a pair is
 /// the index of its `B`, the event the importers keep).
-fn slices<'a>(events: &'a [RawEvent], points: &[Point<'a>]) -> FxHashMap<Thread<'a>, Vec<(i128, i128, usize)>> {
-    let mut slices: FxHashMap<Thread, Vec<(i128, i128, usize)>> = FxHashMap::default();
+fn slices(walk: &mut dyn EventWalk, points: &[&Point]) -> Result<Slices, Error> {
+    let mut slices: Slices = FxHashMap::default();
     for p in points {
-        slices.entry(p.thread).or_default();
+        slices.entry(p.thread.0.clone()).or_default().entry(p.thread.1.clone()).or_default();
     }
     let mut open: FxHashMap<Thread, Vec<(i128, usize)>> = FxHashMap::default();
-    for (n, e) in events.iter().enumerate() {
+    walk.each(&mut |n, e| {
         let ph = e.ph();
         if !matches!(ph, "X" | "B" | "E") {
-            continue;
+            return;
         }
-        let thread = (raw(e.pid), raw(e.tid));
-        let Some(list) = slices.get_mut(&thread) else { continue };
-        let Some(ts) = e.ts_ps() else { continue };
+        let (pid, tid) = (raw(e.pid), raw(e.tid));
+        let Some(list) = slices.get_mut(pid).and_then(|tids| tids.get_mut(tid)) else { return };
+        let Some(ts) = e.ts_ps() else { return };
+        let thread = || (pid.to_string(), tid.to_string());
         match ph {
             "X" => list.push((ts, ts + e.dur_ps(), n)),
-            "B" => open.entry(thread).or_default().push((ts, n)),
+            "B" => open.entry(thread()).or_default().push((ts, n)),
             _ => {
-                if let Some((begin, b)) = open.get_mut(&thread).and_then(Vec::pop) {
+                if let Some((begin, b)) = open.get_mut(&thread()).and_then(Vec::pop) {
                     list.push((begin, ts.max(begin), b));
                 }
             }
         }
-    }
-    for list in slices.values_mut() {
+    })?;
+    for list in slices.values_mut().flat_map(FxHashMap::values_mut) {
         list.sort_unstable_by_key(|&(start, end, n)| (start, std::cmp::Reverse(end), n));
     }
-    slices
+    Ok(slices)
 }
 
 /// The slice a flow phase binds to: the deepest slice of its thread that
 /// encloses `ts` (the latest-starting one, of those that start by `ts` and
 /// end at or after it), or the first that starts at or after `ts`.
-fn resolve(p: &Point, slices: &FxHashMap<Thread, Vec<(i128, i128, usize)>>) -> Option<usize> {
+fn resolve(p: &Point, slices: &Slices) -> Option<usize> {
     let list = match p.bind {
         Bind::Itself(n) => return Some(n),
-        _ => slices.get(&p.thread)?,
+        _ => slices.get(&p.thread.0)?.get(&p.thread.1)?,
     };
     match p.bind {
         Bind::Next => list.get(list.partition_point(|s| s.0 < p.ts)).map(|s| s.2),

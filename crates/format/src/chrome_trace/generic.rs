@@ -14,123 +14,90 @@
 
 use super::builder::{push_arg, PlaneAcc};
 use super::counter_events;
+use super::event_walk::EventWalk;
 use super::flows::Flows;
+use super::kept::Kept;
+use super::names::Names;
+use super::walk::Survey;
 use super::{rel_ps, RawEvent};
-use crate::Progress;
+use crate::{Error, Progress};
 use proflens_model::{Interner, Profile};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
-pub(crate) fn build(events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> Profile {
+pub(crate) fn build(
+    survey: &Survey,
+    walk: &mut dyn EventWalk,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Profile, Error> {
     let mut profile = Profile { strings: Interner::new(), ..Profile::default() };
     let strings = &mut profile.strings;
-    let t0 = events.iter().filter(|e| matches!(e.ph(), "X" | "i" | "I" | "B" | "b")).filter_map(RawEvent::ts_ps).min();
-    let t0 = t0.unwrap_or(0);
-    let names = Names::of(events);
-    let flows = Flows::bind(events, |_| false, strings);
+    let t0 = survey.generic_t0.unwrap_or(0);
+    let names = &survey.names;
+    let flows = Flows::bind(&survey.flow_points, |_| false, walk, strings)?;
     // Planes keyed by (sort index else pid, pid, pid text), for a stable layout.
     let mut planes: BTreeMap<PlaneKey, PlaneAcc> = BTreeMap::new();
-    // Open `B` events per (pid, tid): (start, event index).
-    let mut open: FxHashMap<(String, String), Vec<(i64, usize)>> = FxHashMap::default();
-    // Open nestable async `b` events per (pid, cat, id): (start, event index).
-    let mut open_async: FxHashMap<(String, String, String), Vec<(i64, usize)>> = FxHashMap::default();
-    let total = events.len() as u64;
-    for (n, e) in events.iter().enumerate() {
+    // Open `B` events per (pid, tid): (start, event index, the event).
+    let mut open: FxHashMap<(String, String), Vec<Open>> = FxHashMap::default();
+    // Open nestable async `b` events per (pid, cat, id): (start, event index, the event).
+    let mut open_async: FxHashMap<(String, String, String), Vec<Open>> = FxHashMap::default();
+    let total = survey.count as u64;
+    walk.each(&mut |n, e| {
         if n % 65_536 == 0 {
             progress(Progress::Building { done: n as u64, total });
         }
-        let Some(ts) = e.ts_ps() else { continue };
+        let Some(ts) = e.ts_ps() else { return };
         let start = rel_ps(ts, t0);
-        let (begin, dur) = match e.ph() {
-            "X" => (n, rel_ps(e.dur_ps(), 0)),
-            "i" | "I" => (n, 0),
+        let dur = match e.ph() {
+            "X" => rel_ps(e.dur_ps(), 0),
+            "i" | "I" => 0,
             "C" => {
-                counter_events::push(plane_of(&mut planes, e, &names, strings), e, start, "");
-                continue;
+                counter_events::push(plane_of(&mut planes, e, names, strings), e, start, "");
+                return;
             }
             "B" => {
-                open.entry((e.pid().text, e.tid().text)).or_default().push((start, n));
-                continue;
+                open.entry((e.pid().text, e.tid().text)).or_default().push((start, n, Kept::of(e)));
+                return;
             }
-            "E" => match open.get_mut(&(e.pid().text, e.tid().text)).and_then(Vec::pop) {
-                Some((begin_ts, b)) => {
+            "E" => {
+                if let Some((begin_ts, b, begin)) = open.get_mut(&(e.pid().text, e.tid().text)).and_then(Vec::pop) {
                     let at = Place { start: begin_ts, dur: start.saturating_sub(begin_ts), n: b, lane: None };
-                    emit(&mut planes, &events[b], at, &names, &flows, strings);
-                    continue;
+                    begin.with(|begin| emit(&mut planes, begin, at, names, &flows, strings));
                 }
-                None => continue,
-            },
-            "b" => {
-                open_async.entry(async_key(e)).or_default().push((start, n));
-                continue;
+                return;
             }
-            "e" | "n" => {
+            "b" => {
+                open_async.entry(async_key(e)).or_default().push((start, n, Kept::of(e)));
+                return;
+            }
+            "n" => {
                 let key = async_key(e);
                 let lane = format!("async: {} {}", key.1, key.2);
-                let at = match e.ph() {
-                    "n" => Place { start, dur: 0, n, lane: Some(&lane) },
-                    _ => match open_async.get_mut(&key).and_then(Vec::pop) {
-                        Some((b_ts, b)) => {
-                            Place { start: b_ts, dur: start.saturating_sub(b_ts), n: b, lane: Some(&lane) }
-                        }
-                        None => continue,
-                    },
-                };
-                emit(&mut planes, &events[at.n], at, &names, &flows, strings);
-                continue;
+                emit(&mut planes, e, Place { start, dur: 0, n, lane: Some(&lane) }, names, &flows, strings);
+                return;
             }
-            _ => continue,
+            "e" => {
+                let key = async_key(e);
+                let lane = format!("async: {} {}", key.1, key.2);
+                if let Some((b_ts, b, begin)) = open_async.get_mut(&key).and_then(Vec::pop) {
+                    let at = Place { start: b_ts, dur: start.saturating_sub(b_ts), n: b, lane: Some(&lane) };
+                    begin.with(|begin| emit(&mut planes, begin, at, names, &flows, strings));
+                }
+                return;
+            }
+            _ => return,
         };
-        emit(&mut planes, &events[begin], Place { start, dur, n: begin, lane: None }, &names, &flows, strings);
-    }
+        emit(&mut planes, e, Place { start, dur, n, lane: None }, names, &flows, strings);
+    })?;
     profile.planes.extend(planes.into_values().map(PlaneAcc::finish));
     progress(Progress::Building { done: total, total });
-    profile
+    Ok(profile)
 }
 
 type PlaneKey = (i64, i64, String);
 
-/// Names and sort indexes from the `M` metadata events.
-#[derive(Default)]
-struct Names {
-    processes: FxHashMap<String, String>,
-    threads: FxHashMap<(String, String), String>,
-    process_sort: FxHashMap<String, i64>,
-    thread_sort: FxHashMap<(String, String), i64>,
-}
-
-impl Names {
-    fn of(events: &[RawEvent]) -> Names {
-        let mut names = Names::default();
-        for e in events.iter().filter(|e| e.ph() == "M") {
-            let sort = || e.arg("sort_index").and_then(|v| v.as_i64().or_else(|| v.as_str()?.trim().parse().ok()));
-            match e.name() {
-                "process_name" => {
-                    if let Some(name) = e.arg_str("name") {
-                        names.processes.insert(e.pid().text, name.to_string());
-                    }
-                }
-                "thread_name" => {
-                    if let Some(name) = e.arg_str("name") {
-                        names.threads.insert((e.pid().text, e.tid().text), name.to_string());
-                    }
-                }
-                "process_sort_index" => {
-                    if let Some(i) = sort() {
-                        names.process_sort.insert(e.pid().text, i);
-                    }
-                }
-                "thread_sort_index" => {
-                    if let Some(i) = sort() {
-                        names.thread_sort.insert((e.pid().text, e.tid().text), i);
-                    }
-                }
-                _ => {}
-            }
-        }
-        names
-    }
-}
+/// A begin waiting for its end: (start, event index, the event).
+type Open = (i64, usize, Kept);
 
 /// Where an event goes: its start and duration (ps), its index in the
 /// file, and for async events the name of their line.

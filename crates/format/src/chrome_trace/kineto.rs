@@ -24,10 +24,13 @@
 
 use super::builder::{push_arg, push_json, PlaneAcc};
 use super::counter_events;
+use super::event_walk::EventWalk;
 use super::flows::Flows;
+use super::kept::Kept;
+use super::walk::Survey;
 use super::{rel_ps, ArgValue, Head, RawEvent};
-use crate::Progress;
-use proflens_model::{Interner, Profile, Stats};
+use crate::{Error, Progress};
+use proflens_model::{Interner, Profile, Stats, StrId};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -59,19 +62,19 @@ enum DeviceKind {
     Annotation,
 }
 
-pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(Progress)) -> Profile {
+pub(crate) fn build(
+    head: &Head,
+    survey: &Survey,
+    walk: &mut dyn EventWalk,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Profile, Error> {
     let mut profile = Profile { strings: Interner::new(), ..Profile::default() };
     let strings = &mut profile.strings;
     // The first kept event (the `Spans` pseudo-process is dropped).
-    let t0 = events
-        .iter()
-        .filter(|e| matches!(e.ph(), "X" | "i" | "I") && e.pid().numeric)
-        .filter_map(RawEvent::ts_ps)
-        .min();
-    let t0 = t0.unwrap_or(0);
+    let t0 = survey.kineto_t0.unwrap_or(0);
     profile.origin_ns = origin_ns(head, t0);
 
-    let thread_names = thread_names(events);
+    let thread_names = &survey.thread_names;
     let mut host = PlaneAcc::new(0, "/host:CPU", strings);
     host_stats(head, &mut host, strings);
     let mut devices: BTreeMap<i64, PlaneAcc> = BTreeMap::new();
@@ -85,9 +88,9 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
     let mut line_types: FxHashMap<(i64, usize), (i64, Vec<&'static str>)> = FxHashMap::default();
     let mut memory = Vec::new();
     let keys = Keys::new(strings);
-    let flows = Flows::bind(events, |e| LAUNCH_FLOW_CATS.contains(&e.cat()), strings);
-    let total = events.len() as u64;
-    for (n, e) in events.iter().enumerate() {
+    let flows = Flows::bind(&survey.flow_points, |cat| LAUNCH_FLOW_CATS.contains(&cat), walk, strings)?;
+    let total = survey.count as u64;
+    walk.each(&mut |n, e| {
         if n % 65_536 == 0 {
             progress(Progress::Building { done: n as u64, total });
         }
@@ -97,16 +100,16 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
             if let Some(ts) = e.ts_ps() {
                 counter_events::push(&mut host, e, rel_ps(ts, t0), &pid.text);
             }
-            continue;
+            return;
         }
         if !(ph == "X" || instant) || !pid.numeric {
-            continue;
+            return;
         }
-        let Some(ts) = e.ts_ps() else { continue };
+        let Some(ts) = e.ts_ps() else { return };
         let start = rel_ps(ts, t0);
         if instant && e.name() == "[memory]" {
-            memory.push((start, n));
-            continue;
+            memory.push((start, n, Kept::of(e)));
+            return;
         }
         let dur = if instant { 0 } else { rel_ps(e.dur_ps(), 0) };
         match device_kind(e.cat()) {
@@ -147,7 +150,7 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
                 });
             }
             None => {
-                let line = host_line(&mut host, e, &thread_names, strings);
+                let line = host_line(&mut host, e, thread_names, strings);
                 let meta = host.metadata(e.name(), None, e.cat(), strings);
                 host.event(line, start, dur, meta, |stats| {
                     push_args(stats, e, &keys, strings);
@@ -159,8 +162,8 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
                 });
             }
         }
-    }
-    memory_events(&mut host, events, &mut memory, &thread_names, &keys, strings);
+    })?;
+    memory_events(&mut host, &mut memory, thread_names, &keys, strings);
     for ((device, line), (stream, types)) in line_types {
         if let Some(plane) = devices.get_mut(&device) {
             if !types.is_empty() {
@@ -171,7 +174,7 @@ pub(crate) fn build(head: &Head, events: &[RawEvent], progress: &mut dyn FnMut(P
     profile.planes.push(host.finish());
     profile.planes.extend(devices.into_values().map(PlaneAcc::finish));
     progress(Progress::Building { done: total, total });
-    profile
+    Ok(profile)
 }
 
 /// Wall-clock time of the first event: `baseTimeNanoseconds` + the relative
@@ -221,17 +224,6 @@ fn push_args(stats: &mut Stats, e: &RawEvent, keys: &Keys, strings: &mut Interne
         };
         push_arg(stats, key, v, false, strings);
     }
-}
-
-/// `thread_name` metadata per (pid, tid).
-fn thread_names(events: &[RawEvent]) -> FxHashMap<(String, String), String> {
-    let mut names = FxHashMap::default();
-    for e in events.iter().filter(|e| e.ph() == "M" && e.name() == "thread_name") {
-        if let Some(name) = e.arg_str("name") {
-            names.insert((e.pid().text, e.tid().text), name.trim().to_string());
-        }
-    }
-    names
 }
 
 fn host_line(
@@ -358,13 +350,12 @@ fn memcpy_details(e: &RawEvent, device: i64) -> String {
 /// traces have only `Bytes`; their totals are the running sum per allocator.
 fn memory_events(
     host: &mut PlaneAcc,
-    events: &[RawEvent],
-    memory: &mut [(i64, usize)],
+    memory: &mut [(i64, usize, Kept)],
     names: &FxHashMap<(String, String), String>,
     keys: &Keys,
     strings: &mut Interner,
 ) {
-    memory.sort_by_key(|&(t, n)| (t, n));
+    memory.sort_by_key(|&(t, n, _)| (t, n));
     let alloc_key = |s: &mut Interner| {
         [
             "allocator_name",
@@ -377,39 +368,57 @@ fn memory_events(
         ]
         .map(|k| s.intern(k))
     };
-    let k = alloc_key(strings);
-    let mut running: FxHashMap<String, (i64, i64)> = FxHashMap::default(); // allocator → (allocated, peak)
-    for &(start, n) in memory.iter() {
-        let e = &events[n];
-        let bytes = e.arg_i64("Bytes").unwrap_or(0);
-        let allocator = match (e.arg_i64("Device Type").unwrap_or(0), e.arg_i64("Device Id").unwrap_or(-1)) {
-            (0, _) => "CPU".to_string(),
-            (1 | 6, id) => format!("GPU_{id}"),
-            (ty, id) => format!("device_type_{ty}_{id}"),
-        };
-        let state = running.entry(allocator.clone()).or_insert((0, 0));
-        let allocated = e.arg_i64("Total Allocated").unwrap_or(state.0.saturating_add(bytes));
-        state.0 = allocated;
-        state.1 = state.1.max(allocated);
-        let peak = state.1;
-        let reserved = e.arg_i64("Total Reserved");
-        let line = host_line(host, e, names, strings);
-        let name = if bytes >= 0 { "MemoryAllocation" } else { "MemoryDeallocation" };
-        let meta = host.metadata(name, None, e.cat(), strings);
-        let allocator = strings.intern(&allocator);
-        host.event(line, start, 0, meta, |stats| {
-            stats.push_str(k[0], allocator);
-            stats.push_int(k[1], allocated);
-            stats.push_int(k[2], reserved.map_or(0, |r| r.saturating_sub(allocated).max(0)));
-            stats.push_int(k[3], peak);
-            stats.push_int(k[4], bytes.saturating_abs());
-            stats.push_int(k[5], bytes.saturating_abs());
-            if let Some(addr) = e.arg("Addr").and_then(ArgValue::as_u64) {
-                stats.push_uint(k[6], addr);
-            }
-            push_args(stats, e, keys, strings);
-        });
+    let mut allocators = Allocators { keys: alloc_key(strings), running: FxHashMap::default() };
+    for (start, _, kept) in memory.iter() {
+        kept.with(|e| memory_event(host, e, *start, &mut allocators, names, keys, strings));
     }
+}
+
+/// The allocator stat keys, and each allocator's (allocated, peak) so far.
+struct Allocators {
+    keys: [StrId; 7],
+    running: FxHashMap<String, (i64, i64)>,
+}
+
+/// One `[memory]` instant at `start`.
+fn memory_event(
+    host: &mut PlaneAcc,
+    e: &RawEvent,
+    start: i64,
+    allocators: &mut Allocators,
+    names: &FxHashMap<(String, String), String>,
+    keys: &Keys,
+    strings: &mut Interner,
+) {
+    let (k, running) = (&allocators.keys, &mut allocators.running);
+    let bytes = e.arg_i64("Bytes").unwrap_or(0);
+    let allocator = match (e.arg_i64("Device Type").unwrap_or(0), e.arg_i64("Device Id").unwrap_or(-1)) {
+        (0, _) => "CPU".to_string(),
+        (1 | 6, id) => format!("GPU_{id}"),
+        (ty, id) => format!("device_type_{ty}_{id}"),
+    };
+    let state = running.entry(allocator.clone()).or_insert((0, 0));
+    let allocated = e.arg_i64("Total Allocated").unwrap_or(state.0.saturating_add(bytes));
+    state.0 = allocated;
+    state.1 = state.1.max(allocated);
+    let peak = state.1;
+    let reserved = e.arg_i64("Total Reserved");
+    let line = host_line(host, e, names, strings);
+    let name = if bytes >= 0 { "MemoryAllocation" } else { "MemoryDeallocation" };
+    let meta = host.metadata(name, None, e.cat(), strings);
+    let allocator = strings.intern(&allocator);
+    host.event(line, start, 0, meta, |stats| {
+        stats.push_str(k[0], allocator);
+        stats.push_int(k[1], allocated);
+        stats.push_int(k[2], reserved.map_or(0, |r| r.saturating_sub(allocated).max(0)));
+        stats.push_int(k[3], peak);
+        stats.push_int(k[4], bytes.saturating_abs());
+        stats.push_int(k[5], bytes.saturating_abs());
+        if let Some(addr) = e.arg("Addr").and_then(ArgValue::as_u64) {
+            stats.push_uint(k[6], addr);
+        }
+        push_args(stats, e, keys, strings);
+    });
 }
 
 #[cfg(test)]

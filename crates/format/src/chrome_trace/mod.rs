@@ -11,26 +11,36 @@
 mod args;
 mod builder;
 mod counter_events;
+mod event_walk;
 mod flows;
 mod generic;
+mod kept;
 mod kineto;
+mod names;
+mod stream;
+#[cfg(test)]
+mod stream_tests;
 mod time;
+mod walk;
 
 use crate::{Error, Progress};
 use proflens_model::{Origin, Profile};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 pub(crate) use args::{ArgValue, Args, Text};
+use event_walk::EventWalk;
 pub use flows::{FLOW_IN, FLOW_OUT};
+pub(crate) use stream::decode_stream;
 pub(crate) use time::us_text_to_ps;
+use walk::Survey;
 
 /// The top level of a trace object; unknown keys are ignored. `E` is the
 /// event type: [`RawEvent`] on the fast path, the raw JSON of each event on
 /// the lenient one (which skips events with wrong field types).
 #[derive(Deserialize)]
-struct RawTrace<'a, E> {
+pub(crate) struct RawTrace<'a, E> {
     #[serde(rename = "traceEvents", default = "Option::default")]
     trace_events: Option<Vec<E>>,
     #[serde(rename = "baseTimeNanoseconds", borrow, default)]
@@ -65,36 +75,36 @@ pub(crate) struct Head {
 }
 
 /// One trace event, borrowed from the input; fields the mappings don't
-/// read are skipped by serde.
-#[derive(Deserialize)]
+/// read are skipped by serde (and not written back: [`kept`]).
+#[derive(Deserialize, Serialize)]
 pub(crate) struct RawEvent<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub ph: Option<Text<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub name: Option<Text<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub cat: Option<Text<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub tid: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub dur: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Args<'a>>,
     /// Flow fields ([`flows`]): the flow id and binding point of `s`/`t`/`f`
     /// phases, and `bind_id` with `flow_in`/`flow_out` on slices.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub bp: Option<Text<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub bind_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub flow_in: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub flow_out: Option<&'a RawValue>,
 }
 
@@ -203,7 +213,7 @@ fn parse<'a, E: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(RawTrace<'a, E>, Ve
     }
 }
 
-/// Decodes uncompressed trace JSON.
+/// Decodes uncompressed trace JSON held in memory.
 pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
     progress(Progress::Parsing);
     // One pass straight into events; only when some event has fields of the
@@ -214,25 +224,50 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         Err(e) => return Err(e),
     };
     let head = head(raw)?;
-    let kineto = is_kineto(&head, &parsed);
-    let mut profile = if kineto { kineto::build(&head, &parsed, progress) } else { generic::build(&parsed, progress) };
+    let mut walk = parsed.as_slice();
+    let survey = Survey::of(&mut walk)?;
+    build(&head, &survey, &mut walk, Skipped { count: skipped, first: first_problem }, progress)
+}
+
+/// Events skipped for fields of the wrong type: how many, and the first's problem.
+#[derive(Default)]
+pub(crate) struct Skipped {
+    pub count: usize,
+    pub first: Option<String>,
+}
+
+/// The profile of a trace's events, from its top level ([`Head`]), the first
+/// pass over its events (`survey`), and `walk` to go over them again.
+pub(crate) fn build(
+    head: &Head,
+    survey: &Survey,
+    walk: &mut dyn EventWalk,
+    skipped: Skipped,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Profile, Error> {
+    let kineto = is_kineto(head, survey);
+    let mut profile =
+        if kineto { kineto::build(head, survey, walk, progress)? } else { generic::build(survey, walk, progress)? };
     profile.origin = if kineto { Origin::Kineto } else { Origin::ChromeTrace };
-    if skipped > 0 {
+    if skipped.count > 0 {
         profile.warnings.push(format!(
-            "{skipped} trace events were skipped because their fields have the wrong types (first: {})",
-            first_problem.unwrap_or_default()
+            "{} trace events were skipped because their fields have the wrong types (first: {})",
+            skipped.count,
+            skipped.first.unwrap_or_default()
         ));
     }
     if profile.event_count() == 0 && profile.planes.iter().all(|p| p.stats.is_empty()) {
-        return Err(if parsed.is_empty() { Error::Empty } else { Error::NoEvents { detail: nothing_drawn(&parsed) } });
+        return Err(if survey.count == 0 { Error::Empty } else { Error::NoEvents { detail: nothing_drawn(walk)? } });
     }
     Ok(profile)
 }
 
-/// Why none of `events` became an event of the profile, counted by reason.
-fn nothing_drawn(events: &[RawEvent]) -> String {
+/// Why none of the events became an event of the profile, counted by reason.
+fn nothing_drawn(walk: &mut dyn EventWalk) -> Result<String, Error> {
     let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
-    for e in events {
+    let mut count = 0;
+    walk.each(&mut |_, e| {
+        count += 1;
         let reason = match e.ph() {
             "" => "without a \"ph\" phase".to_string(),
             _ if e.ts_ps().is_none() => "without a \"ts\" time".to_string(),
@@ -242,9 +277,9 @@ fn nothing_drawn(events: &[RawEvent]) -> String {
             other => format!("of phase {}, which Proflens does not draw", crate::quoted(other)),
         };
         *reasons.entry(reason).or_default() += 1;
-    }
+    })?;
     let counts: Vec<String> = reasons.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
-    format!("of its {} events, {}", events.len(), counts.join(", "))
+    Ok(format!("of its {count} events, {}", counts.join(", ")))
 }
 
 /// Whether the bytes break JSON's syntax (rather than a field's type).
@@ -292,7 +327,7 @@ fn lenient(bytes: &[u8]) -> Result<Lenient<'_>, Error> {
     Ok((raw, parsed, skipped, first_problem))
 }
 
-fn head<E>(raw: RawTrace<'_, E>) -> Result<Head, Error> {
+pub(crate) fn head<E>(raw: RawTrace<'_, E>) -> Result<Head, Error> {
     let base_time_ns = match raw.base_time_ns {
         Some(v) => Some(v.get().trim().parse::<i128>().map_err(|_| Error::BadJson {
             detail: format!("\"baseTimeNanoseconds\" is {} instead of an integer", v.get()),
@@ -322,18 +357,12 @@ fn head<E>(raw: RawTrace<'_, E>) -> Result<Head, Error> {
     })
 }
 
-/// Categories only the PyTorch profiler writes (current and 1.9 names).
-const KINETO_CATS: [&str; 9] =
-    ["cpu_op", "cuda_runtime", "kernel", "gpu_memcpy", "python_function", "Operator", "Runtime", "Kernel", "Memcpy"];
-
-fn is_kineto(head: &Head, events: &[RawEvent]) -> bool {
-    head.schema_version
-        || head.base_time_ns.is_some()
-        || !head.device_properties.is_empty()
-        || events.iter().take(100_000).any(|e| KINETO_CATS.contains(&e.cat()))
+/// A PyTorch trace: by its top-level keys, or a PyTorch-only category.
+fn is_kineto(head: &Head, survey: &Survey) -> bool {
+    head.schema_version || head.base_time_ns.is_some() || !head.device_properties.is_empty() || survey.kineto_cat
 }
 
-fn json_error(e: serde_json::Error) -> Error {
+pub(crate) fn json_error(e: serde_json::Error) -> Error {
     if e.is_eof() {
         Error::Truncated { detail: format!("the JSON ends early, at line {} column {}", e.line(), e.column()) }
     } else if e.is_data() {
