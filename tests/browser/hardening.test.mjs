@@ -97,6 +97,26 @@ test('a gigabyte-class name costs its file, not copies of it (memory measured)',
   await close();
 });
 
+test('a host too large for a tab is refused before it is read, in words with the numbers', async () => {
+  // Sparse files: a real head (what the page sniffs), then gigabytes of
+  // holes the disk never stores. Refused from the size alone, the rest is never read.
+  const sparse = (name, head, size) => {
+    const file = write(name, head);
+    fs.truncateSync(file, size);
+    return file;
+  };
+  const xspace = fs.readFileSync(path.join(DATA, 'xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb'));
+  const { page, close } = await openPage(`${server.url}/#tool=info`);
+  const words = /~\d+ million events need about \d+\.\d GiB of memory; a browser tab's worker holds at most 4\.0 GiB, so it was not opened/;
+  const started = Date.now();
+  await expectError(page, sparse('huge.xplane.pb', xspace.subarray(0, 64 << 10), 1.2e9), words);
+  await expectError(page, sparse('huge.pt.trace.json', Buffer.from('{"traceEvents":['), 2.5e9), words);
+  // Reading 3.7 GB would take far longer than refusing from the size.
+  assert.ok(Date.now() - started < 30_000, `refused in ${Date.now() - started} ms`);
+  await demoStillOpens(page);
+  await close();
+});
+
 test('the watchdog stops a worker that reports no progress, and the page goes on', async () => {
   // A flat trace whose parse (one step, no progress inside) takes seconds;
   // the watchdog is set to half a second for the test.
