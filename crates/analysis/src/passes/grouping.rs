@@ -14,8 +14,11 @@ use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, VecDeque};
 
+mod contexts;
+mod eager;
 mod graph;
-use graph::{Csr, Visited};
+use contexts::ContextEnds;
+use graph::{Adjacency, Nesting, Visited};
 
 /// Flag bits per event.
 pub const FLAG_STEP_ROOT: u8 = 1;
@@ -63,20 +66,8 @@ pub fn group_events(profile: &Profile) -> Grouping {
 /// count as step roots, which XProf does not recognise.
 pub fn group_events_with(profile: &Profile, keras_batches: bool) -> Grouping {
     let keys = StatKeys::new(profile);
-    let mut grouping = Grouping {
-        planes: profile
-            .planes
-            .iter()
-            .map(|p| {
-                p.lines
-                    .iter()
-                    .map(|l| LineGroups { group: vec![-1; l.events.len()], flags: vec![0; l.events.len()] })
-                    .collect()
-            })
-            .collect(),
-        ..Grouping::default()
-    };
     if keys.group_id.is_some() {
+        let mut grouping = ungrouped(profile);
         read_file_groups(profile, &keys, &mut grouping);
         return grouping;
     }
@@ -86,10 +77,22 @@ pub fn group_events_with(profile: &Profile, keras_batches: bool) -> Grouping {
         .flat_map(|p| &p.event_metadata)
         .any(|m| EventType::of_name(profile.str(m.name)) == EventType::LoopOp);
     if has_loop_op {
-        return grouping;
+        return ungrouped(profile);
     }
-    Forest::build(profile, &keys, keras_batches).group(profile, &keys, &mut grouping);
+    // The forest is built before the result is made: building it is when
+    // grouping holds the most.
+    let forest = Forest::build(profile, &keys, keras_batches);
+    let mut grouping = ungrouped(profile);
+    forest.group(profile, &keys, &mut grouping);
     grouping
+}
+
+/// Every event in no group.
+fn ungrouped(profile: &Profile) -> Grouping {
+    let planes = profile.planes.iter().map(|p| {
+        p.lines.iter().map(|l| LineGroups { group: vec![-1; l.events.len()], flags: vec![0; l.events.len()] }).collect()
+    });
+    Grouping { planes: planes.collect(), ..Grouping::default() }
 }
 
 /// Groups written by the profiler at capture time.
@@ -141,9 +144,12 @@ struct Forest {
     /// (plane, line, first node id) per line, in node order.
     lines: Vec<(u32, u32, u32)>,
     types: Vec<EventType>,
-    root_level: Vec<i32>,
-    children: Csr,
-    parents: Csr,
+    /// Root level of the nodes whose level is positive (roots are few).
+    root_levels: IdHashMap<u32, i32>,
+    nesting: Nesting,
+    /// The edges other than nesting, both ways.
+    other_children: Adjacency,
+    other_parents: Adjacency,
     tf_loop_roots: Vec<u32>,
     tf_data_step_ids: IdHashSet<i64>,
 }
@@ -153,30 +159,8 @@ struct Forest {
 /// otherwise make each event's search walk the whole chain (quadratic work).
 const MAX_ANCESTOR_SEARCH: usize = 1024;
 
-/// One end of a producer/consumer context: (type, id, process), whether
-/// it consumes, and the node. Sorted, the ends of each context lie together
-/// (producers first, each side in node order), which is the order XProf's
-/// map of contexts gives, without a hash map of lists per context.
-type ContextEnd = ((i64, u64, Option<i64>), bool, u32);
-
 /// An executor event of a TF loop: (loop id, iteration, node).
 type LoopNode = (i64, i64, u32);
-
-/// Producer → consumer edges of every context, contexts in key order;
-/// a context with at least 64 of each side gets none (XProf's limit).
-fn context_edges(mut ends: Vec<ContextEnd>, edges: &mut Vec<(u32, u32)>) {
-    ends.sort_unstable();
-    for context in ends.chunk_by(|a, b| a.0 == b.0) {
-        let consumers_from = context.partition_point(|end| !end.1);
-        let (producers, consumers) = context.split_at(consumers_from);
-        if producers.len() >= 64 && consumers.len() >= 64 {
-            continue;
-        }
-        for p in producers {
-            edges.extend(consumers.iter().map(|c| (p.2, c.2)));
-        }
-    }
-}
 
 /// (plane, line, event) of `node` (`lines`: [`Forest::lines`]).
 fn locate(lines: &[(u32, u32, u32)], node: u32) -> (usize, usize, usize) {
@@ -193,12 +177,13 @@ fn node_start(profile: &Profile, lines: &[(u32, u32, u32)], node: u32) -> i64 {
 
 impl Forest {
     fn build(profile: &Profile, keys: &StatKeys, keras_batches: bool) -> Forest {
-        let nodes = profile.event_count(); // about one nesting edge per node too
+        let nodes = profile.event_count();
         let mut lines = Vec::new();
         let mut types = Vec::with_capacity(nodes);
-        let mut root_level = Vec::with_capacity(nodes);
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(nodes);
-        let mut contexts: Vec<ContextEnd> = Vec::new();
+        let mut root_levels = IdHashMap::default();
+        let mut nesting = Nesting::with_capacity(nodes);
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut contexts = ContextEnds::new();
         let mut executors: IdHashMap<(i64, i64), u32> = IdHashMap::default();
         let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
         let mut launches: IdHashMap<i64, u32> = IdHashMap::default();
@@ -236,7 +221,6 @@ impl Forest {
             for (l, line) in plane.lines.iter().enumerate() {
                 let base = types.len() as u32;
                 lines.push((p as u32, l as u32, base));
-                let mut open: Vec<(u32, i64)> = Vec::new(); // (node, end)
                 let ev = &line.events;
                 for i in 0..ev.len() {
                     let node = base + i as u32;
@@ -261,10 +245,10 @@ impl Forest {
                     let pid = int(CONSUMER_PID).or(plane_pid);
                     let uint = |slot: usize| values[slot].and_then(|v| v.as_u64());
                     if let (Some(t), Some(id)) = (int(PRODUCER_TYPE), uint(PRODUCER_ID)) {
-                        contexts.push(((t, id, pid), false, node));
+                        contexts.push((t, id, pid), false, node);
                     }
                     if let (Some(t), Some(id)) = (int(CONSUMER_TYPE), uint(CONSUMER_ID)) {
-                        contexts.push(((t, id, pid), true, node));
+                        contexts.push((t, id, pid), true, node);
                     }
                     match (ty, int(STEP_ID), int(ITER_NUM)) {
                         (EventType::ExecutorStateProcess, Some(id), Some(it)) => {
@@ -280,21 +264,13 @@ impl Forest {
                         _ => {}
                     }
                     let is_async = int(IS_ASYNC).is_some_and(|v| v != 0);
-                    if !is_async {
-                        let (s, e) = (ev.start_ps[i], ev.end_ps(i));
-                        while let Some(&(parent, parent_end)) = open.last() {
-                            let parent_start = ev.start_ps[(parent - base) as usize]; // same line
-                            if parent_start <= s && e <= parent_end {
-                                edges.push((parent, node));
-                                break;
-                            }
-                            open.pop();
-                        }
-                        open.push((node, e));
-                    }
+                    nesting.push(ev.start_ps[i], ev.end_ps(i), is_async);
                     types.push(ty);
-                    root_level.push(level);
+                    if level > 0 {
+                        root_levels.insert(node, level);
+                    }
                 }
+                nesting.end_line();
             }
         }
 
@@ -308,7 +284,7 @@ impl Forest {
                 edges.push((launch, node));
             }
         }
-        context_edges(contexts, &mut edges);
+        contexts.edges_into(&mut edges);
 
         // TF while-loops: each iteration's first executor event is a root. Sorted by (loop id,
         // iteration, node), each loop's iterations and each iteration's nodes lie together.
@@ -339,13 +315,14 @@ impl Forest {
             edges.extend(nodes.iter().map(|n| n.2).filter(|&n| n != first).map(|n| (first, n)));
         }
 
-        let n = types.len();
+        let nodes = types.len();
         Forest {
             lines,
             types,
-            root_level,
-            children: Csr::new(n, &edges, false),
-            parents: Csr::new(n, &edges, true),
+            root_levels,
+            nesting,
+            other_children: Adjacency::new(nodes, &edges, false),
+            other_parents: Adjacency::new(nodes, &edges, true),
             tf_loop_roots,
             tf_data_step_ids,
         }
@@ -353,6 +330,19 @@ impl Forest {
 
     fn locate(&self, node: u32) -> (usize, usize, usize) {
         locate(&self.lines, node)
+    }
+
+    /// Its nesting parent first, then the others in the order they were found.
+    fn parents(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
+        self.nesting.parent(n).into_iter().chain(self.other_parents.of(n).iter().copied())
+    }
+
+    fn children(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
+        self.nesting.children(n).chain(self.other_children.of(n).iter().copied())
+    }
+
+    fn root_level(&self, n: u32) -> i32 {
+        self.root_levels.get(&n).copied().unwrap_or(0)
     }
 
     fn stat<'a>(&self, profile: &'a Profile, node: u32, key: Option<proflens_model::StrId>) -> Option<StatValue<'a>> {
@@ -392,7 +382,7 @@ impl Forest {
         if include_self {
             queue.push_back(node);
         } else {
-            for &p in self.parents.of(node) {
+            for p in self.parents(node) {
                 if visited.insert(p) {
                     queue.push_back(p);
                 }
@@ -407,7 +397,7 @@ impl Forest {
             if searched == MAX_ANCESTOR_SEARCH {
                 return None;
             }
-            for &p in self.parents.of(n) {
+            for p in self.parents(n) {
                 if visited.insert(p) {
                     queue.push_back(p);
                 }
@@ -432,16 +422,14 @@ impl Forest {
         let mut group_of = vec![-1i32; self.types.len()];
         let mut visited = Visited::new(self.types.len());
         let roots: Vec<u32> = if self.tf_loop_roots.is_empty() {
-            let mut roots: Vec<u32> = (0..self.types.len() as u32)
-                .filter(|&n| self.root_level[n as usize] > 0)
+            let mut roots: Vec<u32> = (self.root_levels.keys().copied())
                 .filter(|&n| {
                     let id = self.stat(profile, n, keys.step_id).and_then(|v| v.as_i64());
                     !id.is_some_and(|id| self.tf_data_step_ids.contains(&id))
                 })
                 .collect();
-            roots.sort_by_key(|&n| {
-                (std::cmp::Reverse(self.root_level[n as usize]), node_start(profile, &self.lines, n))
-            });
+            // Node ids last: equal keys took node order before roots came from a map.
+            roots.sort_by_key(|&n| (std::cmp::Reverse(self.root_level(n)), node_start(profile, &self.lines, n), n));
             roots
         } else {
             self.tf_loop_roots.clone()
@@ -452,17 +440,15 @@ impl Forest {
                 if group_of[root as usize] >= 0 {
                     continue;
                 }
-                let level = self.root_level[root as usize];
-                let same_level_parent = self.find_ancestor(&mut visited, root, false, |n| {
-                    self.root_level[n as usize] > 0 && self.root_level[n as usize] == level
-                });
+                let level = self.root_level(root);
+                let same_level_parent = self.find_ancestor(&mut visited, root, false, |n| self.root_level(n) == level);
                 if same_level_parent.is_some() {
                     continue;
                 }
             }
             let group = next_group;
             next_group += 1;
-            self.propagate(&mut visited, root, group, &mut group_of);
+            self.propagate(root, group, &mut group_of);
             let name = self.group_name(&mut visited, profile, keys, root, group);
             let (p, l, i) = self.locate(root);
             if !self.types[root as usize].is_implicit_root() {
@@ -475,38 +461,20 @@ impl Forest {
             let end = self.lines.get(k + 1).map_or(group_of.len(), |next| next.2 as usize);
             out.planes[p as usize][l as usize].group.copy_from_slice(&group_of[base as usize..end]);
         }
-        // Eager ops are found below an eager execute: without one, none is
-        // (and no op's ancestors need a search).
-        if !self.types.contains(&EventType::EagerKernelExecute) {
-            return;
-        }
-        for node in 0..self.types.len() as u32 {
-            if !matches!(self.types[node as usize], EventType::TfOpRun | EventType::KernelExecute) {
-                continue;
-            }
-            let eager_parent = self
-                .find_ancestor(&mut visited, node, true, |n| self.types[n as usize] == EventType::EagerKernelExecute);
-            let eager =
-                eager_parent.is_some_and(|n| self.stat(profile, n, keys.is_func).and_then(|v| v.as_i64()) == Some(0));
-            if eager {
-                let (p, l, i) = self.locate(node);
-                out.planes[p][l].flags[i] |= FLAG_EAGER;
-            }
-        }
+        self.mark_eager_ops(&mut visited, profile, keys, out);
     }
 
-    fn propagate(&self, visited: &mut Visited, root: u32, group: i32, group_of: &mut [i32]) {
-        visited.next();
-        visited.insert(root);
-        let mut queue = VecDeque::from([root]);
-        while let Some(n) = queue.pop_front() {
-            if group_of[n as usize] >= 0 {
-                continue;
-            }
-            group_of[n as usize] = group;
-            for &c in self.children.of(n) {
-                if visited.insert(c) {
-                    queue.push_back(c);
+    fn propagate(&self, root: u32, group: i32, group_of: &mut [i32]) {
+        if group_of[root as usize] >= 0 {
+            return;
+        }
+        group_of[root as usize] = group;
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            for c in self.children(n) {
+                if group_of[c as usize] < 0 {
+                    group_of[c as usize] = group;
+                    stack.push(c);
                 }
             }
         }

@@ -12,6 +12,7 @@ pub mod kineto;
 pub mod op_metrics;
 pub mod performance_counters;
 pub mod run_environment;
+pub(crate) mod step_runs;
 pub mod step_spans;
 pub mod steps;
 pub mod trace;

@@ -29,7 +29,8 @@ pub enum SpanType {
 pub const SPAN_TYPES: usize = 18;
 
 impl SpanType {
-    fn from_index(i: usize) -> SpanType {
+    /// Every type, by value.
+    const ALL: [SpanType; SPAN_TYPES] = {
         use SpanType::*;
         [
             Unknown,
@@ -50,7 +51,11 @@ impl SpanType {
             DeviceCompute16,
             DeviceWaitDevice,
             DeviceWaitHost,
-        ][i.min(SPAN_TYPES - 1)]
+        ]
+    };
+
+    pub(crate) fn from_index(i: usize) -> SpanType {
+        SpanType::ALL[i.min(SPAN_TYPES - 1)]
     }
 }
 

@@ -11,6 +11,7 @@ use crate::common::schema::{
 };
 use crate::common::tf_op::{self, OpCategory};
 use crate::passes::grouping::{Grouping, FLAG_STEP_ROOT};
+use crate::passes::step_runs::{Run, RunWriter, SpanColumns, StepSlots};
 use crate::passes::step_spans::for_each_piece;
 pub use crate::passes::step_spans::{SpanType, SPAN_TYPES};
 use proflens_model::{Plane, Profile, StatValue};
@@ -26,14 +27,15 @@ struct Marker {
 #[derive(Debug, Clone, Default)]
 struct StepDetails {
     markers: Vec<Marker>,
-    events: Vec<(SpanType, i64, i64)>,
+    /// Where its typed events are.
+    runs: Vec<Run>,
     name: Option<String>,
 }
 
 impl StepDetails {
     fn combine(&mut self, other: StepDetails) {
         self.markers.extend(other.markers);
-        self.events.extend(other.events);
+        self.runs.extend(other.runs);
         if self.name.is_none() {
             self.name = other.name;
         }
@@ -105,6 +107,7 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
         }
     };
     let has_device = !device_planes.is_empty();
+    let mut columns = SpanColumns::new(profile);
     let mut step_events = StepEvents::new();
     for &p in &device_planes {
         if profile.str(profile.planes[p].name).starts_with(TPU_PLANE_PREFIX) {
@@ -112,26 +115,29 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
             // only carry once grouped by the TPU runtime; not supported yet.
             continue;
         }
-        for (group, details) in device_step_events(profile, grouping, &keys, p) {
+        for (group, details) in device_step_events(profile, grouping, &keys, p, &mut columns) {
             step_events.entry(group).or_default().combine(details);
         }
     }
     if !has_device {
         if let Some(h) = profile.planes.iter().position(|pl| profile.str(pl.name) == HOST_PLANE) {
-            for (group, details) in host_step_events(profile, grouping, &keys, h) {
+            for (group, details) in host_step_events(profile, grouping, &keys, h, &mut columns) {
                 step_events.entry(group).or_default().combine(details);
             }
         }
     }
     let mut steps = Vec::new();
     let (mut compute_16bit_ps, mut compute_32bit_ps) = (0i64, 0i64);
+    let mut events = Vec::new();
     for (group, details) in step_events {
+        events.clear();
+        columns.gather(profile, &details.runs, &mut events);
         let (begin, end) = details.step_time();
         let duration = end - begin;
         let mut type_ps = [0i64; SPAN_TYPES];
         let mut seen = [false; SPAN_TYPES];
         let mut total = 0i64;
-        for_each_piece(&details.events, |ty, s, e| {
+        for_each_piece(&events, |ty, s, e| {
             match ty {
                 SpanType::DeviceCompute16 => compute_16bit_ps += e - s,
                 SpanType::DeviceCompute32 => compute_32bit_ps += e - s,
@@ -195,10 +201,17 @@ fn planes_with_prefix(profile: &Profile, prefix: &str) -> Vec<usize> {
     (0..profile.planes.len()).filter(|&p| profile.str(profile.planes[p].name).starts_with(prefix)).collect()
 }
 
-fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
+fn device_step_events(
+    profile: &Profile,
+    grouping: &Grouping,
+    keys: &StatKeys,
+    p: usize,
+    columns: &mut SpanColumns,
+) -> StepEvents {
     let plane = &profile.planes[p];
     let mut markers = StepEvents::new();
-    let mut events = StepSlots::default();
+    let mut slots: StepSlots<StepDetails> = StepSlots::new();
+    let mut runs = RunWriter::new(columns, profile, p);
     let picker = StatPicker::new(profile, &[keys.correlation_id, keys.shape]);
     let mut values = [None; 2];
     for (l, line) in plane.lines.iter().enumerate() {
@@ -215,6 +228,7 @@ fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p
         if is_derived_line(line) {
             continue;
         }
+        runs.start_line(l, ev.len());
         for i in 0..ev.len() {
             let Some(g) = grouping.group(p, l, i) else { continue };
             picker.pick(profile, plane, line, i, &mut values);
@@ -225,10 +239,11 @@ fn device_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p
                 Some(other) => classify_gpu_event(name, &other.to_string()),
                 None => classify_gpu_event(name, ""),
             };
-            events.entry(i64::from(g)).events.push((ty, ev.start_ps[i], ev.end_ps(i)));
+            let slot = slots.slot(i64::from(g));
+            runs.push(slot, &mut slots.steps[slot].1.runs, i, ty);
         }
     }
-    let events = events.finish();
+    let events: StepEvents = slots.steps.into_iter().collect();
     if events.is_empty() {
         return events;
     }
@@ -322,7 +337,13 @@ const CONSUMER_TYPE: usize = 2;
 const CONSUMER_ID: usize = 3;
 const STAGE_NAME: usize = 4;
 
-fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: usize) -> StepEvents {
+fn host_step_events(
+    profile: &Profile,
+    grouping: &Grouping,
+    keys: &StatKeys,
+    p: usize,
+    columns: &mut SpanColumns,
+) -> StepEvents {
     let plane: &Plane = &profile.planes[p];
     let roles: Vec<HostRole> = plane.event_metadata.iter().map(|m| host_role(profile.str(m.name))).collect();
     let picker = StatPicker::new(
@@ -337,9 +358,11 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
     // children. Only a stage's ancestry asks, so the set is built when the
     // first stage is met (most profiles have none).
     let mut async_parents: Option<IdHashSet<(i64, u64)>> = None;
-    let mut result = StepSlots::default();
+    let mut slots: StepSlots<StepDetails> = StepSlots::new();
+    let mut runs = RunWriter::new(columns, profile, p);
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
+        runs.start_line(l, ev.len());
         let mut stack: Vec<Enclosing> = Vec::new();
         for i in 0..ev.len() {
             let (s, e) = (ev.start_ps[i], ev.end_ps(i));
@@ -372,14 +395,15 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             let Some(g) = grouping.group(p, l, i) else { continue };
             let g = i64::from(g);
             let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
-            let details = result.entry(g);
+            let slot = slots.slot(g);
+            let details = &mut slots.steps[slot].1;
             match roles[ev.metadata[i] as usize] {
                 HostRole::Marker => details.markers.push(Marker { on_device: false, begin: s, end: e }),
                 _ if has_step_name => details.markers.push(Marker { on_device: false, begin: s, end: e }),
                 HostRole::Work(SpanType::HostCompute) if is_stage && !descendant() => {
-                    details.events.push((SpanType::HostWaitInput, s, e))
+                    runs.push(slot, &mut details.runs, i, SpanType::HostWaitInput)
                 }
-                HostRole::Work(ty) => details.events.push((ty, s, e)),
+                HostRole::Work(ty) => runs.push(slot, &mut details.runs, i, ty),
                 HostRole::Ignored => {}
             }
             if has_step_name {
@@ -387,39 +411,7 @@ fn host_step_events(profile: &Profile, grouping: &Grouping, keys: &StatKeys, p: 
             }
         }
     }
-    result.finish()
-}
-
-/// Step events by group while events are read: events come in runs of one
-/// group, so the last group's slot is kept at hand, and a hash map finds the
-/// others (a map lookup per event was a tenth of the pass).
-#[derive(Default)]
-struct StepSlots {
-    slots: rustc_hash::FxHashMap<i64, usize>,
-    steps: Vec<(i64, StepDetails)>,
-    last: Option<(i64, usize)>,
-}
-
-impl StepSlots {
-    fn entry(&mut self, group: i64) -> &mut StepDetails {
-        let slot = match self.last {
-            Some((g, slot)) if g == group => slot,
-            _ => {
-                let next = self.steps.len();
-                let slot = *self.slots.entry(group).or_insert(next);
-                if slot == next {
-                    self.steps.push((group, StepDetails::default()));
-                }
-                self.last = Some((group, slot));
-                slot
-            }
-        };
-        &mut self.steps[slot].1
-    }
-
-    fn finish(self) -> StepEvents {
-        self.steps.into_iter().collect()
-    }
+    slots.steps.into_iter().collect()
 }
 
 /// An event enclosing the current one on its line, for the host step pass.
