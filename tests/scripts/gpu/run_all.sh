@@ -5,7 +5,8 @@
 # Results: $OUT/log.txt and one tar.gz per step. Steps are independent:
 # one failing (or timing out) does not stop the others. STEPS picks some
 # (default: all): env torch_cupti torch_dump torch_kineto jax_trace jax_grpc
-# (the H200 run) jax_run jax_trace_nograph duration multi nonroot (the H100 run).
+# (the H200 run) jax_run jax_trace_nograph duration multi nonroot (the H100 run;
+# DUR_MS and DUR_SECS set the duration step's --duration-ms and program length).
 set +e
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/gpu_out}
@@ -140,11 +141,12 @@ pack jax_trace_nograph
 } >>"$LOG" 2>&1
 
 want duration && {
-step "H: --duration-ms 1500 on a torch loop that runs 6 s"
+DUR_MS=${DUR_MS:-1500}; DUR_SECS=${DUR_SECS:-6}
+step "H: --duration-ms $DUR_MS on a torch loop that runs $DUR_SECS s"
 mkdir -p "$W/duration"
 date +%s.%N
-PROFLENS_CUPTI_PATH=$CUPTI timeout 60 "$BIN/proflens-collect" run --duration-ms 1500 --logdir "$W/duration/logdir" -- \
-  python3 "$D/torch_train.py" --seconds 6 > "$W/duration/stdout.txt" 2> "$W/duration/stderr.txt"
+PROFLENS_CUPTI_PATH=$CUPTI timeout 60 "$BIN/proflens-collect" run --duration-ms $DUR_MS --logdir "$W/duration/logdir" -- \
+  python3 "$D/torch_train.py" --seconds $DUR_SECS > "$W/duration/stdout.txt" 2> "$W/duration/stderr.txt"
 echo "rc=$?"
 date +%s.%N
 cat "$W/duration/stdout.txt" "$W/duration/stderr.txt" | tail -20
