@@ -68,6 +68,40 @@ pub fn write_host_file(run_dir: &Path, host: &str, bytes: &[u8]) -> Result<PathB
     Ok(path)
 }
 
+/// Writes one process's profile into a run that other processes share (one
+/// per GPU, or any program that starts several): `<host>.xplane.pb` if no
+/// process has claimed it yet, else `<host>_<pid>.xplane.pb`. Never replaces
+/// another process's file, also when several finish at the same moment: the
+/// temporary file is this process's own, and the shared name is claimed with
+/// a hard link, which fails when the name exists (a check and then a rename
+/// would let two processes both see it free and one profile replace the
+/// other). Where hard links are refused (some network or FUSE file systems),
+/// the profile goes to `<host>_<pid>.xplane.pb`.
+pub fn write_process_host_file(run_dir: &Path, host: &str, pid: u32, bytes: &[u8]) -> Result<PathBuf, String> {
+    let own = format!("{host}_{pid}");
+    let tmp = run_dir.join(format!(".{own}{XSPACE_SUFFIX}.partial"));
+    let own_path = run_dir.join(format!("{own}{XSPACE_SUFFIX}"));
+    let written = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("cannot write {}: {e}", own_path.display()));
+    }
+    let shared = run_dir.join(format!("{host}{XSPACE_SUFFIX}"));
+    if std::fs::hard_link(&tmp, &shared).is_ok() {
+        let _ = std::fs::remove_file(&tmp);
+        return Ok(shared);
+    }
+    std::fs::rename(&tmp, &own_path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", own_path.display())
+    })?;
+    Ok(own_path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +128,42 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"abc");
         let names: Vec<_> = std::fs::read_dir(&dir_a).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "no temporary file is left behind: {names:?}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn processes_of_one_run_never_replace_each_others_profiles() {
+        let root = std::env::temp_dir().join(format!("proflens-collect-procs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (_, dir) = create_run_dir(&root, "2026_01_01_00_00_00").unwrap();
+        // Sixteen "processes" finishing at once, each with its own bytes.
+        let barrier = std::sync::Barrier::new(16);
+        let paths: Vec<PathBuf> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..16u32)
+                .map(|pid| {
+                    let (dir, barrier) = (&dir, &barrier);
+                    s.spawn(move || {
+                        let bytes = vec![pid as u8; 100_000 + pid as usize];
+                        barrier.wait();
+                        write_process_host_file(dir, "vm", 1000 + pid, &bytes).unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let shared = dir.join("vm.xplane.pb");
+        assert_eq!(paths.iter().filter(|p| **p == shared).count(), 1, "one process gets the plain name: {paths:?}");
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names.len(), 16, "one file per process, no temporary file left: {names:?}");
+        for (pid, path) in (0..16u32).zip(&paths) {
+            let bytes = std::fs::read(path).unwrap();
+            assert_eq!(bytes.len(), 100_000 + pid as usize, "{}", path.display());
+            assert!(bytes.iter().all(|&b| b == pid as u8), "{} holds another process's bytes", path.display());
+            if *path != shared {
+                assert_eq!(path.file_name().unwrap().to_str().unwrap(), format!("vm_{}.xplane.pb", 1000 + pid));
+            }
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -50,13 +50,9 @@ pub fn write(cupti: &Cupti, session: Session, end_gpu_ns: u64, dropped: u64) -> 
         }
         None => logdir::create_run_dir(&config.logdir, &logdir::run_name(SystemTime::now()))?.1,
     };
-    // Several processes of one run (one per GPU) share the run: the later ones add their pid.
-    let file_host = if run_dir.join(format!("{host}{}", logdir::XSPACE_SUFFIX)).exists() {
-        format!("{host}_{}", std::process::id())
-    } else {
-        host
-    };
-    logdir::write_host_file(&run_dir, &file_host, &bytes)
+    // Several processes of one run (one per GPU) share the run: the first to
+    // finish gets `<host>.xplane.pb`, the others add their pid.
+    logdir::write_process_host_file(&run_dir, &host, std::process::id(), &bytes)
 }
 
 /// A file larger than `ulimit -f` would not fail quietly: the kernel sends

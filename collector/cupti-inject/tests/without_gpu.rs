@@ -188,13 +188,15 @@ fn a_logdir_that_cannot_be_written_at_exit_is_said() {
 
 #[test]
 fn a_full_disk_at_exit_is_said() {
-    // The profile's temporary file is made a link to /dev/full, where every
+    // The profile's temporary file (`.<host>_<pid>.xplane.pb.partial`, the
+    // process's own) is made a link to /dev/full, where every
     // write fails with ENOSPC, as on a full disk.
     let dir = temp("full");
     let logdir = dir.join("logs");
     let body = "run_dir = os.path.join(os.environ['PROFLENS_LOGDIR'], 'plugins/profile', os.environ['PROFLENS_RUN'])\n\
                 os.makedirs(run_dir)\n\
-                os.symlink('/dev/full', os.path.join(run_dir, '.' + os.environ['HOST_FILE'] + '.partial'))";
+                tmp = os.environ['HOST_FILE'].replace('.xplane.pb', '_%d.xplane.pb.partial' % os.getpid())\n\
+                os.symlink('/dev/full', os.path.join(run_dir, '.' + tmp))";
     let out = run(&logdir, fake_cupti(), body, &[]);
     let said = assert_program_unchanged(&out, "");
     assert_eq!(said.len(), 1, "{said:?}");

@@ -1,10 +1,12 @@
 #!/bin/bash
-# The one device run that recorded tests/data/gpu_*/ (see README there).
+# The device runs that recorded tests/data/gpu_*/ (see the READMEs there).
 # Usage, from a checkout whose .dev/ holds bin/ (proflens-collect,
 # libproflens_cupti_inject.so) and these scripts: bash .dev/run_all.sh
 # Results: $OUT/log.txt and one tar.gz per step. Steps are independent:
 # one failing (or timing out) does not stop the others. STEPS picks some
-# (default: all): env torch_cupti torch_dump torch_kineto jax_trace jax_grpc.
+# (default: all): env torch_cupti torch_dump torch_kineto jax_trace jax_grpc
+# (the H200 run) jax_run jax_trace_nograph duration multi nonroot (the H100 run;
+# DUR_MS and DUR_SECS set the duration step's --duration-ms and program length).
 set +e
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/gpu_out}
@@ -18,6 +20,11 @@ STEPS=${STEPS:-env torch_cupti torch_dump torch_kineto jax_trace jax_grpc}
 want() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 step() { echo; echo "=== $1 ($(date -u +%H:%M:%S))"; }
 pack() { (cd "$W" && tar czf "$OUT/$1.tar.gz" "$1"); ls -la "$OUT/$1.tar.gz"; }
+# The CUPTI of the Python environment (torch's CUDA), else the toolkit's.
+CUPTI=$(python3 -c 'import glob, os, nvidia; print("\n".join(sorted(p for b in nvidia.__path__ for p in glob.glob(os.path.join(b, "**", "libcupti.so*"), recursive=True))))' 2>/dev/null | head -1)
+[ -n "$CUPTI" ] || CUPTI=$(find /usr/local/cuda*/ -name 'libcupti.so*' 2>/dev/null | head -1)
+# XLA without CUDA graphs (command buffers): each kernel is launched on its own.
+NOGRAPH=--xla_gpu_enable_command_buffer=
 want env && {
 step "E: environment"
 mkdir -p "$W/env"
@@ -30,9 +37,8 @@ python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.versio
 python3 -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)'
 python3 -m pip list 2>/dev/null | grep -i -E 'cupti|nvidia-cuda|jax|^torch '
 nvcc --version | tail -2
-# The CUPTI of the Python environment (torch's CUDA), else the toolkit's.
-CUPTI=$(python3 -c 'import glob, os, nvidia; print("\n".join(sorted(p for b in nvidia.__path__ for p in glob.glob(os.path.join(b, "**", "libcupti.so*"), recursive=True))))' 2>/dev/null | head -1)
-[ -n "$CUPTI" ] || CUPTI=$(find /usr/local/cuda*/ -name 'libcupti.so*' 2>/dev/null | head -1)
+grep -i -E 'RmProfilingAdminOnly|NVreg_RestrictProfiling' /proc/driver/nvidia/params 2>/dev/null
+ls -la /dev/nvidia* | head
 python3 -c 'import glob, os, nvidia; print("\n".join(sorted(p for b in nvidia.__path__ for p in glob.glob(os.path.join(b, "**", "libcupti.so*"), recursive=True))))'
 find /usr/local/cuda*/ -name 'libcupti.so*' 2>/dev/null | head
 echo "CUPTI=$CUPTI"
@@ -106,5 +112,79 @@ kill $JP 2>/dev/null; wait $JP
 tail -n 5 "$W/jax_grpc/stdout.txt" "$W/jax_grpc/stderr.txt"
 find "$W/jax_grpc" -type f | xargs ls -la
 pack jax_grpc
+} >>"$LOG" 2>&1
+
+want jax_run && {
+step "F: JAX loop under proflens-collect run (CUPTI injected into JAX), with CUDA graphs (XLA's default) and without"
+for v in graphs nographs; do
+  mkdir -p "$W/jax_run/$v"
+  XF=; [ $v = nographs ] && XF=$NOGRAPH
+  XLA_FLAGS=$XF PROFLENS_CUPTI_DUMP="$W/jax_run/$v/cupti_records.bin" PROFLENS_CUPTI_PATH=$CUPTI timeout 90 \
+    "$BIN/proflens-collect" run --logdir "$W/jax_run/$v/logdir" -- \
+    python3 "$D/jax_train.py" --steps 10 > "$W/jax_run/$v/stdout.txt" 2> "$W/jax_run/$v/stderr.txt"
+  echo "$v XLA_FLAGS=$XF rc=$?"
+  tail -n 20 "$W/jax_run/$v/stdout.txt" "$W/jax_run/$v/stderr.txt"
+done
+find "$W/jax_run" -type f | xargs ls -la
+pack jax_run
+} >>"$LOG" 2>&1
+
+want jax_trace_nograph && {
+step "G: JAX loop under jax.profiler.trace, CUDA graphs off (XLA_FLAGS=$NOGRAPH)"
+mkdir -p "$W/jax_trace_nograph"
+XLA_FLAGS=$NOGRAPH timeout 90 python3 "$D/jax_train.py" --steps 10 --trace "$W/jax_trace_nograph/logdir" \
+  > "$W/jax_trace_nograph/stdout.txt" 2> "$W/jax_trace_nograph/stderr.txt"
+echo "rc=$?"
+tail -n 20 "$W/jax_trace_nograph/stdout.txt" "$W/jax_trace_nograph/stderr.txt"
+find "$W/jax_trace_nograph" -type f | xargs ls -la
+pack jax_trace_nograph
+} >>"$LOG" 2>&1
+
+want duration && {
+DUR_MS=${DUR_MS:-1500}; DUR_SECS=${DUR_SECS:-6}
+step "H: --duration-ms $DUR_MS on a torch loop that runs $DUR_SECS s"
+mkdir -p "$W/duration"
+date +%s.%N
+PROFLENS_CUPTI_PATH=$CUPTI timeout 60 "$BIN/proflens-collect" run --duration-ms $DUR_MS --logdir "$W/duration/logdir" -- \
+  python3 "$D/torch_train.py" --seconds $DUR_SECS > "$W/duration/stdout.txt" 2> "$W/duration/stderr.txt"
+echo "rc=$?"
+date +%s.%N
+cat "$W/duration/stdout.txt" "$W/duration/stderr.txt" | tail -20
+for f in $(find "$W/duration" -name '*.xplane.pb'); do echo "$f mtime $(date -r "$f" +%s.%N)"; done
+find "$W/duration" -type f | xargs ls -la
+pack duration
+} >>"$LOG" 2>&1
+
+want multi && {
+step "I: several processes under one run (2, then 4, same loop, started together)"
+for n in 2 4; do
+  mkdir -p "$W/multi/p$n"
+  CMD=""; for i in $(seq 2 $n); do CMD="$CMD python3 $D/torch_train.py --steps 8 & "; done
+  CMD="$CMD python3 $D/torch_train.py --steps 8; wait"
+  PROFLENS_CUPTI_PATH=$CUPTI timeout 90 "$BIN/proflens-collect" run --logdir "$W/multi/p$n/logdir" -- \
+    bash -c "$CMD" > "$W/multi/p$n/stdout.txt" 2> "$W/multi/p$n/stderr.txt"
+  echo "p$n rc=$?"
+  cat "$W/multi/p$n/stdout.txt" "$W/multi/p$n/stderr.txt" | tail -20
+  for f in $(find "$W/multi/p$n" -name '*.xplane.pb'); do echo "$f mtime $(date -r "$f" +%s.%N)"; done
+done
+find "$W/multi" -type f | xargs ls -la
+pack multi
+} >>"$LOG" 2>&1
+
+want nonroot && {
+step "J: a non-root user (u1) runs the torch loop under proflens-collect run"
+mkdir -p "$W/nonroot"
+id u1 2>/dev/null || useradd -m u1
+id u1
+U=/tmp/u1work; rm -rf $U; mkdir -p $U; cp -r "$BIN" "$D"/*.py $U/; chown -R u1 $U; chmod -R a+rX $U
+PY=$(command -v python3)
+ls -ld /opt /opt/torch /opt/torch/.venv "$PY" "$CUPTI" 2>&1
+su u1 -c "cd $U && id && PROFLENS_CUPTI_PATH=$CUPTI timeout 60 ./bin/proflens-collect run --logdir $U/logdir -- $PY $U/torch_train.py --steps 6" \
+  > "$W/nonroot/stdout.txt" 2> "$W/nonroot/stderr.txt"
+echo "rc=$?"
+cat "$W/nonroot/stdout.txt" "$W/nonroot/stderr.txt" | tail -20
+cp -r $U/logdir "$W/nonroot/" 2>/dev/null
+find "$W/nonroot" -type f | xargs ls -la
+pack nonroot
 } >>"$LOG" 2>&1
 echo "=== done $(date -u +%H:%M:%S)" >>"$LOG"

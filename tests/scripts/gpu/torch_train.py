@@ -11,6 +11,7 @@ import torch
 p = argparse.ArgumentParser()
 p.add_argument("--steps", type=int, default=12)
 p.add_argument("--kineto", default=None, help="write a torch.profiler trace JSON here")
+p.add_argument("--seconds", type=float, default=None, help="run steps until this long has passed (not with --kineto)")
 a = p.parse_args()
 
 torch.manual_seed(0)
@@ -37,12 +38,17 @@ def step():
 
 
 if a.kineto is None:
-    for i in range(a.steps):
+    import time
+
+    until = None if a.seconds is None else time.time() + a.seconds
+    i = 0
+    while (until is None and i < a.steps) or (until is not None and time.time() < until):
         torch.cuda.nvtx.range_push(f"train {i}")
         loss = step()
         torch.cuda.nvtx.range_pop()
+        i += 1
     torch.cuda.synchronize()
-    print(f"steps={a.steps} loss={loss:.4f}")
+    print(f"steps={i} loss={loss:.4f} end={time.time():.3f}")
 else:
     from torch.profiler import ProfilerActivity, profile, schedule
 
