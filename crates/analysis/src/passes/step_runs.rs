@@ -32,15 +32,36 @@ impl SpanColumns {
         SpanColumns { planes: vec![Vec::new(); profile.planes.len()] }
     }
 
-    /// The typed events of `runs`, appended to `out` as (type, start, end).
-    pub(crate) fn gather(&self, profile: &Profile, runs: &[Run], out: &mut Vec<(SpanType, i64, i64)>) {
+    /// The typed events of `runs`, appended to `out` as (type, start, end),
+    /// less those inside an earlier event of the same type on their run:
+    /// such an event changes no piece's type (the one holding it is active
+    /// all the while, and the same type sorts alike at equal times), and
+    /// leaving them out leaves a few events per step line of nested ops.
+    pub(crate) fn gather(
+        &self,
+        profile: &Profile,
+        runs: &[Run],
+        open: &mut Vec<(u8, i64, i64)>,
+        out: &mut Vec<(SpanType, i64, i64)>,
+    ) {
         for run in runs {
             let (p, l) = (run.plane as usize, run.line as usize);
             let (types, events) = (&self.planes[p][l], &profile.planes[p].lines[l].events);
             let (from, to) = (run.from as usize, run.to as usize);
+            open.clear();
             for (i, &ty) in (from..to).zip(&types[from..to]) {
-                if ty != NOT_A_SPAN {
-                    out.push((SpanType::from_index(usize::from(ty)), events.start_ps[i], events.end_ps(i)));
+                if ty == NOT_A_SPAN {
+                    continue;
+                }
+                let (start, end) = (events.start_ps[i], events.end_ps(i));
+                // Events come in start order: those ended before this one never hold another.
+                while open.last().is_some_and(|&(_, _, open_end)| open_end < start) {
+                    open.pop();
+                }
+                let held = open.iter().any(|&(t, s, e)| t == ty && s <= start && end <= e);
+                if !held {
+                    out.push((SpanType::from_index(usize::from(ty)), start, end));
+                    open.push((ty, start, end));
                 }
             }
         }
@@ -121,11 +142,11 @@ mod tests {
     use super::*;
     use proflens_model::{Events, Line, Plane};
 
-    fn profile(starts: &[i64]) -> Profile {
+    fn profile(spans: &[(i64, i64)]) -> Profile {
         let mut events = Events::new();
-        for &s in starts {
+        for &(s, d) in spans {
             events.start_ps.push(s);
-            events.duration_ps.push(1);
+            events.duration_ps.push(d);
             events.metadata.push(0);
             events.depth.push(0);
         }
@@ -135,7 +156,7 @@ mod tests {
 
     #[test]
     fn runs_hold_a_steps_events_and_skip_the_others() {
-        let profile = profile(&[0, 10, 20, 30, 40, 50]);
+        let profile = profile(&[(0, 1), (10, 1), (20, 1), (30, 1), (40, 1), (50, 1)]);
         let mut columns = SpanColumns::new(&profile);
         let mut slots: StepSlots<Vec<Run>> = StepSlots::new();
         {
@@ -150,10 +171,31 @@ mod tests {
         let gathered = |group: i64| {
             let runs = &slots.steps.iter().find(|s| s.0 == group).expect("step").1;
             let mut out = Vec::new();
-            columns.gather(&profile, runs, &mut out);
+            columns.gather(&profile, runs, &mut Vec::new(), &mut out);
             out.iter().map(|e| e.1).collect::<Vec<_>>()
         };
         assert_eq!(gathered(7), [0, 10, 40]);
         assert_eq!(gathered(8), [30]);
+    }
+
+    #[test]
+    fn events_inside_one_of_their_type_are_left_out() {
+        use SpanType::{HostCompute, HostWaitInput};
+        let spans = [(0, 100), (10, 10), (30, 10), (35, 3), (35, 3), (100, 0), (200, 5)];
+        let types = [HostCompute, HostCompute, HostWaitInput, HostCompute, HostWaitInput, HostCompute, HostCompute];
+        let profile = profile(&spans);
+        let mut columns = SpanColumns::new(&profile);
+        let mut runs = Vec::new();
+        let mut writer = RunWriter::new(&mut columns, &profile, 0);
+        writer.start_line(0, spans.len());
+        for (i, &ty) in types.iter().enumerate() {
+            writer.push(0, &mut runs, i, ty);
+        }
+        let mut out = Vec::new();
+        columns.gather(&profile, &runs, &mut Vec::new(), &mut out);
+        // Kept: the outer compute, the wait in it, and the compute after; the
+        // compute at 100 (zero length, at the outer one's end) is inside it.
+        let expected = [(HostCompute, 0, 100), (HostWaitInput, 30, 40), (HostCompute, 200, 205)];
+        assert_eq!(out, expected);
     }
 }

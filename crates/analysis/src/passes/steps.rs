@@ -128,10 +128,10 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
     }
     let mut steps = Vec::new();
     let (mut compute_16bit_ps, mut compute_32bit_ps) = (0i64, 0i64);
-    let mut events = Vec::new();
+    let (mut events, mut open) = (Vec::new(), Vec::new());
     for (group, details) in step_events {
         events.clear();
-        columns.gather(profile, &details.runs, &mut events);
+        columns.gather(profile, &details.runs, &mut open, &mut events);
         let (begin, end) = details.step_time();
         let duration = end - begin;
         let mut type_ps = [0i64; SPAN_TYPES];
