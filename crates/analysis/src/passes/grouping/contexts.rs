@@ -92,7 +92,16 @@ impl ContextEnds {
             end.ty = type_ranks[end.ty as usize];
             end.process = process_ranks[end.process as usize];
         }
-        ends.sort_unstable();
+        if processes.values.len() < 1 << 31 {
+            // One integer per end compares faster than the fields in turn (a
+            // process rank fits 31 bits, beside the side).
+            ends.sort_unstable_by_key(|e| {
+                let key = u128::from(e.ty) << 96 | u128::from(e.id) << 32 | u128::from(e.process) << 1;
+                (key | u128::from(e.consumes), e.node)
+            });
+        } else {
+            ends.sort_unstable();
+        }
         for context in ends.chunk_by(|a, b| (a.ty, a.id, a.process) == (b.ty, b.id, b.process)) {
             let consumers_from = context.partition_point(|end| !end.consumes);
             let (producers, consumers) = context.split_at(consumers_from);
