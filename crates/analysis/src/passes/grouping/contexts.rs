@@ -7,18 +7,53 @@ use std::collections::hash_map::Entry;
 /// One end of a context, in 24 bytes: a context is (type, id, process), and
 /// its type and process are kept as indexes into tables of the values seen
 /// (few: a handful of types and processes), turned into ranks before sorting
-/// so that ends sort in the order of the values themselves. Sorted, the
-/// ends of each context lie together (producers first, each side in node
-/// order), which is the order XProf's map of contexts gives, without a hash
-/// map of lists per context. (A million ends are common: the tuple itself
-/// took 40 bytes, and was the largest thing grouping held.)
+/// so that ends sort in the order of the values themselves. The fields are
+/// packed into three integers that sort as (type, id, process, side, node)
+/// do: one comparison of integers each (the fields in turn sorted at half
+/// the speed in wasm). Sorted, the ends of each context lie together
+/// (producers first, each side in node order), which is the order XProf's
+/// map of contexts gives, without a hash map of lists per context. (A
+/// million ends are common: the tuple itself took 40 bytes, and was the
+/// largest thing grouping held.)
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct End {
-    ty: u32,
-    id: u64,
-    process: u32,
-    consumes: bool,
-    node: u32,
+    /// Type (high half), the id's high half.
+    high: u64,
+    /// The id's low half, process (low half).
+    low: u64,
+    /// Whether it consumes (bit 32), and the node.
+    side_node: u64,
+}
+
+impl End {
+    fn new(ty: u32, id: u64, process: u32, consumes: bool, node: u32) -> End {
+        End {
+            high: u64::from(ty) << 32 | id >> 32,
+            low: id << 32 | u64::from(process),
+            side_node: u64::from(consumes) << 32 | u64::from(node),
+        }
+    }
+
+    fn ty(&self) -> u32 {
+        (self.high >> 32) as u32
+    }
+
+    fn process(&self) -> u32 {
+        self.low as u32
+    }
+
+    fn consumes(&self) -> bool {
+        self.side_node >> 32 != 0
+    }
+
+    fn node(&self) -> u32 {
+        self.side_node as u32
+    }
+
+    /// Its context, as (type, id, process) packed.
+    fn context(&self) -> (u64, u64) {
+        (self.high, self.low)
+    }
 }
 
 /// Distinct values, by first sight.
@@ -80,7 +115,7 @@ impl ContextEnds {
     pub(super) fn push(&mut self, (ty, id, process): (i64, u64, Option<i64>), consumes: bool, node: u32) {
         let ty = self.types.index_of(ty);
         let process = self.processes.index_of(process);
-        self.ends.push(End { ty, id, process, consumes, node });
+        self.ends.push(End::new(ty, id, process, consumes, node));
     }
 
     /// Producer → consumer edges of every context, contexts in key order;
@@ -89,27 +124,20 @@ impl ContextEnds {
         let ContextEnds { mut ends, types, processes } = self;
         let (type_ranks, process_ranks) = (types.ranks(), processes.ranks());
         for end in &mut ends {
-            end.ty = type_ranks[end.ty as usize];
-            end.process = process_ranks[end.process as usize];
+            let ty = type_ranks[end.ty() as usize];
+            let process = process_ranks[end.process() as usize];
+            end.high = u64::from(ty) << 32 | (end.high & 0xffff_ffff);
+            end.low = (end.low & !0xffff_ffff) | u64::from(process);
         }
-        if processes.values.len() < 1 << 31 {
-            // One integer per end compares faster than the fields in turn (a
-            // process rank fits 31 bits, beside the side).
-            ends.sort_unstable_by_key(|e| {
-                let key = u128::from(e.ty) << 96 | u128::from(e.id) << 32 | u128::from(e.process) << 1;
-                (key | u128::from(e.consumes), e.node)
-            });
-        } else {
-            ends.sort_unstable();
-        }
-        for context in ends.chunk_by(|a, b| (a.ty, a.id, a.process) == (b.ty, b.id, b.process)) {
-            let consumers_from = context.partition_point(|end| !end.consumes);
+        ends.sort_unstable();
+        for context in ends.chunk_by(|a, b| a.context() == b.context()) {
+            let consumers_from = context.partition_point(|end| !end.consumes());
             let (producers, consumers) = context.split_at(consumers_from);
             if producers.len() >= 64 && consumers.len() >= 64 {
                 continue;
             }
             for p in producers {
-                edges.extend(consumers.iter().map(|c| (p.node, c.node)));
+                edges.extend(consumers.iter().map(|c| (p.node(), c.node())));
             }
         }
     }

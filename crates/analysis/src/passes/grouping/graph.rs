@@ -106,24 +106,29 @@ pub(super) struct Adjacency {
 impl Adjacency {
     /// The lists of `from → to` edges, or of `to → from` ones when `reversed`.
     pub(super) fn new(nodes: usize, edges: &[(u32, u32)], reversed: bool) -> Adjacency {
-        let mut edges: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| if reversed { (b, a) } else { (a, b) }).collect();
-        edges.sort_by_key(|e| e.0); // stable: insertion order within a node
+        let ends = |&(a, b): &(u32, u32)| if reversed { (b, a) } else { (a, b) };
+        // (source, insertion index) as one integer: sorted, insertion order within a source.
+        let mut order: Vec<u64> =
+            edges.iter().enumerate().map(|(i, edge)| u64::from(ends(edge).0) << 32 | i as u64).collect();
+        order.sort_unstable();
         let mut sources = vec![0u64; nodes.div_ceil(64)];
         let mut offsets = Vec::new();
-        for (i, &(from, _)) in edges.iter().enumerate() {
-            if i == 0 || edges[i - 1].0 != from {
+        for (i, &key) in order.iter().enumerate() {
+            let from = (key >> 32) as u32;
+            if i == 0 || order[i - 1] >> 32 != key >> 32 {
                 sources[from as usize / 64] |= 1 << (from % 64);
                 offsets.push(i as u32);
             }
         }
-        offsets.push(edges.len() as u32);
+        offsets.push(order.len() as u32);
         let mut sources_before = Vec::with_capacity(sources.len());
         let mut count = 0;
         for word in &sources {
             sources_before.push(count);
             count += word.count_ones();
         }
-        Adjacency { sources, sources_before, offsets, targets: edges.into_iter().map(|e| e.1).collect() }
+        let targets = order.iter().map(|&key| ends(&edges[key as u32 as usize]).1).collect();
+        Adjacency { sources, sources_before, offsets, targets }
     }
 
     pub(super) fn of(&self, n: u32) -> &[u32] {
