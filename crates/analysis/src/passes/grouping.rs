@@ -422,7 +422,10 @@ impl Forest {
         let mut group_of = vec![-1i32; self.types.len()];
         let mut visited = Visited::new(self.types.len());
         let roots: Vec<u32> = if self.tf_loop_roots.is_empty() {
-            let mut roots: Vec<u32> = (self.root_levels.keys().copied())
+            let mut roots: Vec<u32> = self
+                .root_levels
+                .keys()
+                .copied()
                 .filter(|&n| {
                     let id = self.stat(profile, n, keys.step_id).and_then(|v| v.as_i64());
                     !id.is_some_and(|id| self.tf_data_step_ids.contains(&id))
@@ -464,6 +467,10 @@ impl Forest {
         self.mark_eager_ops(&mut visited, profile, keys, out);
     }
 
+    /// Gives `group` to every node reachable from `root` that has none. A
+    /// grouped node's descendants are grouped already (groups are given to
+    /// all that is reachable), so the walk stops at grouped nodes, and the
+    /// groups serve as its marks.
     fn propagate(&self, root: u32, group: i32, group_of: &mut [i32]) {
         if group_of[root as usize] >= 0 {
             return;
