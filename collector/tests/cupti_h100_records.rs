@@ -15,9 +15,11 @@
 //! Counts compared here are read from the raw dump's kind field (not through
 //! the parser) or follow from the recording scripts.
 
+mod cupti_records;
+
+use cupti_records::records;
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::kernels::kernel_stats;
-use proflens_collector::cupti::activity::{resolve_sync_devices, Activity, MarkerPairs};
 use proflens_collector::cupti::raw::Dump;
 use proflens_collector::cupti::steps;
 use proflens_collector::cupti::{to_xspace, Capture, Record};
@@ -40,23 +42,6 @@ fn dump(case: &str) -> Dump {
 /// Records of the raw kind `kind`, counted from each record's first u32.
 fn raw_count(dump: &Dump, kind: u32) -> usize {
     dump.records.iter().filter(|r| u32::from_ne_bytes(r[..4].try_into().unwrap()) == kind).count()
-}
-
-/// The records as the injection library keeps them: markers paired into ranges.
-fn records(dump: &Dump) -> Vec<Record> {
-    let mut pairs = MarkerPairs::default();
-    let mut records = Vec::new();
-    for activity in dump.activities() {
-        match activity.expect("every real record parses") {
-            Activity::Record(r) => records.push(r),
-            marker @ (Activity::MarkerStart { .. } | Activity::MarkerEnd { .. }) => {
-                records.extend(pairs.feed(marker).map(Record::Nvtx))
-            }
-            Activity::Ignored(kind) => panic!("kind {kind} was enabled, so it is read"),
-        }
-    }
-    resolve_sync_devices(&mut records);
-    records
 }
 
 /// The records as an XSpace read back by Proflens.

@@ -5,8 +5,10 @@
 //! pair into the loop's 12 `train N` ranges, and every kernel joins a step,
 //! also those PyTorch's autograd thread launched.
 
+mod cupti_records;
+
+use cupti_records::records;
 use proflens_analysis::passes::grouping::group_events;
-use proflens_collector::cupti::activity::{resolve_sync_devices, Activity, MarkerPairs};
 use proflens_collector::cupti::raw::Dump;
 use proflens_collector::cupti::steps;
 use proflens_collector::cupti::{to_xspace, ApiCall, Capture, Record};
@@ -18,23 +20,6 @@ fn dump() -> Dump {
     Dump::read(&std::fs::read(path).unwrap()).unwrap()
 }
 
-/// The records as the injection library keeps them: markers paired into ranges.
-fn records() -> Vec<Record> {
-    let mut pairs = MarkerPairs::default();
-    let mut records = Vec::new();
-    for activity in dump().activities() {
-        match activity.expect("every real record parses") {
-            Activity::Record(r) => records.push(r),
-            marker @ (Activity::MarkerStart { .. } | Activity::MarkerEnd { .. }) => {
-                records.extend(pairs.feed(marker).map(Record::Nvtx))
-            }
-            Activity::Ignored(kind) => panic!("kind {kind} was enabled, so it is read"),
-        }
-    }
-    resolve_sync_devices(&mut records);
-    records
-}
-
 #[test]
 fn real_records_parse_with_sane_fields() {
     let dump = dump();
@@ -43,7 +28,7 @@ fn real_records_parse_with_sane_fields() {
         let kind = u32::from_ne_bytes(r[..4].try_into().unwrap());
         assert!(r.len() >= proflens_collector::cupti::activity::record_len(kind), "kind {kind}: {} bytes", r.len());
     }
-    let records = records();
+    let records = records(&dump);
     let kernels: Vec<_> =
         records.iter().filter_map(|r| if let Record::Kernel(k) = r { Some(k) } else { None }).collect();
     assert!(!kernels.is_empty());
@@ -62,15 +47,17 @@ fn real_records_parse_with_sane_fields() {
 
 #[test]
 fn the_nvtx_markers_pair_into_the_train_steps() {
-    let names: Vec<String> =
-        records().iter().filter_map(|r| if let Record::Nvtx(n) = r { Some(n.name.clone()) } else { None }).collect();
+    let names: Vec<String> = records(&dump())
+        .iter()
+        .filter_map(|r| if let Record::Nvtx(n) = r { Some(n.name.clone()) } else { None })
+        .collect();
     let expected: Vec<String> = (0..12).map(|i| format!("train {i}")).collect();
     assert_eq!(names, expected, "torch_train.py --steps 12");
 }
 
 #[test]
 fn kernels_of_every_thread_join_their_step() {
-    let records = records();
+    let records = records(&dump());
     // The backward pass launches from a thread other than the one with the NVTX ranges.
     let kernel_correlations: BTreeSet<u32> =
         records.iter().filter_map(|r| if let Record::Kernel(k) = r { Some(k.correlation_id) } else { None }).collect();
