@@ -1,6 +1,6 @@
 // The web benchmark (`cargo xtask bench-web PATH [--runs N]`):
 //
-//   node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav]
+//   node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav] [--tools A,B]
 //
 // PROFILE_PATH is one profile, or a folder of a run's hosts (opened with the
 // folder input: "All hosts" when the run has several).
@@ -23,14 +23,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { summary, cell, ms, mib, table } from './bench/stats.mjs';
 
-const USAGE = 'usage: node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav]';
+const USAGE = 'usage: node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav] [--tools A,B]';
 const args = process.argv.slice(2);
 const positional = [];
-const options = { runs: 3, json: null, traceNav: true };
+const options = { runs: 3, json: null, traceNav: true, tools: null };
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--runs') options.runs = Number(args[++i]);
   else if (args[i] === '--json') options.json = args[++i];
   else if (args[i] === '--no-trace-nav') options.traceNav = false;
+  // Only these tools after the overview (a whole visit of a multi-GB trace takes long).
+  else if (args[i] === '--tools') options.tools = args[++i].split(',');
   else positional.push(args[i]);
 }
 if (positional.length !== 2 || !(Number.isInteger(options.runs) && options.runs >= 1)) {
@@ -66,7 +68,7 @@ const result = { profile, file_bytes: bytes, runs: options.runs, load_average_at
 const env = await launch();
 try {
   for (let i = 0; i < options.runs; i++) {
-    const visit = await coldVisit(env, profile, { timeoutMs: TIMEOUT_MS });
+    const visit = await coldVisit(env, profile, { timeoutMs: TIMEOUT_MS, only: options.tools });
     result.visits.push(visit);
     console.error(`bench_web: cold run ${i + 1}/${options.runs}: overview shown in ${ms(visit.tools.overview_page.total_ms)} ms`);
   }

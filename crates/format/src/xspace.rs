@@ -398,8 +398,7 @@ fn line_base_ps(line: &XLine, origin_ns: Option<i64>) -> i64 {
 
 /// The line, its events sorted and nested.
 fn finish_line(line: XLine, base_ps: i64, mut events: Events, strings: &mut Interner) -> Line {
-    sort_events(&mut events);
-    events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
+    finish_events(&mut events);
     Line {
         id: line.id,
         display_id: if line.display_id != 0 { line.display_id } else { line.id },
@@ -453,26 +452,37 @@ fn relative_ns(timestamp_ns: i64, origin_ns: Option<i64>) -> i64 {
 }
 
 /// Sorts a line's events by (start asc, duration desc), keeping columns aligned.
-pub(crate) fn sort_events(events: &mut Events) {
+/// A line's columns as the model keeps them: without the room their growth
+/// left, sorted, with nesting depths.
+pub(crate) fn finish_events(events: &mut Events) {
+    events.shrink_to_fit();
+    sort_events(events);
+    events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
+}
+
+fn sort_events(events: &mut Events) {
     let key = |i: usize| (events.start_ps[i], std::cmp::Reverse(events.duration_ps[i]));
     if (1..events.len()).all(|i| key(i - 1) <= key(i)) {
         return;
     }
     let mut order: Vec<u32> = (0..events.len() as u32).collect();
     order.sort_by_key(|&i| key(i as usize));
-    let pick = |col: &[i64]| order.iter().map(|&i| col[i as usize]).collect::<Vec<_>>();
-    let start = pick(&events.start_ps);
-    let duration = pick(&events.duration_ps);
-    let metadata = order.iter().map(|&i| events.metadata[i as usize]).collect();
-    let mut position = vec![0u32; order.len()];
-    for (new, &old) in order.iter().enumerate() {
-        position[old as usize] = new as u32;
+    // One column is reordered at a time, so that the sort holds one copy
+    // beside the events rather than a second set of them.
+    fn pick<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
+        *column = order.iter().map(|&i| column[i as usize]).collect();
     }
-    events.aggregated.iter_mut().for_each(|(i, _)| *i = position[*i as usize]);
-    events.stats = events.stats.permuted(&order);
-    events.start_ps = start;
-    events.duration_ps = duration;
-    events.metadata = metadata;
+    pick(&mut events.start_ps, &order);
+    pick(&mut events.duration_ps, &order);
+    pick(&mut events.metadata, &order);
+    if !events.aggregated.is_empty() {
+        let mut position = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            position[old as usize] = new as u32;
+        }
+        events.aggregated.iter_mut().for_each(|(i, _)| *i = position[*i as usize]);
+    }
+    events.stats.permute(&order);
 }
 
 #[cfg(test)]

@@ -131,6 +131,16 @@ impl Events {
         self.start_ps.is_empty()
     }
 
+    /// Releases the room that growing the columns left unused.
+    pub fn shrink_to_fit(&mut self) {
+        self.start_ps.shrink_to_fit();
+        self.duration_ps.shrink_to_fit();
+        self.metadata.shrink_to_fit();
+        self.depth.shrink_to_fit();
+        self.stats.shrink_to_fit();
+        self.aggregated.shrink_to_fit();
+    }
+
     /// End of event `i` in ps.
     pub fn end_ps(&self, i: usize) -> i64 {
         self.start_ps[i].saturating_add(self.duration_ps[i])

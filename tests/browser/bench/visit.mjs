@@ -106,9 +106,10 @@ function breakdown(chosenAt, shownAt, requestAt, reply) {
 
 /**
  * One cold visit: `{ready_ms, tools: {id: breakdown}, errors, worker_peak_bytes, renderer_peak_bytes}`.
- * `profile` is a file (or a run's folder, opened with the folder input).
+ * `profile` is a file (or a run's folder, opened with the folder input); `only`, when given,
+ * names the tools to visit after the overview (a huge profile's visit can be limited to some).
  */
-export async function coldVisit(env, profile, { timeoutMs }) {
+export async function coldVisit(env, profile, { timeoutMs, only = null }) {
   const before = new Set(rendererPids());
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`, {}, recorder);
   try {
@@ -127,7 +128,7 @@ export async function coldVisit(env, profile, { timeoutMs }) {
     tools.overview_page.render_phases = await renderPhases(page);
     const offered = await page.$$eval('#tool > option', (options) =>
       options.filter((o) => !o.disabled && o.value !== 'trace_diff').map((o) => o.value));
-    for (const tool of offered.filter((t) => t !== 'overview_page')) {
+    for (const tool of offered.filter((t) => t !== 'overview_page' && (!only || only.includes(t)))) {
       const mark = await page.evaluate(() => {
         window.__benchOld = document.querySelector('section.tool');
         return performance.now();

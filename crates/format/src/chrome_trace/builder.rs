@@ -2,10 +2,8 @@
 //! into the model's columns (the trace-event order is not the model's).
 
 use super::ArgValue;
-use crate::xspace::sort_events;
-use proflens_model::{
-    nesting_depths, Counter, EventMetadata, Events, Interner, Line, MetaIdx, Plane, StatList, Stats, StrId,
-};
+use crate::xspace::finish_events;
+use proflens_model::{Counter, EventMetadata, Interner, Line, MetaIdx, Plane, StatList, Stats, StrId};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
@@ -154,11 +152,6 @@ impl PlaneAcc {
             counters: self.counters,
         }
     }
-}
-
-fn finish_events(events: &mut Events) {
-    sort_events(events);
-    events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
 }
 
 /// Pushes an event arg as a stat, as [`push_json`] does for its JSON value.

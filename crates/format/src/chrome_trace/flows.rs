@@ -18,6 +18,10 @@ use crate::Error;
 use proflens_model::{Interner, Stats, StrId};
 use rustc_hash::FxHashMap;
 
+/// Flow categories of kernel launches, which the PyTorch mapping links by
+/// `correlation_id` instead.
+pub(crate) const LAUNCH_FLOW_CATS: [&str; 3] = ["ac2g", "async_cpu_to_gpu", "async"];
+
 /// Stat key of a flow leaving the event (the event is the flow's source).
 pub const FLOW_OUT: &str = "_fo";
 /// Stat key of a flow arriving at the event.
@@ -46,20 +50,29 @@ enum Bind {
     Itself(usize),
 }
 
-/// One flow phase, before it is bound to a slice (owned: the first pass
-/// keeps it while the events themselves go).
-pub(crate) struct Point {
+/// The flow phases of a trace, in file order, gathered by the first pass
+/// (which keeps them while the events themselves go). Their texts are
+/// interned here: a Kineto trace has a flow phase for every kernel launch,
+/// and owned strings made them about 350 bytes each.
+#[derive(Default)]
+pub(crate) struct FlowPoints {
+    points: Vec<Point>,
+    texts: Interner,
+}
+
+/// One flow phase, before it is bound to a slice.
+struct Point {
     ts: i128,
     order: usize,
     thread: Thread,
-    key: (String, String, String),
-    cat: String,
+    key: (StrId, StrId, StrId),
+    cat: StrId,
     role: Role,
     bind: Bind,
 }
 
-/// A (pid, tid) as written.
-type Thread = (String, String);
+/// A (pid, tid) as written, interned in [`FlowPoints::texts`].
+type Thread = (StrId, StrId);
 
 fn raw(v: Option<&serde_json::value::RawValue>) -> &str {
     v.map_or("", |r| r.get())
@@ -71,22 +84,24 @@ impl Flows {
     /// flows: the correlation id). Walks the events once more to find the
     /// slices of the threads that have flow phases.
     pub fn bind(
-        points: &[Point],
+        flow_points: &FlowPoints,
         skip: impl Fn(&str) -> bool,
         walk: &mut dyn EventWalk,
         strings: &mut Interner,
     ) -> Result<Flows, Error> {
         let mut flows = Flows { ends: Vec::new(), out_key: strings.intern(FLOW_OUT), in_key: strings.intern(FLOW_IN) };
-        let points: Vec<&Point> = points.iter().filter(|p| !skip(&p.cat)).collect();
+        let texts = &flow_points.texts;
+        let points: Vec<&Point> = flow_points.points.iter().filter(|p| !skip(texts.get(p.cat))).collect();
         if points.is_empty() {
             return Ok(flows);
         }
-        let slices = slices(walk, &points)?;
-        let bound: Vec<Option<usize>> = points.iter().map(|p| resolve(p, &slices)).collect();
+        let base = points.iter().map(|p| p.ts).min().unwrap_or(0);
+        let slices = slices(walk, &points, texts, base)?;
+        let bound: Vec<Option<usize>> = points.iter().map(|p| resolve(p, &slices, base)).collect();
         let mut order: Vec<usize> = (0..points.len()).collect();
         order.sort_by_key(|&i| (points[i].ts, points[i].order));
         // Open flows: the slice the last phase bound to.
-        let mut open: FxHashMap<&(String, String, String), Option<usize>> = FxHashMap::default();
+        let mut open: FxHashMap<(StrId, StrId, StrId), Option<usize>> = FxHashMap::default();
         let mut hops = 0u64;
         for i in order {
             let (p, here) = (points[i], bound[i]);
@@ -94,7 +109,10 @@ impl Flows {
                 if let (Some(Some(from)), Some(to)) = (open.get(&p.key), here) {
                     if *from != to {
                         hops += 1;
-                        let cat = if p.cat.is_empty() { "flow" } else { &p.cat };
+                        let cat = match texts.get(p.cat) {
+                            "" => "flow",
+                            cat => cat,
+                        };
                         let text = strings.intern(&format!("{cat} {hops}"));
                         flows.ends.push((*from, true, text));
                         flows.ends.push((to, false, text));
@@ -106,7 +124,7 @@ impl Flows {
                     open.remove(&p.key);
                 }
                 _ => {
-                    let slot = open.entry(&p.key).or_insert(None);
+                    let slot = open.entry(p.key).or_insert(None);
                     *slot = here.or(*slot);
                 }
             }
@@ -124,16 +142,30 @@ impl Flows {
     }
 }
 
+impl FlowPoints {
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Keeps event `n` if it is a flow phase.
+    pub fn see(&mut self, n: usize, e: &RawEvent) {
+        if let Some(point) = Point::of(n, e, &mut self.texts) {
+            self.points.push(point);
+        }
+    }
+}
+
 impl Point {
     /// The flow phase event `n` is, if it is one.
-    pub fn of(n: usize, e: &RawEvent) -> Option<Point> {
+    fn of(n: usize, e: &RawEvent, texts: &mut Interner) -> Option<Point> {
         let ph = e.ph();
         let v2 = e.bind_id.is_some() && matches!(ph, "X" | "B");
         if !(matches!(ph, "s" | "t" | "f") || v2) {
             return None;
         }
         let ts = e.ts_ps()?;
-        let thread = (raw(e.pid).to_string(), raw(e.tid).to_string());
+        let thread = (texts.intern(raw(e.pid)), texts.intern(raw(e.tid)));
         let (role, bind, key) = if v2 {
             let (out, into) = (is_true(e.flow_out), is_true(e.flow_in));
             let role = match (into, out) {
@@ -142,7 +174,8 @@ impl Point {
                 (true, false) => Role::End,
                 (false, false) => return None,
             };
-            (role, Bind::Itself(n), (String::new(), String::new(), raw(e.bind_id).to_string()))
+            let none = texts.intern("");
+            (role, Bind::Itself(n), (none, none, texts.intern(raw(e.bind_id))))
         } else {
             let role = match ph {
                 "s" => Role::Start,
@@ -150,10 +183,10 @@ impl Point {
                 _ => Role::End,
             };
             let enclosing = role != Role::End || e.bp.as_ref().is_some_and(|b| &*b.0 == "e");
-            let key = (e.cat().to_string(), e.name().to_string(), raw(e.id).to_string());
+            let key = (texts.intern(e.cat()), texts.intern(e.name()), texts.intern(raw(e.id)));
             (role, if enclosing { Bind::Enclosing } else { Bind::Next }, key)
         };
-        Some(Point { ts, order: n, thread, key, cat: e.cat().to_string(), role, bind })
+        Some(Point { ts, order: n, thread, key, cat: texts.intern(e.cat()), role, bind })
     }
 }
 
@@ -161,38 +194,44 @@ fn is_true(v: Option<&serde_json::value::RawValue>) -> bool {
     matches!(raw(v).trim(), "true" | "1" | "\"true\"")
 }
 
-/// Slices per pid, then tid (looked up by the text of each event's).
-type Slices = FxHashMap<String, FxHashMap<String, Vec<(i128, i128, usize)>>>;
+/// Slices per (pid, tid): start and end (ps from the earliest flow phase;
+/// 64 bits hold ±106 days) and event index.
+type Slices = FxHashMap<Thread, Vec<(i64, i64, usize)>>;
+
+/// `ts` in ps from `base`, as slices keep it.
+fn from_base(ts: i128, base: i128) -> i64 {
+    (ts - base).clamp(i64::MIN.into(), i64::MAX.into()) as i64
+}
 
 /// Slices (start, end, event index) of the threads that have flow phases,
 /// sorted by start, longer first: `X` events and `B`/`E` pairs (a pair is
 /// the index of its `B`, the event the importers keep).
-fn slices(walk: &mut dyn EventWalk, points: &[&Point]) -> Result<Slices, Error> {
+fn slices(walk: &mut dyn EventWalk, points: &[&Point], texts: &Interner, base: i128) -> Result<Slices, Error> {
     let mut slices: Slices = FxHashMap::default();
     for p in points {
-        slices.entry(p.thread.0.clone()).or_default().entry(p.thread.1.clone()).or_default();
+        slices.entry(p.thread).or_default();
     }
-    let mut open: FxHashMap<Thread, Vec<(i128, usize)>> = FxHashMap::default();
+    let mut open: FxHashMap<Thread, Vec<(i64, usize)>> = FxHashMap::default();
     walk.each(&mut |n, e| {
         let ph = e.ph();
         if !matches!(ph, "X" | "B" | "E") {
             return;
         }
-        let (pid, tid) = (raw(e.pid), raw(e.tid));
-        let Some(list) = slices.get_mut(pid).and_then(|tids| tids.get_mut(tid)) else { return };
-        let Some(ts) = e.ts_ps() else { return };
-        let thread = || (pid.to_string(), tid.to_string());
+        // A thread no flow phase named has no interned text, and no slices kept.
+        let (Some(pid), Some(tid)) = (texts.lookup(raw(e.pid)), texts.lookup(raw(e.tid))) else { return };
+        let Some(list) = slices.get_mut(&(pid, tid)) else { return };
+        let Some(ts) = e.ts_ps().map(|ts| from_base(ts, base)) else { return };
         match ph {
-            "X" => list.push((ts, ts + e.dur_ps(), n)),
-            "B" => open.entry(thread()).or_default().push((ts, n)),
+            "X" => list.push((ts, ts.saturating_add(from_base(e.dur_ps(), 0)), n)),
+            "B" => open.entry((pid, tid)).or_default().push((ts, n)),
             _ => {
-                if let Some((begin, b)) = open.get_mut(&thread()).and_then(Vec::pop) {
+                if let Some((begin, b)) = open.get_mut(&(pid, tid)).and_then(Vec::pop) {
                     list.push((begin, ts.max(begin), b));
                 }
             }
         }
     })?;
-    for list in slices.values_mut().flat_map(FxHashMap::values_mut) {
+    for list in slices.values_mut() {
         list.sort_unstable_by_key(|&(start, end, n)| (start, std::cmp::Reverse(end), n));
     }
     Ok(slices)
@@ -201,20 +240,21 @@ fn slices(walk: &mut dyn EventWalk, points: &[&Point]) -> Result<Slices, Error> 
 /// The slice a flow phase binds to: the deepest slice of its thread that
 /// encloses `ts` (the latest-starting one, of those that start by `ts` and
 /// end at or after it), or the first that starts at or after `ts`.
-fn resolve(p: &Point, slices: &Slices) -> Option<usize> {
+fn resolve(p: &Point, slices: &Slices, base: i128) -> Option<usize> {
     let list = match p.bind {
         Bind::Itself(n) => return Some(n),
-        _ => slices.get(&p.thread.0)?.get(&p.thread.1)?,
+        _ => slices.get(&p.thread)?,
     };
+    let ts = from_base(p.ts, base);
     match p.bind {
-        Bind::Next => list.get(list.partition_point(|s| s.0 < p.ts)).map(|s| s.2),
+        Bind::Next => list.get(list.partition_point(|s| s.0 < ts)).map(|s| s.2),
         _ => {
             // Walk back from the last slice starting by `ts` to one still
             // open at `ts`; an earlier sibling ends before, so the walk
             // stops at the innermost enclosing slice. Bounded: a thread of
             // many short siblings under one long parent is cut short.
-            let last = list.partition_point(|s| s.0 <= p.ts);
-            list[..last].iter().rev().take(4096).find(|s| s.1 >= p.ts).map(|s| s.2)
+            let last = list.partition_point(|s| s.0 <= ts);
+            list[..last].iter().rev().take(4096).find(|s| s.1 >= ts).map(|s| s.2)
         }
     }
 }

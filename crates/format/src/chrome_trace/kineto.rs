@@ -25,7 +25,7 @@
 use super::builder::{push_arg, push_json, PlaneAcc};
 use super::counter_events;
 use super::event_walk::EventWalk;
-use super::flows::Flows;
+use super::flows::{Flows, LAUNCH_FLOW_CATS};
 use super::kept::Kept;
 use super::walk::Survey;
 use super::{rel_ps, ArgValue, Head, RawEvent};
@@ -39,9 +39,6 @@ use std::collections::BTreeMap;
 /// range (device-derived ids, 0xdeadbeef + 290 onwards), so op metrics and
 /// kernel stats skip them as they skip XProf's own derived lines.
 const ANNOTATION_LINE_ID: i64 = 0xdead_beef_u32 as i32 as i64 + 290;
-
-/// Flow categories of kernel launches, linked by `correlation_id` instead.
-const LAUNCH_FLOW_CATS: [&str; 3] = ["ac2g", "async_cpu_to_gpu", "async"];
 
 /// Device-side categories (current names and PyTorch 1.9's).
 fn device_kind(cat: &str) -> Option<DeviceKind> {

@@ -6,7 +6,7 @@
 //! to hold is read twice from its source ([`super::stream`]).
 
 use super::event_walk::EventWalk;
-use super::flows::Point;
+use super::flows::{FlowPoints, LAUNCH_FLOW_CATS};
 use super::names::Names;
 use super::RawEvent;
 use crate::Error;
@@ -32,7 +32,7 @@ pub(crate) struct Survey {
     /// Whether one of the first 100,000 events has a PyTorch-only category.
     pub kineto_cat: bool,
     /// The flow phases, in file order.
-    pub flow_points: Vec<Point>,
+    pub flow_points: FlowPoints,
 }
 
 impl Survey {
@@ -66,8 +66,38 @@ impl Survey {
         if n < 100_000 && !self.kineto_cat {
             self.kineto_cat = KINETO_CATS.contains(&e.cat());
         }
-        if let Some(point) = Point::of(n, e) {
-            self.flow_points.push(point);
+        // Once the trace is known to be PyTorch's, its launch flows are not
+        // kept: that mapping links launches by correlation id (most of a
+        // Kineto trace's flow phases are these).
+        if !(self.kineto_cat && LAUNCH_FLOW_CATS.contains(&e.cat())) {
+            self.flow_points.see(n, e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_flows_are_not_kept_once_the_trace_is_known_to_be_pytorchs() {
+        let flow = |ph: &str, cat: &str, id: u32| {
+            format!(r#"{{"ph":"{ph}","cat":"{cat}","name":"n","id":{id},"pid":1,"tid":2,"ts":5}}"#)
+        };
+        let survey = |events: &[String]| {
+            let parsed: Vec<RawEvent> = events.iter().map(|e| serde_json::from_str(e).unwrap()).collect();
+            Survey::of(&mut parsed.as_slice()).unwrap()
+        };
+        let op = r#"{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":1,"dur":9}"#.to_string();
+        let launches = [flow("s", "ac2g", 1), flow("f", "ac2g", 1)];
+        let backward = flow("s", "fwdbwd", 2);
+        // Before a PyTorch category is seen, every flow phase is kept: the
+        // mapping is not known yet.
+        let unknown = survey(&[launches[0].clone(), launches[1].clone(), backward.clone(), op.clone()]);
+        assert_eq!(unknown.flow_points.len(), 3);
+        assert!(unknown.kineto_cat);
+        // After it, launch flows are left out; other flows are kept.
+        let known = survey(&[op, launches[0].clone(), launches[1].clone(), backward]);
+        assert_eq!(known.flow_points.len(), 1);
     }
 }

@@ -158,13 +158,16 @@ impl KinetoIndex {
                 let ev = &line.events;
                 for i in 0..ev.len() {
                     picker.pick(profile, plane, line, i, &mut values);
-                    let cat = values[0].and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+                    let cat = match values[0] {
+                        Some(StatValue::Str(cat)) => cat,
+                        _ => "",
+                    };
                     let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
                     let (start, end) = (ev.start_ps[i], ev.end_ps(i));
                     let external_id = values[1].and_then(|v| v.as_i64());
                     let correlation_id = values[2].and_then(|v| v.as_i64());
                     if let Some(step) = step_number(name) {
-                        if matches!(cat.as_str(), "user_annotation" | "gpu_user_annotation" | "cpu_op" | "Operator") {
+                        if matches!(cat, "user_annotation" | "gpu_user_annotation" | "cpu_op" | "Operator") {
                             index.steps.push(StepSpan {
                                 name: name.to_string(),
                                 step,
@@ -177,7 +180,7 @@ impl KinetoIndex {
                     if is_host {
                         // PyTorch 1.9 records steps as `Operator`s; a step is
                         // a range, never an op.
-                        let kind = if step_number(name).is_some() { HostKind::Annotation } else { host_kind(&cat) };
+                        let kind = if step_number(name).is_some() { HostKind::Annotation } else { host_kind(cat) };
                         index.host.push(HostEvent {
                             line: l,
                             start_ps: start,
@@ -191,7 +194,7 @@ impl KinetoIndex {
                                 _ => None,
                             },
                         });
-                    } else if let Some(kind) = device_kind(&cat) {
+                    } else if let Some(kind) = device_kind(cat) {
                         index.device.push(DeviceEvent {
                             device: plane.id,
                             stream: line.id,
