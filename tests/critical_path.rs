@@ -27,7 +27,7 @@ fn paths_tile_their_steps_and_name_real_events() {
         let profile = proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap();
         let events = hta::events(&profile);
         let by_place: std::collections::HashMap<_, _> = events.iter().map(|e| (e.at, e)).collect();
-        let got = critical_paths(&profile).unwrap();
+        let got = critical_paths(&profile, None).unwrap();
         assert!(!got.steps.is_empty(), "{file}");
         for s in &got.steps {
             assert_eq!(s.error, None, "{file} step {}", s.step);
@@ -77,9 +77,43 @@ fn csv_through_the_registry() {
     use proflens_analysis::context::Rendered;
     let bytes = std::fs::read(proflens_tests::data_dir().join(TRACES[0])).unwrap();
     let profile = proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap();
-    let got = critical_paths(&profile).unwrap();
+    let got = critical_paths(&profile, None).unwrap();
     let csv = got.csv().unwrap();
     let rows: usize = got.steps.iter().map(|s| s.segments.len()).sum();
     assert_eq!(csv.lines().count(), rows + 1);
     assert!(csv.starts_with("step,instance,segment,kind,edge,ts_us,dur_us,weight_us,event_name"));
+}
+
+/// One step asked for (as the page asks, a step at a time) is that step of
+/// every step's paths, and the other steps keep their times without a path.
+#[test]
+fn one_step_alone_is_its_part_of_every_steps() {
+    // The DDP trace has two steps, so one is left without its path.
+    let mut several = false;
+    for file in TRACES.iter().chain(&["kineto/kineto-a100-ddp-nccl/nccl_data.json.gz"]) {
+        let bytes = std::fs::read(proflens_tests::data_dir().join(file)).unwrap();
+        let profile = proflens_format::load_profile(&bytes, &Default::default(), &mut |_| {}).unwrap();
+        let all = critical_paths(&profile, None).unwrap();
+        assert_eq!(all.only, None);
+        for (n, step) in all.steps.iter().enumerate() {
+            let one = critical_paths(&profile, Some(n)).unwrap();
+            assert_eq!(one.only, Some(n), "{file}");
+            assert_eq!(one.steps.len(), all.steps.len(), "{file}");
+            for (m, s) in one.steps.iter().enumerate() {
+                if m == n {
+                    assert_eq!(s, step, "{file} step {n}");
+                } else {
+                    assert_eq!(
+                        (s.step, s.ts_us, s.dur_us),
+                        (all.steps[m].step, all.steps[m].ts_us, all.steps[m].dur_us)
+                    );
+                    assert!(s.segments.is_empty() && s.breakdown.is_empty(), "{file} step {m}");
+                }
+            }
+        }
+        several |= all.steps.len() > 1;
+        // A place past the last step means the first.
+        assert_eq!(critical_paths(&profile, Some(all.steps.len())).unwrap().only, Some(0), "{file}");
+    }
+    assert!(several);
 }

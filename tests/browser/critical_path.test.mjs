@@ -79,3 +79,32 @@ test('critical path of a PyTorch step: breakdown by kind, the path as a table, C
   assert.deepEqual(seen.errors, []);
   await close();
 });
+
+// A two-step DDP trace (ProfilerStep#4 and #5 of rank 0): the worker finds
+// the path of the step shown alone, and the picker asks it for the other.
+test('critical path: choosing another step asks for its path', async () => {
+  const DDP = path.join(DATA, 'kineto/kineto-a100-ddp-nccl/nccl_data.json.gz');
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=critical_path`);
+  await page.setInputFiles('#open-files', DDP);
+  const summary = page.locator('#critical-path-summary');
+  await summary.waitFor({ timeout: 60_000 });
+  assert.match(await summary.textContent(), /^ProfilerStep#4 lasts 222,441 µs; its critical path has 6,161 segments\./);
+  const steps = await page.$$eval('#critical-path-step option', (o) => o.map((x) => [x.textContent, x.selected]));
+  assert.deepEqual(steps, [['ProfilerStep#4 (222,441 µs)', true], ['ProfilerStep#5 (219,726 µs)', false]]);
+  await page.selectOption('#critical-path-step', '1');
+  await page.waitForFunction(() => /^ProfilerStep#5 /.test(document.getElementById('critical-path-summary')?.textContent ?? ''));
+  assert.match(await summary.textContent(), /^ProfilerStep#5 lasts 219,726 µs; its critical path has 6,147 segments\./);
+  assert.equal(await page.$eval('#critical-path-step', (s) => s.value), '1');
+  // The breakdown is step 5's: it adds up to that step.
+  const us = await page.$$eval('#critical-path-breakdown tbody tr td[data-col="us"]', (c) =>
+    c.map((x) => Number(x.textContent.replace(/,/g, ''))));
+  assert.equal(us.reduce((a, b) => a + b, 0), 219726);
+  // The CSV is the step shown.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-critical-path')]);
+  const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
+  assert.equal(csv.length, 6147 + 1);
+  assert.ok(csv.slice(1).every((row) => row.startsWith('5,1,')));
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});

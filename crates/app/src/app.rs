@@ -403,6 +403,10 @@ fn actions(state: AppState, run: &str, host: &str) -> Actions {
             state.graph.set(Some(graph));
             bridge::show_tool(state);
         }),
+        choose_step: Arc::new(move |step| {
+            state.step.set(Some(step));
+            bridge::show_tool(state);
+        }),
         trace_query: {
             let (run, host) = (run.clone(), host.clone());
             Arc::new(move |seq, query| bridge::post_trace(state, run.clone(), host.clone(), seq, query))

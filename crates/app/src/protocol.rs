@@ -53,6 +53,10 @@ pub enum Request {
         module: Option<String>,
         #[serde(default)]
         graph: Option<GraphRequest>,
+        /// The critical path's step, by its place (`None`: the first): the
+        /// page shows one step's path at a time.
+        #[serde(default)]
+        step: Option<usize>,
         /// How many workers the page may run at once (0 or 1: this worker
         /// alone). With more, a tool of all hosts whose hosts have no
         /// analysis yet is answered with [`Response::Summarize`] first.

@@ -88,6 +88,8 @@ pub struct AppState {
     pub module: RwSignal<Option<String>>,
     /// What the graph viewer draws (`None`: around the entry's root).
     pub graph: RwSignal<Option<crate::protocol::GraphRequest>>,
+    /// The step the critical path shows (`None`: the first).
+    pub step: RwSignal<Option<usize>>,
     /// The event the trace viewer is to show (`event=` in the URL).
     pub trace_target: RwSignal<Option<TraceTarget>>,
     /// The trace viewer's visible time range (`t=` in the URL).
@@ -116,6 +118,7 @@ impl AppState {
             both_pytorch: RwSignal::new(false),
             module: RwSignal::new(None),
             graph: RwSignal::new(None),
+            step: RwSignal::new(None),
             trace_target: RwSignal::new(None),
             trace_range: RwSignal::new(None),
             status: RwSignal::new(Status::Idle),

@@ -160,6 +160,10 @@ enum Command {
         /// graph_viewer: draw each fusion as one node instead of its fused instructions.
         #[arg(long)]
         merge_fusion: bool,
+        /// critical_path: find only this step's path (its place among the steps, from 0);
+        /// the other steps are listed without theirs. Default: every step's.
+        #[arg(long, value_name = "N")]
+        step: Option<usize>,
         /// All hosts: hosts analysed at once, one per thread (default: one per core).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
@@ -211,6 +215,7 @@ fn main() -> ExitCode {
             node,
             graph_width,
             merge_fusion,
+            step,
             jobs,
         } => tool::run(&tool::Args {
             path,
@@ -225,6 +230,7 @@ fn main() -> ExitCode {
             node,
             graph_width,
             merge_fusion,
+            step,
             jobs,
         }),
         Command::Compare {

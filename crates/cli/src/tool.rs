@@ -26,6 +26,8 @@ pub struct Args {
     pub node: Option<String>,
     pub graph_width: Option<u32>,
     pub merge_fusion: bool,
+    /// critical_path: only this step's path (its place, from 0).
+    pub step: Option<usize>,
     /// All hosts: threads that analyse hosts at once (`None`: one per core).
     pub jobs: Option<usize>,
 }
@@ -67,6 +69,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         node: args.node.clone(),
         graph_width: args.graph_width,
         merge_fusion: args.merge_fusion,
+        step: args.step,
     };
     let failure = |e: ToolError| match e {
         ToolError::OneHost => Failure(format!(

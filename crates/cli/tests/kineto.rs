@@ -161,3 +161,20 @@ fn include_last_step_keeps_htas_last_step() {
         }
     }
 }
+
+/// `--step N` finds one step's critical path (what the page asks for): the
+/// DDP trace's second step, the first listed without its path.
+#[test]
+fn critical_path_of_one_step() {
+    let path = data("kineto-a100-ddp-nccl/nccl_data.json.gz");
+    let p = path.to_str().unwrap();
+    let all = json(&["tool", p, "critical_path"]);
+    let one = json(&["tool", p, "critical_path", "--step", "1"]);
+    assert_eq!((&all["only"], &one["only"]), (&Value::Null, &serde_json::json!(1)));
+    assert_eq!(one["steps"][1], all["steps"][1]);
+    assert_eq!(one["steps"][0]["segments"], serde_json::json!([]));
+    assert_eq!(one["steps"][0]["step"], all["steps"][0]["step"]);
+    let csv = proflens(&["tool", p, "critical_path", "--step", "1", "--format", "csv"]);
+    let rows = String::from_utf8(csv.stdout).unwrap().lines().count();
+    assert_eq!(rows, all["steps"][1]["segments"].as_array().unwrap().len() + 1);
+}

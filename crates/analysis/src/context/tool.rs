@@ -107,6 +107,11 @@ pub struct Request {
     pub node: Option<String>,
     pub graph_width: Option<u32>,
     pub merge_fusion: bool,
+    /// Critical path: the one step (its place among the host steps, HTA's
+    /// instance id) whose path is found; the others are listed without
+    /// theirs. `None`: every step's. A page shows one step at a time, and
+    /// every step's path of a long trace is about the trace's size.
+    pub step: Option<usize>,
 }
 
 /// A tool's result: its view model and the name of the view that renders it.

@@ -174,6 +174,7 @@ fn start_open(state: AppState, message: JsValue, opening: Opening, demo: Option<
 pub fn load_host(state: AppState) {
     state.module.set(None);
     state.graph.set(None);
+    state.step.set(None);
     if SESSION.with_borrow(|s| s.in_flight > 0) {
         // The worker is busy with another host (or the same one, for a retry): replace it.
         respawn(state, true);
@@ -200,6 +201,7 @@ fn request_view(state: AppState) {
     let tool = state.tool.get_untracked().to_string();
     let module = state.module.get_untracked();
     let graph = state.graph.get_untracked();
+    let step = state.step.get_untracked();
     if run.is_empty() || host.is_empty() {
         return;
     }
@@ -207,7 +209,7 @@ fn request_view(state: AppState) {
     state.notice.set(None);
     state.shown.set(None);
     let request = match base {
-        None => Request::Tool { run, host, tool, module, graph, workers: pool::workers() },
+        None => Request::Tool { run, host, tool, module, graph, step, workers: pool::workers() },
         Some(base) if compare::TOOLS.contains(&tool.as_str()) => {
             Request::Compare { base_run: base.run, base_host: base.host, run, host, tool }
         }

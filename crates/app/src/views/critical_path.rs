@@ -1,7 +1,9 @@
 //! "Critical path": the chain of host calls, launches, syncs and kernels
 //! that sets a step's time (HTA's critical path analysis) — a step picker,
 //! the breakdown by kind (bar and table) and the path, segment by segment,
-//! as a sortable table with the CSV of every step.
+//! as a sortable table with its CSV. The worker finds the path of the step
+//! shown alone (a long trace's every path is about the trace's size); the
+//! picker asks it for another.
 
 use std::sync::Arc;
 
@@ -22,8 +24,8 @@ use crate::widgets::title::ToolTitle;
 /// The view of a model of type `CriticalPath`.
 pub fn view(props: ViewProps) -> AnyView {
     super::with_model(props, |p, model: CriticalPath| {
-        let show = p.actions.show_in_trace.clone();
-        view! { <CriticalPathView run=p.run host=p.host model=model show=show/> }.into_any()
+        let (show, choose) = (p.actions.show_in_trace.clone(), p.actions.choose_step.clone());
+        view! { <CriticalPathView run=p.run host=p.host model=model show=show choose=choose/> }.into_any()
     })
 }
 
@@ -74,13 +76,19 @@ fn us(v: i64) -> String {
 }
 
 #[component]
-fn CriticalPathView(run: String, host: String, model: CriticalPath, show: ShowInTrace) -> impl IntoView {
+fn CriticalPathView(
+    run: String,
+    host: String,
+    model: CriticalPath,
+    show: ShowInTrace,
+    choose: Arc<dyn Fn(usize) + Send + Sync>,
+) -> impl IntoView {
     let csv = model.csv().unwrap_or_default();
+    let chosen = model.only.unwrap_or(0);
     let steps: Arc<Vec<StepPath>> = Arc::new(model.steps);
-    let chosen = RwSignal::new(0usize);
     let current = {
         let steps = steps.clone();
-        move || steps.get(chosen.get()).cloned()
+        move || steps.get(chosen).cloned()
     };
     let table_rows = {
         let current = current.clone();
@@ -94,7 +102,7 @@ fn CriticalPathView(run: String, host: String, model: CriticalPath, show: ShowIn
         filter_label: "Filter by kind or event",
         placeholder: "e.g. kernel",
         export_id: "export-critical-path",
-        export_label: "Export every step (CSV)",
+        export_label: "Export this step (CSV)",
         file_name: "critical_path.csv",
     };
     let summary = {
@@ -161,11 +169,11 @@ fn CriticalPathView(run: String, host: String, model: CriticalPath, show: ShowIn
         let options = options
             .into_iter()
             .enumerate()
-            .map(|(i, (_, label))| view! { <option value=i.to_string()>{label}</option> })
+            .map(|(i, (_, label))| view! { <option value=i.to_string() selected=i == chosen>{label}</option> })
             .collect_view();
         view! {
             <label for="critical-path-step">"Step "</label>
-            <select id="critical-path-step" on:change=move |ev| chosen.set(event_target_value(&ev).parse().unwrap_or(0))>
+            <select id="critical-path-step" on:change=move |ev| choose(event_target_value(&ev).parse().unwrap_or(0))>
                 {options}
             </select>
         }

@@ -89,6 +89,8 @@ pub struct Actions {
     /// Draw the graph viewer's graph of this module (`None`: the one shown)
     /// around this node, with these hops.
     pub choose_graph: Arc<dyn Fn(Option<String>, GraphRequest) + Send + Sync>,
+    /// Show the critical path of the step at this place.
+    pub choose_step: Arc<dyn Fn(usize) + Send + Sync>,
     /// A trace-viewer query (with its sequence number); the answer comes to
     /// [`trace_viewer::on_answer`].
     pub trace_query: Arc<dyn Fn(u32, TraceQuery) + Send + Sync>,

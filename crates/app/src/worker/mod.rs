@@ -76,12 +76,12 @@ fn handle(request: Request, files: Vec<File>, message: &JsValue) -> Option<Respo
             Ok(found) => open(found, false),
             Err(message) => Response::Error { message },
         },
-        Request::Tool { run, host, tool, module, graph, workers } => {
+        Request::Tool { run, host, tool, module, graph, step, workers } => {
             let Some(hosts) = hosts() else { return Some(no_files()) };
             if summarize::ask(&hosts, &run, &host, &tool, workers) {
                 return None;
             }
-            return run_tool(&hosts, run, host, &tool, module, graph.unwrap_or_default());
+            return run_tool(&hosts, run, host, &tool, module, graph.unwrap_or_default(), step);
         }
         Request::Summarize { host, paths } => return summarize::summarize(host, paths, files),
         Request::GiveSummaries { run, hosts: names, failed } => {
@@ -143,6 +143,7 @@ fn run_tool(
     id: &str,
     module: Option<String>,
     graph: GraphRequest,
+    step: Option<usize>,
 ) -> Option<Response> {
     let Some(tool) = registry::find(id) else {
         return Some(Response::Error { message: format!("Proflens has no tool “{id}”.") });
@@ -152,6 +153,8 @@ fn run_tool(
         node: graph.node,
         graph_width: graph.graph_width,
         merge_fusion: graph.merge_fusion,
+        // The page shows one step's critical path at a time.
+        step: Some(step.unwrap_or(0)),
         ..ToolRequest::default()
     };
     let tell = |tools: Vec<String>| post(&Response::HostTools { run: run.clone(), host: host.clone(), tools });

@@ -24,35 +24,37 @@ impl KinetoIndex {
             .host
             .iter()
             .filter(|h| matches!(h.kind, HostKind::CpuOp | HostKind::Annotation))
-            .filter_map(|h| h.external_id)
+            .filter_map(|h| h.external_id.get())
             .collect();
         let runtime_of: FxHashMap<i64, usize> = self
             .host
             .iter()
             .enumerate()
             .filter(|(_, h)| h.kind == HostKind::Runtime)
-            .filter_map(|(i, h)| Some((h.correlation_id?, i)))
+            .filter_map(|(i, h)| Some((h.correlation_id.get()?, i)))
             .collect();
         let enclosing = RangesByLine::new(
             self.host
                 .iter()
                 .filter(|h| h.kind == HostKind::CpuOp)
-                .filter_map(|h| Some((h.line, h.start_ps, h.end_ps, h.external_id?))),
+                .filter_map(|h| Some((h.line, h.start_ps, h.end_ps, h.external_id.get()?))),
         );
         let mut cache: FxHashMap<usize, Option<i64>> = FxHashMap::default();
         self.device
             .iter()
             .map(|d| {
-                if let Some(e) = d.external_id.filter(|e| op_ids.contains(e)) {
+                if let Some(e) = d.external_id.get().filter(|e| op_ids.contains(e)) {
                     return Some(e);
                 }
-                let Some(&r) = d.correlation_id.and_then(|c| runtime_of.get(&c)) else { return d.external_id };
+                let Some(&r) = d.correlation_id.get().and_then(|c| runtime_of.get(&c)) else {
+                    return d.external_id.get();
+                };
                 let runtime = &self.host[r];
-                if let Some(e) = runtime.external_id.filter(|e| op_ids.contains(e)) {
+                if let Some(e) = runtime.external_id.get().filter(|e| op_ids.contains(e)) {
                     return Some(e);
                 }
                 let around = *cache.entry(r).or_insert_with(|| enclosing.innermost(runtime.line, runtime.start_ps));
-                around.or(d.external_id).or(runtime.external_id)
+                around.or(d.external_id.get()).or(runtime.external_id.get())
             })
             .collect()
     }

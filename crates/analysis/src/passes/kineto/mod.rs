@@ -51,8 +51,8 @@ pub struct DeviceEvent {
     pub kind: DeviceKind,
     /// Shared with every event of the same name (one allocation per name).
     pub name: Arc<str>,
-    pub external_id: Option<i64>,
-    pub correlation_id: Option<i64>,
+    pub external_id: OptId,
+    pub correlation_id: OptId,
     pub kernel_details: Option<Arc<str>>,
 }
 
@@ -64,11 +64,29 @@ pub struct HostEvent {
     pub end_ps: i64,
     pub kind: HostKind,
     pub name: Arc<str>,
-    pub external_id: Option<i64>,
-    pub correlation_id: Option<i64>,
+    pub external_id: OptId,
+    pub correlation_id: OptId,
     /// An op's `Input Dims` (record_shapes), as compact JSON text
     /// (`[[1,512],[]]`), shared by every event with the same shapes.
     pub input_dims: Option<Arc<str>>,
+}
+
+/// An id a Kineto event may carry (`External id`, `correlation`) in 8
+/// bytes, where `Option<i64>` takes 16: the index holds two per event, for
+/// millions of events. `i64::MIN` stands for none (no profiler writes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OptId(i64);
+
+impl OptId {
+    pub const NONE: OptId = OptId(i64::MIN);
+
+    pub fn new(id: Option<i64>) -> OptId {
+        id.map_or(OptId::NONE, OptId)
+    }
+
+    pub fn get(self) -> Option<i64> {
+        (self != OptId::NONE).then_some(self.0)
+    }
 }
 
 /// One `ProfilerStep#N` range.
@@ -164,8 +182,8 @@ impl KinetoIndex {
                     };
                     let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
                     let (start, end) = (ev.start_ps[i], ev.end_ps(i));
-                    let external_id = values[1].and_then(|v| v.as_i64());
-                    let correlation_id = values[2].and_then(|v| v.as_i64());
+                    let external_id = OptId::new(values[1].and_then(|v| v.as_i64()));
+                    let correlation_id = OptId::new(values[2].and_then(|v| v.as_i64()));
                     if let Some(step) = step_number(name) {
                         if matches!(cat, "user_annotation" | "gpu_user_annotation" | "cpu_op" | "Operator") {
                             index.steps.push(StepSpan {
@@ -228,7 +246,7 @@ impl KinetoIndex {
         self.host
             .iter()
             .filter(|h| h.kind == HostKind::Runtime)
-            .filter_map(|h| Some((h.correlation_id?, h.external_id?)))
+            .filter_map(|h| Some((h.correlation_id.get()?, h.external_id.get()?)))
             .collect()
     }
 
@@ -237,7 +255,7 @@ impl KinetoIndex {
         self.host
             .iter()
             .filter(|h| h.kind == HostKind::Runtime)
-            .filter_map(|h| Some((h.correlation_id?, h.start_ps)))
+            .filter_map(|h| Some((h.correlation_id.get()?, h.start_ps)))
             .collect()
     }
 }
@@ -297,5 +315,20 @@ pub fn facts(index: &KinetoIndex) -> Facts {
         kernel_ps: devices.iter().map(|d| d.kernel_ps).sum(),
         devices,
         steps: index.steps.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OptId;
+
+    #[test]
+    fn an_optional_id_keeps_every_value_but_its_mark() {
+        for id in [Some(0), Some(-1), Some(i64::MAX), Some(i64::MIN + 1), None] {
+            assert_eq!(OptId::new(id).get(), id);
+        }
+        // The one value given up: it stands for none.
+        assert_eq!(OptId::new(Some(i64::MIN)).get(), None);
+        assert_eq!(std::mem::size_of::<OptId>(), 8);
     }
 }

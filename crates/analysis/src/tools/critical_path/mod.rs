@@ -150,16 +150,20 @@ pub struct StepPath {
     pub error: Option<String>,
 }
 
-/// Every step's critical path.
+/// Every step's critical path, or one step's (`only`): the other steps are
+/// then listed with their times alone (no segments, no breakdown).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CriticalPath {
     pub steps: Vec<StepPath>,
+    /// The step whose path alone was found, when one was asked for.
+    #[serde(default)]
+    pub only: Option<usize>,
 }
 
 /// The critical path of each `ProfilerStep#N` on the host, as HTA's
 /// `TraceAnalysis` loads the trace (the last step dropped when there are
-/// several).
-pub fn critical_paths(profile: &Profile) -> Result<CriticalPath, String> {
+/// several), or of the one at place `only` (the first if there are fewer).
+pub fn critical_paths(profile: &Profile, only: Option<usize>) -> Result<CriticalPath, String> {
     let trace = Trace::new(profile);
     let mut steps: Vec<(i64, i64, i64, usize)> = trace
         .events
@@ -172,36 +176,44 @@ pub fn critical_paths(profile: &Profile) -> Result<CriticalPath, String> {
     if steps.is_empty() {
         return Err("This trace has no ProfilerStep#N step; the critical path is found within a step.".into());
     }
+    let only = only.map(|n| if n < steps.len() { n } else { 0 });
     let steps = steps
         .iter()
         .enumerate()
-        .map(|(instance, &(ts, dur, number, at))| step_path(&trace, instance, number, ts, dur, at))
+        .map(|(instance, &(ts, dur, number, at))| {
+            let mut out = StepPath {
+                instance,
+                step: number,
+                ts_us: ts,
+                dur_us: dur,
+                path_us: 0,
+                hta_us: 0,
+                breakdown: Vec::new(),
+                segments: Vec::new(),
+                error: None,
+            };
+            if only.is_none_or(|n| n == instance) {
+                find_path(&trace, &mut out, at);
+            }
+            out
+        })
         .collect();
-    Ok(CriticalPath { steps })
+    Ok(CriticalPath { steps, only })
 }
 
-fn step_path(trace: &Trace, instance: usize, step: i64, ts: i64, dur: i64, at: usize) -> StepPath {
-    let mut out = StepPath {
-        instance,
-        step,
-        ts_us: ts,
-        dur_us: dur,
-        path_us: 0,
-        hta_us: 0,
-        breakdown: Vec::new(),
-        segments: Vec::new(),
-        error: None,
-    };
+/// Fills in `out`'s path: the step's, whose event is `at`.
+fn find_path(trace: &Trace, out: &mut StepPath, at: usize) {
+    let (ts, dur) = (out.ts_us, out.dur_us);
     let g = graph::build(trace, ts, ts + dur);
     let path = match longest::longest_path(&g) {
         Ok(p) if !p.is_empty() => p,
         Ok(_) => {
             out.error = Some("No host call or kernel lasts in this step.".into());
-            return out;
+            return;
         }
         Err(e) => {
             out.error = Some(e);
-            return out;
+            return;
         }
     };
     let event = |i: usize| {
@@ -272,5 +284,4 @@ fn step_path(trace: &Trace, instance: usize, step: i64, ts: i64, dur: i64, at: u
             KindTotal { kind, us, share: if dur > 0 { us as f64 / dur as f64 } else { 0.0 }, hta_us }
         })
         .collect();
-    out
 }

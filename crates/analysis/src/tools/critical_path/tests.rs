@@ -29,7 +29,7 @@ fn step(dur: i64) -> String {
 
 /// (kind, start − step start, duration, event name) of each segment.
 fn path(p: &Profile) -> (StepPath, Vec<(&'static str, i64, i64, String)>) {
-    let got = critical_paths(p).unwrap();
+    let got = critical_paths(p, None).unwrap();
     assert_eq!(got.steps.len(), 1);
     let s = got.steps.into_iter().next().unwrap();
     assert_eq!(s.error, None);
@@ -209,11 +209,11 @@ fn every_step_and_no_step() {
         &host("cpu_op", "a", 10, 20, None),
         &host("cpu_op", "b", 60, 20, None),
     ]);
-    let got = critical_paths(&p).unwrap();
+    let got = critical_paths(&p, None).unwrap();
     assert_eq!(got.steps.iter().map(|s| (s.instance, s.step)).collect::<Vec<_>>(), [(0, 1)]);
     let p = profile(&[&host("cpu_op", "a", 10, 20, None)]);
-    assert!(critical_paths(&p).unwrap_err().contains("no ProfilerStep#N"));
+    assert!(critical_paths(&p, None).unwrap_err().contains("no ProfilerStep#N"));
     // A step with nothing in it says so.
     let p = profile(&[&step(50)]);
-    assert!(critical_paths(&p).unwrap().steps[0].error.is_some());
+    assert!(critical_paths(&p, None).unwrap().steps[0].error.is_some());
 }

@@ -24,14 +24,14 @@ impl Tool for CriticalPathTool {
         &[Format::Json, Format::Csv]
     }
 
-    fn run(&self, host: &HostContext, _request: &Request) -> Result<Output, ToolError> {
+    fn run(&self, host: &HostContext, request: &Request) -> Result<Output, ToolError> {
         if !host.is_kineto()? {
             return Err(ToolError::Failed(format!(
                 "“{}” is not a PyTorch trace; the critical path is found in PyTorch profiler traces.",
                 host.name()
             )));
         }
-        let model = critical_paths(&*host.profile()?).map_err(ToolError::Failed)?;
+        let model = critical_paths(&*host.profile()?, request.step).map_err(ToolError::Failed)?;
         Ok(Output::new("critical_path", model))
     }
 }

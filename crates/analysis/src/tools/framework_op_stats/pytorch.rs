@@ -101,7 +101,7 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
             stack.pop();
         }
         let dur = h.end_ps - h.start_ps;
-        let own = h.external_id.and_then(|e| device.get(&e).copied()).unwrap_or(0);
+        let own = h.external_id.get().and_then(|e| device.get(&e).copied()).unwrap_or(0);
         self_ps.push(dur);
         total_dev.push(own);
         if let Some(&(parent, _)) = stack.last() {
@@ -123,7 +123,7 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
         let row =
             rows.entry(&*h.name).or_insert_with(|| OperatorRow { name: h.name.to_string(), ..Default::default() });
         let (host_total, device_self) =
-            (h.end_ps - h.start_ps, h.external_id.and_then(|e| device.get(&e).copied()).unwrap_or(0));
+            (h.end_ps - h.start_ps, h.external_id.get().and_then(|e| device.get(&e).copied()).unwrap_or(0));
         row.calls += 1;
         row.host_total_ps += host_total;
         row.host_self_ps += self_ps[pos];

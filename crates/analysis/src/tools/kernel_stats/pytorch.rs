@@ -18,7 +18,7 @@ pub fn kernel_stats(index: &KinetoIndex) -> Vec<KernelRow> {
         .host
         .iter()
         .filter(|h| h.kind == HostKind::CpuOp)
-        .filter_map(|h| Some((h.external_id?, &*h.name)))
+        .filter_map(|h| Some((h.external_id.get()?, &*h.name)))
         .collect();
     let mut rows = Vec::new();
     let kernels =

@@ -159,11 +159,11 @@ fn attribute_kernels(
         .host
         .iter()
         .filter(|h| h.kind == HostKind::Runtime)
-        .filter_map(|h| Some((h.correlation_id?, (h.line, h.start_ps))))
+        .filter_map(|h| Some((h.correlation_id.get()?, (h.line, h.start_ps))))
         .collect();
     let mut node_of_correlation: FxHashMap<i64, Option<usize>> = FxHashMap::default();
     for d in index.device.iter().filter(|d| d.kind == DeviceKind::Kernel) {
-        let Some(c) = d.correlation_id else { continue };
+        let Some(c) = d.correlation_id.get() else { continue };
         let node = *node_of_correlation
             .entry(c)
             .or_insert_with(|| runtime_of.get(&c).and_then(|&(line, at)| around.innermost(line, at)));

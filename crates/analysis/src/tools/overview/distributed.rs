@@ -88,7 +88,7 @@ fn in_scope(index: &KinetoIndex, scope: Scope) -> Vec<&DeviceEvent> {
     index
         .device
         .iter()
-        .filter(|d| d.correlation_id.and_then(|c| launches.get(&c)).is_some_and(|t| (from..to).contains(t)))
+        .filter(|d| d.correlation_id.get().and_then(|c| launches.get(&c)).is_some_and(|t| (from..to).contains(t)))
         .collect()
 }
 
@@ -152,6 +152,7 @@ pub fn distributed(ranks: &[(String, &KinetoIndex)], scope: Scope) -> Distribute
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::kineto::OptId;
 
     fn dev(kind: DeviceKind, name: &str, start: i64, end: i64) -> DeviceEvent {
         DeviceEvent {
@@ -161,8 +162,8 @@ mod tests {
             end_ps: end,
             kind,
             name: name.into(),
-            external_id: None,
-            correlation_id: None,
+            external_id: OptId::NONE,
+            correlation_id: OptId::NONE,
             kernel_details: None,
         }
     }

@@ -210,7 +210,10 @@ fn step_windows(index: &KinetoIndex) -> Vec<(i64, String, i64, i64, i64)> {
                 .device
                 .iter()
                 .filter(|d| {
-                    d.correlation_id.and_then(|c| launches.get(&c)).is_some_and(|&t| t >= s.start_ps && t < cpu_end)
+                    d.correlation_id
+                        .get()
+                        .and_then(|c| launches.get(&c))
+                        .is_some_and(|&t| t >= s.start_ps && t < cpu_end)
                 })
                 .map(|d| d.end_ps)
                 .max()
@@ -257,7 +260,7 @@ fn average(steps: &[StepBreakdown]) -> StepBreakdown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::kineto::{DeviceEvent, HostEvent, StepSpan};
+    use crate::passes::kineto::{DeviceEvent, HostEvent, OptId, StepSpan};
 
     fn host(kind: HostKind, name: &str, start: i64, end: i64, correlation: Option<i64>) -> HostEvent {
         HostEvent {
@@ -266,8 +269,8 @@ mod tests {
             end_ps: end,
             kind,
             name: name.into(),
-            external_id: None,
-            correlation_id: correlation,
+            external_id: OptId::NONE,
+            correlation_id: OptId::new(correlation),
             input_dims: None,
         }
     }
@@ -280,8 +283,8 @@ mod tests {
             end_ps: end,
             kind,
             name: "k".into(),
-            external_id: None,
-            correlation_id: Some(correlation),
+            external_id: OptId::NONE,
+            correlation_id: OptId::new(Some(correlation)),
             kernel_details: None,
         }
     }
