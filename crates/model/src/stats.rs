@@ -98,9 +98,10 @@ pub struct StatRef {
 ///
 /// A stat takes 9 bytes: its key, a tag byte (kind, and whether the value is
 /// wide) and 32 value bits. Values that need more (ids past 2^32, negative
-/// numbers, most doubles) hold an index into `wide`: in real profiles most
+/// numbers, most doubles) hold an index into `wide` (8 bytes more). Most
 /// values are small integers and string ids (94% of a Kineto trace's, 75% of
-/// a TensorFlow host's), so this is 30-35% smaller than a 64-bit column.
+/// a TensorFlow host's), so stats take 27% and 15% less than with 13-byte
+/// stats (a 64-bit value each).
 #[derive(Debug, Default)]
 pub struct Stats {
     keys: Vec<StrId>,
