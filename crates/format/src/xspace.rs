@@ -451,7 +451,6 @@ fn relative_ns(timestamp_ns: i64, origin_ns: Option<i64>) -> i64 {
     }
 }
 
-/// Sorts a line's events by (start asc, duration desc), keeping columns aligned.
 /// A line's columns as the model keeps them: without the room their growth
 /// left, sorted, with nesting depths.
 pub(crate) fn finish_events(events: &mut Events) {
@@ -460,6 +459,7 @@ pub(crate) fn finish_events(events: &mut Events) {
     events.depth = nesting_depths(&events.start_ps, &events.duration_ps);
 }
 
+/// Sorts a line's events by (start asc, duration desc), keeping columns aligned.
 fn sort_events(events: &mut Events) {
     let key = |i: usize| (events.start_ps[i], std::cmp::Reverse(events.duration_ps[i]));
     if (1..events.len()).all(|i| key(i - 1) <= key(i)) {
