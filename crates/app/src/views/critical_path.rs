@@ -84,18 +84,13 @@ fn CriticalPathView(
     choose: Arc<dyn Fn(usize) + Send + Sync>,
 ) -> impl IntoView {
     let csv = model.csv().unwrap_or_default();
+    // The step whose path the worker found (the others come without theirs).
     let chosen = model.only.unwrap_or(0);
-    let steps: Arc<Vec<StepPath>> = Arc::new(model.steps);
-    let current = {
-        let steps = steps.clone();
-        move || steps.get(chosen).cloned()
-    };
-    let table_rows = {
-        let current = current.clone();
-        Signal::derive(move || Arc::new(current().map(|s| rows_of(&s)).unwrap_or_default()))
-    };
+    let current: Option<StepPath> = model.steps.get(chosen).cloned();
+    let rows = Arc::new(current.as_ref().map(rows_of).unwrap_or_default());
+    let table_rows = Signal::derive(move || rows.clone());
     let options: Vec<(usize, String)> =
-        steps.iter().map(|s| (s.instance, format!("ProfilerStep#{} ({} µs)", s.step, us(s.dur_us)))).collect();
+        model.steps.iter().map(|s| (s.instance, format!("ProfilerStep#{} ({} µs)", s.step, us(s.dur_us)))).collect();
     let filter_text = RwSignal::new(String::new());
     let toolbar = ToolbarText {
         filter_id: "critical-path-filter",
@@ -105,24 +100,19 @@ fn CriticalPathView(
         export_label: "Export this step (CSV)",
         file_name: "critical_path.csv",
     };
-    let summary = {
-        let current = current.clone();
-        move || {
-            current().map(|s| match &s.error {
-                Some(e) => format!("ProfilerStep#{}: no critical path ({e})", s.step),
-                None => format!(
-                    "ProfilerStep#{} lasts {} µs; its critical path has {} segments. HTA's length of the path (the \
-                     sum of its edge weights, which leave out gaps and waits) is {} µs.",
-                    s.step,
-                    us(s.dur_us),
-                    fmt::count(s.segments.len() as u64),
-                    us(s.hta_us)
-                ),
-            })
-        }
-    };
+    let summary = current.as_ref().map(|s| match &s.error {
+        Some(e) => format!("ProfilerStep#{}: no critical path ({e})", s.step),
+        None => format!(
+            "ProfilerStep#{} lasts {} µs; its critical path has {} segments. HTA's length of the path (the \
+             sum of its edge weights, which leave out gaps and waits) is {} µs.",
+            s.step,
+            us(s.dur_us),
+            fmt::count(s.segments.len() as u64),
+            us(s.hta_us)
+        ),
+    });
     let breakdown = move || {
-        let s = current()?;
+        let s = current.clone()?;
         let total = s.path_us.max(1) as f64;
         let bar = s
             .breakdown
