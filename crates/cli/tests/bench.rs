@@ -15,12 +15,15 @@ fn bench_reports_each_pass_time_beside_its_runs() {
     assert_eq!(runs.keys().collect::<Vec<_>>(), times.keys().collect::<Vec<_>>());
     for (pass, ran) in runs {
         let ms = times[pass].as_f64().expect("a number");
-        // A pass that ran took some time; one that did not, none.
+        // A pass that did not run took no time. One that ran has a time,
+        // which rounds to 0 for a pass with nothing to do (the HLO pass of a
+        // profile without XLA programs takes under half a microsecond).
         match ran.as_u64() {
             Some(0) => assert_eq!(ms, 0.0, "{pass} did not run but took {ms} ms"),
-            _ => assert!(ms > 0.0, "{pass} ran but took {ms} ms"),
+            _ => assert!(ms >= 0.0, "{pass} ran but took {ms} ms"),
         }
     }
+    assert!(times["decode"].as_f64().expect("decode") > 0.0, "decoding took no time");
     // The file read is timed apart from decoding.
     assert!(report["file_read_ms"].as_f64().expect("file_read_ms") >= 0.0);
     assert_eq!(runs["decode"], 1);
