@@ -245,3 +245,52 @@ fn a_legacy_chrome_trace_has_the_events_of_its_xspace() {
     };
     assert_eq!(names(&chrome), names(&xspace));
 }
+
+/// Hooks that report a fixed amount of memory left, as a browser worker's do.
+struct Bounded(u64);
+
+impl proflens_analysis::context::Hooks for Bounded {
+    fn progress(&self, _: Option<f64>, _: &str) {}
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+    fn memory_left(&self) -> Option<u64> {
+        Some(self.0)
+    }
+}
+
+#[test]
+fn a_tool_that_would_not_fit_in_the_memory_left_is_refused_and_the_host_stays_open() {
+    use proflens_analysis::context::{HostContext, HostFile, Request};
+    use proflens_analysis::registry;
+    use std::rc::Rc;
+    let path = trace("kineto-h100-hf-inference", "gaunernst_bert-small-uncased__1016001.json.gz");
+    let events = bert().event_count() as u64;
+    let host = |left: u64| {
+        let file = path.clone();
+        let read = Box::new(move || proflens_format::source::open_file(&file));
+        let files = vec![HostFile { path: "bert.pt.trace.json.gz".into(), tool: None, read }];
+        vec![Rc::new(HostContext::new("bert", files, Rc::new(Bounded(left))))]
+    };
+    let run =
+        |hosts: &[Rc<HostContext>], id: &str| registry::run(registry::find(id).unwrap(), hosts, &Request::default());
+    // Room for the tools that keep a few numbers per event, not for HTA's frame.
+    let tight = host(events * 120);
+    // The overview (its check loads the events) and the tools that keep a
+    // few numbers per event fit.
+    run(&tight, "overview_page").unwrap();
+    run(&tight, "kernel_stats").unwrap();
+    let refused = run(&tight, "kernel_launch_stats").err().expect("refused").to_string();
+    let bytes = proflens_format::error::human_bytes;
+    let frame = proflens_analysis::passes::kineto::hta::WORKING_BYTES_PER_EVENT;
+    let expected = format!("Kernel launch stats needs about {} more memory", bytes(events * frame));
+    assert!(refused.starts_with(&expected), "{refused}");
+    assert!(refused.contains(&format!("only {} is left", bytes(events * 120))), "{refused}");
+    assert!(refused.contains("“bert”") && refused.contains("so it was not run"), "{refused}");
+    // The host is still open: the tools that fit still run, from what was kept.
+    run(&tight, "framework_op_stats").unwrap();
+    // With room, the same tool runs.
+    let roomy = host(4 << 30);
+    run(&roomy, "overview_page").unwrap();
+    run(&roomy, "kernel_launch_stats").unwrap();
+}

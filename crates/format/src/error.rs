@@ -54,7 +54,8 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     text.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
 }
 
-fn human_bytes(n: u64) -> String {
+/// A size as people read it: `3.6 GiB`, `512 bytes`.
+pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
     let mut value = n as f64;
     let mut unit = 0;
@@ -70,7 +71,7 @@ fn human_bytes(n: u64) -> String {
 }
 
 /// A count in words a reader takes in at a glance: `83 million`, `4,200`.
-fn millions(n: u64) -> String {
+pub fn millions(n: u64) -> String {
     if n >= 1_000_000 {
         format!("{} million", n / 1_000_000)
     } else {

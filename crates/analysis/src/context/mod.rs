@@ -3,6 +3,7 @@
 //! host is unloaded. It is the only cache: the CLI, the app's worker and
 //! the trace viewer's queries all read passes through it.
 
+mod room;
 mod run;
 pub mod summary;
 mod tool;
@@ -46,6 +47,11 @@ pub trait Hooks {
     /// A host just loaded its events: the owner of the hosts may unload
     /// others to bound memory (see [`HostContext::unload`]).
     fn loaded(&self, _host: &str) {}
+    /// Bytes the analysis can still allocate, where that is bounded (a
+    /// browser worker: 4 GiB less its wasm memory); `None` where it is not.
+    fn memory_left(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What loading the host's events cost.

@@ -30,6 +30,36 @@ pub struct KernelRow {
     pub max_ns: u64,
 }
 
+impl KernelRow {
+    /// The row of a kernel with these launch parameters and op, before any run.
+    pub fn not_run(name: String, d: &KernelDetails, op_name: String, uses: bool, op_eligible: bool) -> KernelRow {
+        KernelRow {
+            name,
+            registers_per_thread: d.registers,
+            static_shmem_bytes: d.static_shmem,
+            dynamic_shmem_bytes: d.dynamic_shmem,
+            block: d.block,
+            grid: d.grid,
+            occupancy_pct: d.occupancy_pct,
+            op_tensor_core_eligible: op_eligible,
+            uses_tensor_core: uses,
+            op_name,
+            occurrences: 0,
+            total_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+
+    /// Counts one run of the kernel, `ns` long.
+    pub fn add_run(&mut self, ns: u64) {
+        self.occurrences += 1;
+        self.total_ns += ns;
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+}
+
 /// Launch parameters from a `kernel_details` stat (`regs:32 static_shared:0
 /// dynamic_shared:0 grid:160,1,1 block:1024,1,1 occ_pct:50`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -181,27 +211,10 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
                     (name.to_string(), d.grid, d.block, d.registers, d.static_shmem, d.dynamic_shmem, op_name.clone());
                 let row = rows.entry(key).or_insert_with(|| {
                     let uses = uses_tensor_core(name);
-                    KernelRow {
-                        name: name.to_string(),
-                        registers_per_thread: d.registers,
-                        static_shmem_bytes: d.static_shmem,
-                        dynamic_shmem_bytes: d.dynamic_shmem,
-                        block: d.block,
-                        grid: d.grid,
-                        occupancy_pct: d.occupancy_pct,
-                        op_tensor_core_eligible: uses || op_tensor_core_eligible(&op_name),
-                        uses_tensor_core: uses,
-                        op_name,
-                        occurrences: 0,
-                        total_ns: 0,
-                        min_ns: u64::MAX,
-                        max_ns: 0,
-                    }
+                    let op_eligible = uses || op_tensor_core_eligible(&op_name);
+                    KernelRow::not_run(name.to_string(), &d, op_name, uses, op_eligible)
                 });
-                row.occurrences += 1;
-                row.total_ns += ns;
-                row.min_ns = row.min_ns.min(ns);
-                row.max_ns = row.max_ns.max(ns);
+                row.add_run(ns);
             }
         }
     }

@@ -86,6 +86,12 @@ impl Hooks for HostHooks {
     fn now_ms(&self) -> f64 {
         super::timings::now_ms()
     }
+
+    /// 4 GiB less the bytes in use: room the allocator freed inside the
+    /// wasm memory counts as left, since it is used again.
+    fn memory_left(&self) -> Option<u64> {
+        Some(proflens_format::load_source::BROWSER_MEMORY_BYTES.saturating_sub(super::heap::in_use()))
+    }
 }
 
 impl Hosts {

@@ -16,6 +16,7 @@
 
 mod blob_source;
 mod compare;
+mod heap;
 mod hosts;
 mod source;
 mod summarize;

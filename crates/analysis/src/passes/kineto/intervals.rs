@@ -11,14 +11,21 @@ impl Intervals {
     pub fn union_of(mut spans: Vec<(i64, i64)>) -> Intervals {
         spans.retain(|&(s, e)| e > s);
         spans.sort_unstable();
-        let mut out: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
-        for (s, e) in spans {
-            match out.last_mut() {
+        // Merged in place: the spans of a role can be millions.
+        let mut merged: usize = 0;
+        for i in 0..spans.len() {
+            let (s, e) = spans[i];
+            match merged.checked_sub(1).map(|last| &mut spans[last]) {
                 Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => out.push((s, e)),
+                _ => {
+                    spans[merged] = (s, e);
+                    merged += 1;
+                }
             }
         }
-        Intervals(out)
+        spans.truncate(merged);
+        spans.shrink_to_fit();
+        Intervals(spans)
     }
 
     pub fn len_ps(&self) -> i64 {
@@ -54,7 +61,11 @@ impl Intervals {
 
     /// The part inside `[start, end)`.
     pub fn clip(&self, start: i64, end: i64) -> Intervals {
-        self.intersect(&Intervals::union_of(vec![(start, end)]))
+        // The spans are sorted and disjoint, so their ends are sorted too:
+        // the first that ends after `start` is found by binary search.
+        let first = self.0.partition_point(|&(_, e)| e <= start);
+        let inside = self.0[first..].iter().take_while(|&&(s, _)| s < end);
+        Intervals(inside.map(|&(s, e)| (s.max(start), e.min(end))).filter(|&(s, e)| e > s).collect())
     }
 }
 
@@ -71,5 +82,9 @@ mod tests {
         assert_eq!(a.intersect(&b).spans(), &[(3, 4), (5, 6), (11, 12)]);
         assert_eq!(a.union(&b).spans(), &[(0, 20)]);
         assert_eq!(a.clip(1, 6).spans(), &[(1, 4), (5, 6)]);
+        assert_eq!(a.clip(4, 5).spans(), &[] as &[(i64, i64)]);
+        assert_eq!(a.clip(6, 6).spans(), &[] as &[(i64, i64)]);
+        assert_eq!(a.clip(-5, 30), a);
+        assert_eq!(a.clip(12, 30).spans(), &[] as &[(i64, i64)]);
     }
 }

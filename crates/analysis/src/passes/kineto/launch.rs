@@ -37,7 +37,7 @@ impl KinetoIndex {
             self.host
                 .iter()
                 .filter(|h| h.kind == HostKind::CpuOp)
-                .filter_map(|h| Some((h.line, h.start_ps, h.end_ps, h.external_id.get()?))),
+                .filter_map(|h| Some((h.line as usize, h.start_ps, h.end_ps, h.external_id.get()?))),
         );
         let mut cache: FxHashMap<usize, Option<i64>> = FxHashMap::default();
         self.device
@@ -53,7 +53,8 @@ impl KinetoIndex {
                 if let Some(e) = runtime.external_id.get().filter(|e| op_ids.contains(e)) {
                     return Some(e);
                 }
-                let around = *cache.entry(r).or_insert_with(|| enclosing.innermost(runtime.line, runtime.start_ps));
+                let around =
+                    *cache.entry(r).or_insert_with(|| enclosing.innermost(runtime.line as usize, runtime.start_ps));
                 around.or(d.external_id.get()).or(runtime.external_id.get())
             })
             .collect()
@@ -142,13 +143,15 @@ mod tests {
     fn a_graph_launch_s_kernels_belong_to_the_op_around_it() {
         let index = KinetoIndex::new(&graph_trace(r#"{"id":0,"name":"H100","warpSize":32}"#));
         let ids = index.device_external_ids();
-        let mut graph: Vec<Option<i64>> =
-            index.device.iter().zip(&ids).filter(|(d, _)| d.name.starts_with("graph_k")).map(|(_, e)| *e).collect();
-        graph.sort();
-        assert_eq!(graph, vec![Some(7); 3]);
-        let mut gemms: Vec<Option<i64>> =
-            index.device.iter().zip(&ids).filter(|(d, _)| d.name.contains("gemm")).map(|(_, e)| *e).collect();
-        gemms.sort();
+        // The launchers of the kernels whose name passes `pick`, sorted.
+        let launchers = |pick: &dyn Fn(&str) -> bool| {
+            let mut found: Vec<Option<i64>> =
+                index.device.iter().zip(&ids).filter(|(d, _)| pick(index.text(d.name))).map(|(_, e)| *e).collect();
+            found.sort();
+            found
+        };
+        assert_eq!(launchers(&|n| n.starts_with("graph_k")), vec![Some(7); 3]);
+        let gemms = launchers(&|n| n.contains("gemm"));
         assert_eq!(gemms, vec![Some(8), Some(9), Some(10)]);
         assert_eq!(index.vendor, crate::passes::kernels::GpuVendor::Nvidia);
     }

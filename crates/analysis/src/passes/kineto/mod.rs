@@ -19,7 +19,7 @@ use intervals::Intervals;
 use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::num::NonZeroU32;
 
 /// What a device event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,33 +42,38 @@ pub enum HostKind {
     Other,
 }
 
+/// One of the index's texts (event names, input dims, kernel details), as
+/// [`KinetoIndex::text`] reads it: 4 bytes where a shared string takes 16,
+/// for millions of events that repeat a few thousand texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Text(NonZeroU32);
+
 #[derive(Debug, Clone)]
 pub struct DeviceEvent {
     pub device: i64,
     pub stream: i64,
     pub start_ps: i64,
     pub end_ps: i64,
-    pub kind: DeviceKind,
-    /// Shared with every event of the same name (one allocation per name).
-    pub name: Arc<str>,
     pub external_id: OptId,
     pub correlation_id: OptId,
-    pub kernel_details: Option<Arc<str>>,
+    pub name: Text,
+    pub kernel_details: Option<Text>,
+    pub kind: DeviceKind,
 }
 
 #[derive(Debug, Clone)]
 pub struct HostEvent {
-    /// Index of the event's line in the host plane.
-    pub line: usize,
     pub start_ps: i64,
     pub end_ps: i64,
-    pub kind: HostKind,
-    pub name: Arc<str>,
     pub external_id: OptId,
     pub correlation_id: OptId,
+    /// Index of the event's line in the host plane.
+    pub line: u32,
+    pub name: Text,
     /// An op's `Input Dims` (record_shapes), as compact JSON text
-    /// (`[[1,512],[]]`), shared by every event with the same shapes.
-    pub input_dims: Option<Arc<str>>,
+    /// (`[[1,512],[]]`).
+    pub input_dims: Option<Text>,
+    pub kind: HostKind,
 }
 
 /// An id a Kineto event may carry (`External id`, `correlation`) in 8
@@ -101,8 +106,12 @@ pub struct StepSpan {
 }
 
 /// The classified events of one Kineto trace (host events in line order).
+/// It holds one such entry per host and device event (48 and 64 bytes)
+/// beside the model, so its layout is kept compact.
 #[derive(Debug, Clone, Default)]
 pub struct KinetoIndex {
+    /// Each distinct text once ([`Text`] − 1 indexes it).
+    texts: Vec<Box<str>>,
     pub host: Vec<HostEvent>,
     pub device: Vec<DeviceEvent>,
     pub steps: Vec<StepSpan>,
@@ -133,11 +142,6 @@ fn device_kind(cat: &str) -> Option<DeviceKind> {
     }
 }
 
-/// The one shared copy of `s`.
-fn share<'p>(shared: &mut FxHashMap<&'p str, Arc<str>>, s: &'p str) -> Arc<str> {
-    shared.entry(s).or_insert_with(|| Arc::from(s)).clone()
-}
-
 /// `ProfilerStep#N` → N.
 fn step_number(name: &str) -> Option<i64> {
     name.strip_prefix("ProfilerStep#")?.parse().ok()
@@ -152,8 +156,9 @@ impl KinetoIndex {
             crate::common::schema::StatPicker::new(profile, &[cat_key, ext_key, corr_key, details_key, dims_key]);
         let mut values: [Option<StatValue>; 5] = [None; 5];
         let mut index = KinetoIndex::default();
-        // One shared copy of each name and kernel_details string.
-        let mut shared: FxHashMap<&str, Arc<str>> = FxHashMap::default();
+        let mut texts: FxHashMap<&str, Text> = FxHashMap::default();
+        let mut text = |index: &mut KinetoIndex, s| *texts.entry(s).or_insert_with(|| index.push_text(s));
+        index.reserve(profile);
         for plane in &profile.planes {
             let plane_name = profile.str(plane.name);
             let is_host = plane_name == HOST_PLANE;
@@ -199,40 +204,76 @@ impl KinetoIndex {
                         // PyTorch 1.9 records steps as `Operator`s; a step is
                         // a range, never an op.
                         let kind = if step_number(name).is_some() { HostKind::Annotation } else { host_kind(cat) };
+                        let input_dims = match values[4] {
+                            Some(StatValue::Str(d)) => Some(text(&mut index, d)),
+                            _ => None,
+                        };
+                        let name = text(&mut index, name);
                         index.host.push(HostEvent {
-                            line: l,
+                            line: l as u32,
                             start_ps: start,
                             end_ps: end,
                             kind,
-                            name: share(&mut shared, name),
+                            name,
                             external_id,
                             correlation_id,
-                            input_dims: match values[4] {
-                                Some(StatValue::Str(d)) => Some(share(&mut shared, d)),
-                                _ => None,
-                            },
+                            input_dims,
                         });
                     } else if let Some(kind) = device_kind(cat) {
+                        let kernel_details = match values[3] {
+                            Some(StatValue::Str(d)) => Some(text(&mut index, d)),
+                            _ => None,
+                        };
+                        let name = text(&mut index, name);
                         index.device.push(DeviceEvent {
                             device: plane.id,
                             stream: line.id,
                             start_ps: start,
                             end_ps: end,
                             kind,
-                            name: share(&mut shared, name),
+                            name,
                             external_id,
                             correlation_id,
-                            kernel_details: match values[3] {
-                                Some(StatValue::Str(d)) => Some(share(&mut shared, d)),
-                                _ => None,
-                            },
+                            kernel_details,
                         });
                     }
                 }
             }
         }
         index.steps.sort_by_key(|s| (s.on_device, s.start_ps));
+        index.host.shrink_to_fit();
+        index.device.shrink_to_fit();
         index
+    }
+
+    /// Room for every event of the host and GPU planes, so that the lists
+    /// never grow by doubling (which would hold up to twice their size).
+    fn reserve(&mut self, profile: &Profile) {
+        let events = |is: &dyn Fn(&str) -> bool| -> usize {
+            let planes = profile.planes.iter().filter(|p| is(profile.str(p.name)));
+            planes.flat_map(|p| &p.lines).map(|l| l.events.len()).sum()
+        };
+        self.host.reserve_exact(events(&|name| name == HOST_PLANE));
+        self.device.reserve_exact(events(&|name| name.starts_with(GPU_PLANE_PREFIX)));
+    }
+
+    fn push_text(&mut self, s: &str) -> Text {
+        self.texts.push(s.into());
+        Text(NonZeroU32::new(u32::try_from(self.texts.len()).expect("fewer than 2^32 texts")).unwrap())
+    }
+
+    /// The text `t` stands for.
+    pub fn text(&self, t: Text) -> &str {
+        &self.texts[t.0.get() as usize - 1]
+    }
+
+    /// `s` as a text of this index, added if it is new (a linear search:
+    /// for indexes built by hand, in tests).
+    pub fn intern(&mut self, s: &str) -> Text {
+        match self.texts.iter().position(|t| &**t == s) {
+            Some(i) => Text(NonZeroU32::new(i as u32 + 1).unwrap()),
+            None => self.push_text(s),
+        }
     }
 
     /// Host `ProfilerStep#N` ranges, in time order.
@@ -306,8 +347,8 @@ pub fn facts(index: &KinetoIndex) -> Facts {
             }
         })
         .collect();
-    let mut names: Vec<&str> = index.device.iter().filter(|d| d.kind == DeviceKind::Kernel).map(|d| &*d.name).collect();
-    names.sort_unstable();
+    let mut names: Vec<Text> = index.device.iter().filter(|d| d.kind == DeviceKind::Kernel).map(|d| d.name).collect();
+    names.sort_unstable_by_key(|t| t.0);
     names.dedup();
     Facts {
         kernels: devices.iter().map(|d| d.kernels).sum(),
@@ -320,7 +361,7 @@ pub fn facts(index: &KinetoIndex) -> Facts {
 
 #[cfg(test)]
 mod tests {
-    use super::OptId;
+    use super::{DeviceEvent, HostEvent, OptId};
 
     #[test]
     fn an_optional_id_keeps_every_value_but_its_mark() {
@@ -330,5 +371,11 @@ mod tests {
         // The one value given up: it stands for none.
         assert_eq!(OptId::new(Some(i64::MIN)).get(), None);
         assert_eq!(std::mem::size_of::<OptId>(), 8);
+    }
+
+    #[test]
+    fn index_entries_stay_compact() {
+        assert_eq!(std::mem::size_of::<HostEvent>(), 48);
+        assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
     }
 }

@@ -85,7 +85,7 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
     // Host events are in line order, each line sorted by (start, -duration):
     // a stack of open ranges gives every op its parent.
     let mut stack: Vec<(usize, i64)> = Vec::new(); // (position in `ops`, end)
-    let mut current_line = usize::MAX;
+    let mut current_line = u32::MAX;
     let ops: Vec<usize> = (0..index.host.len())
         .filter(|&i| matches!(index.host[i].kind, HostKind::CpuOp | HostKind::Annotation))
         .collect();
@@ -120,8 +120,9 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
         if h.kind != HostKind::CpuOp {
             continue;
         }
-        let row =
-            rows.entry(&*h.name).or_insert_with(|| OperatorRow { name: h.name.to_string(), ..Default::default() });
+        let row = rows
+            .entry(index.text(h.name))
+            .or_insert_with(|| OperatorRow { name: index.text(h.name).to_string(), ..Default::default() });
         let (host_total, device_self) =
             (h.end_ps - h.start_ps, h.external_id.get().and_then(|e| device.get(&e).copied()).unwrap_or(0));
         row.calls += 1;
@@ -130,9 +131,9 @@ pub fn operator_stats(index: &KinetoIndex) -> Vec<OperatorRow> {
         row.device_self_ps += device_self;
         row.device_total_ps += total_dev[pos];
         if any_shapes {
-            let dims = h.input_dims.as_deref().unwrap_or("");
+            let dims = h.input_dims.map_or("", |d| index.text(d));
             shapes
-                .entry(&*h.name)
+                .entry(index.text(h.name))
                 .or_default()
                 .entry(dims.to_string())
                 .or_insert_with(|| InputShapeRow { input_dims: dims.to_string(), ..Default::default() })

@@ -24,7 +24,7 @@ pub use tool::IdleTimeBreakdownTool;
 
 use crate::passes::kineto::hta::{self, HtaEvent, Iteration};
 use proflens_model::Profile;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 pub use stats::IntervalStats;
@@ -98,36 +98,38 @@ pub struct IdleTimeBreakdown {
 pub fn rank_idle(profile: &Profile, rank: i64, host: &str, include_last: bool, delay_us: i64) -> RankIdle {
     let all = hta::events(profile);
     let iterations = hta::assign_iterations(&all, &hta::steps_of(&all));
-    let kept_events = hta::traced_iterations(all.clone(), include_last);
-    let kept: FxHashSet<(usize, usize, usize)> = kept_events.iter().map(|e| e.at).collect();
+    // Which events the analysis keeps, by position in `all` (one list of
+    // events: a trace has millions).
+    let kept = hta::traced_mask(&all, include_last);
 
-    let mut steps: Vec<i64> = all
+    let mut steps: Vec<i64> = iterations
         .iter()
-        .zip(&iterations)
-        .filter(|(e, _)| kept.contains(&e.at))
-        .filter_map(|(_, it)| if let Iteration::Step(n) = it { (*n >= 0).then_some(*n) } else { None })
+        .zip(&kept)
+        .filter(|(_, &k)| k)
+        .filter_map(|(it, _)| if let Iteration::Step(n) = it { (*n >= 0).then_some(*n) } else { None })
         .collect();
     steps.sort_unstable();
     steps.dedup();
 
     // A GPU event's launch: the last CPU event in trace order with its
     // correlation id (HTA's `index_correlation`), if the analysis kept it.
-    let mut launch: FxHashMap<u64, &HtaEvent> = FxHashMap::default();
-    for e in all.iter().filter(|e| !e.is_gpu()) {
+    let mut launch: FxHashMap<u64, usize> = FxHashMap::default();
+    for (i, e) in all.iter().enumerate().filter(|(_, e)| !e.is_gpu()) {
         if let Some(c) = e.correlation {
-            launch.insert(c, e);
+            launch.insert(c, i);
         }
     }
     let launch_ts = |e: &HtaEvent| -> Option<i64> {
         if !e.is_gpu() {
             return None;
         }
-        let l = launch.get(&e.correlation?)?;
-        kept.contains(&l.at).then_some(l.ts_us)
+        let &l = launch.get(&e.correlation?)?;
+        kept[l].then_some(all[l].ts_us)
     };
 
     let mut by_stream: FxHashMap<i64, Vec<(i64, i64, Option<i64>)>> = FxHashMap::default();
-    for e in kept_events.iter().filter(|e| e.stream != -1 && e.is_gpu()) {
+    let kept_events = all.iter().zip(&kept).filter_map(|(e, &k)| k.then_some(e));
+    for e in kept_events.filter(|e| e.stream != -1 && e.is_gpu()) {
         by_stream.entry(e.stream).or_default().push((e.ts_us, e.end_us(), launch_ts(e)));
     }
     let mut streams: Vec<StreamIdle> =

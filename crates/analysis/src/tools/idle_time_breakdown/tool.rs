@@ -18,6 +18,10 @@ impl Tool for IdleTimeBreakdownTool {
         "Idle time breakdown"
     }
 
+    fn working_bytes_per_event(&self) -> u64 {
+        crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
+    }
+
     fn inputs(&self) -> Inputs {
         Inputs { kineto: true, all_ranks: true, ..Inputs::default() }
     }

@@ -26,6 +26,11 @@ impl Tool for InfoTool {
         &[Format::Json]
     }
 
+    /// Counts over the events, nothing per event.
+    fn working_bytes_per_event(&self) -> u64 {
+        0
+    }
+
     fn inputs(&self) -> Inputs {
         Inputs { xspace: true, kineto: true, tool_set_trace: true, ..Inputs::default() }
     }

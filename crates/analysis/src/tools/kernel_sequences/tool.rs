@@ -16,6 +16,10 @@ impl Tool for KernelSequencesTool {
         "Kernel sequences"
     }
 
+    fn working_bytes_per_event(&self) -> u64 {
+        crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
+    }
+
     fn inputs(&self) -> Inputs {
         Inputs { kineto: true, ..Inputs::default() }
     }

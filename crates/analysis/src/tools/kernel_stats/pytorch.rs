@@ -6,7 +6,7 @@
 //! device's vendor ([`crate::passes::kernels::uses_tensor_core_on`]).
 
 use crate::passes::kernels::{self, parse_kernel_details, uses_tensor_core_on, KernelRow};
-use crate::passes::kineto::{DeviceKind, HostKind, KinetoIndex};
+use crate::passes::kineto::{DeviceKind, HostKind, KinetoIndex, Text};
 use rustc_hash::FxHashMap;
 
 /// XProf-shaped kernel rows (see [`crate::passes::kernels`]) whose `op_name`
@@ -14,40 +14,41 @@ use rustc_hash::FxHashMap;
 /// occupancy; `occupancy_pct` is its estimated achieved occupancy.
 pub fn kernel_stats(index: &KinetoIndex) -> Vec<KernelRow> {
     let launcher = index.device_external_ids();
-    let op_of: FxHashMap<i64, &str> = index
+    let op_of: FxHashMap<i64, Text> = index
         .host
         .iter()
         .filter(|h| h.kind == HostKind::CpuOp)
-        .filter_map(|h| Some((h.external_id.get()?, &*h.name)))
+        .filter_map(|h| Some((h.external_id.get()?, h.name)))
         .collect();
-    let mut rows = Vec::new();
+    // Kernels with the same name, details and op make one row here already
+    // (a trace has millions of launches of a few thousand such kernels);
+    // `combine` then merges rows whose details parse alike, sorts and cuts.
+    // Rows stay in the order of their first kernel, so the row `combine`
+    // keeps for each key is the one of the key's first kernel, as before.
+    let mut row_of: FxHashMap<(Text, Option<Text>, Option<Text>), usize> = FxHashMap::default();
+    let mut rows: Vec<KernelRow> = Vec::new();
     let kernels =
         index.device.iter().zip(launcher).filter(|(d, _)| d.kind == DeviceKind::Kernel && d.end_ps > d.start_ps);
     for (d, ext) in kernels {
-        let details = parse_kernel_details(d.kernel_details.as_deref().unwrap_or(""));
-        let op_name = ext.and_then(|e| op_of.get(&e)).map_or(String::new(), |s| s.to_string());
-        // The device's vendor picks the rule: AMD's matrix cores on ROCm.
-        let uses = uses_tensor_core_on(index.vendor, &d.name);
+        let op = ext.and_then(|e| op_of.get(&e).copied());
         let ns = ((d.end_ps - d.start_ps) / 1000) as u64;
-        rows.push(KernelRow {
-            name: d.name.to_string(),
-            registers_per_thread: details.registers,
-            static_shmem_bytes: details.static_shmem,
-            dynamic_shmem_bytes: details.dynamic_shmem,
-            block: details.block,
-            grid: details.grid,
-            occupancy_pct: details.occupancy_pct,
-            op_tensor_core_eligible: uses || torch_op_tensor_core_eligible(&op_name),
-            uses_tensor_core: uses,
-            op_name,
-            occurrences: 1,
-            total_ns: ns,
-            min_ns: ns,
-            max_ns: ns,
+        let row = *row_of.entry((d.name, d.kernel_details, op)).or_insert_with(|| {
+            rows.push(kernel_row(index, d.name, d.kernel_details, op));
+            rows.len() - 1
         });
+        rows[row].add_run(ns);
     }
-    // `combine` merges rows with the same kernel, shape and op, sorts and cuts.
     kernels::combine(&[&rows])
+}
+
+/// The row of a kernel, with no occurrence yet.
+fn kernel_row(index: &KinetoIndex, name: Text, details: Option<Text>, op: Option<Text>) -> KernelRow {
+    let details = parse_kernel_details(details.map_or("", |k| index.text(k)));
+    let op_name = op.map_or(String::new(), |o| index.text(o).to_string());
+    // The device's vendor picks the rule: AMD's matrix cores on ROCm.
+    let uses = uses_tensor_core_on(index.vendor, index.text(name));
+    let op_eligible = uses || torch_op_tensor_core_eligible(&op_name);
+    KernelRow::not_run(index.text(name).to_string(), &details, op_name, uses, op_eligible)
 }
 
 /// PyTorch ops whose kernels can run on TensorCores (matmuls, convolutions,

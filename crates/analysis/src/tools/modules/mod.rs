@@ -97,7 +97,7 @@ pub fn modules(index: &KinetoIndex) -> Modules {
         .host
         .iter()
         .filter(|h| h.kind == HostKind::PythonFunction)
-        .filter_map(|h| Some((h.line, h.start_ps, h.end_ps, h.name.strip_prefix(MODULE_PREFIX)?)))
+        .filter_map(|h| Some((h.line as usize, h.start_ps, h.end_ps, index.text(h.name).strip_prefix(MODULE_PREFIX)?)))
         .collect();
     if calls.is_empty() {
         return Modules { rows: Vec::new(), message: Some(NO_MODULES.to_string()), calls: 0 };
@@ -159,7 +159,7 @@ fn attribute_kernels(
         .host
         .iter()
         .filter(|h| h.kind == HostKind::Runtime)
-        .filter_map(|h| Some((h.correlation_id.get()?, (h.line, h.start_ps))))
+        .filter_map(|h| Some((h.correlation_id.get()?, (h.line as usize, h.start_ps))))
         .collect();
     let mut node_of_correlation: FxHashMap<i64, Option<usize>> = FxHashMap::default();
     for d in index.device.iter().filter(|d| d.kind == DeviceKind::Kernel) {

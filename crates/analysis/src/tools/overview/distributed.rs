@@ -97,8 +97,8 @@ pub fn rank_view(index: &KinetoIndex, label: &str, scope: Scope) -> RankView {
     let union = |pred: &dyn Fn(&DeviceEvent) -> bool| {
         Intervals::union_of(events.iter().filter(|d| pred(d)).map(|d| (d.start_ps, d.end_ps)).collect())
     };
-    let comp = union(&|d| d.kind == DeviceKind::Kernel && !is_communication(&d.name));
-    let comm = union(&|d| d.kind == DeviceKind::Kernel && is_communication(&d.name));
+    let comp = union(&|d| d.kind == DeviceKind::Kernel && !is_communication(index.text(d.name)));
+    let comm = union(&|d| d.kind == DeviceKind::Kernel && is_communication(index.text(d.name)));
     let mem = union(&|d| d.kind != DeviceKind::Kernel);
     let all = comp.union(&comm).union(&mem);
     let window = match (events.iter().map(|d| d.start_ps).min(), events.iter().map(|d| d.end_ps).max()) {
@@ -154,14 +154,21 @@ mod tests {
     use super::*;
     use crate::passes::kineto::OptId;
 
-    fn dev(kind: DeviceKind, name: &str, start: i64, end: i64) -> DeviceEvent {
+    /// An index of device events (kind, name, start, end).
+    fn index_of(events: &[(DeviceKind, &str, i64, i64)]) -> KinetoIndex {
+        let mut index = KinetoIndex::default();
+        index.device = events.iter().map(|&(kind, name, start, end)| dev(&mut index, kind, name, start, end)).collect();
+        index
+    }
+
+    fn dev(index: &mut KinetoIndex, kind: DeviceKind, name: &str, start: i64, end: i64) -> DeviceEvent {
         DeviceEvent {
             device: 0,
             stream: 7,
             start_ps: start,
             end_ps: end,
             kind,
-            name: name.into(),
+            name: index.intern(name),
             external_id: OptId::NONE,
             correlation_id: OptId::NONE,
             kernel_details: None,
@@ -170,15 +177,12 @@ mod tests {
 
     #[test]
     fn shares_and_overlap() {
-        let index = KinetoIndex {
-            device: vec![
-                dev(DeviceKind::Kernel, "gemm", 0, 10),
-                dev(DeviceKind::Kernel, "ncclDevKernel_AllReduce", 5, 20),
-                dev(DeviceKind::Memcpy, "Memcpy HtoD", 18, 25),
-                dev(DeviceKind::Kernel, "gemm", 30, 40),
-            ],
-            ..KinetoIndex::default()
-        };
+        let index = index_of(&[
+            (DeviceKind::Kernel, "gemm", 0, 10),
+            (DeviceKind::Kernel, "ncclDevKernel_AllReduce", 5, 20),
+            (DeviceKind::Memcpy, "Memcpy HtoD", 18, 25),
+            (DeviceKind::Kernel, "gemm", 30, 40),
+        ]);
         let v = rank_view(&index, "r", Scope::All);
         assert_eq!((v.window_ps, v.busy_ps, v.overlap_ps), (40, 35, 5));
         assert_eq!(v.comm_comp_overlap_pct, Some(100.0 * 5.0 / 15.0));
@@ -189,7 +193,7 @@ mod tests {
         assert_eq!(share("COMMUNICATION"), Some(8));
         assert_eq!(share("COMMUNICATION overlapping MEMORY"), Some(2));
         assert_eq!(share("MEMORY"), Some(5));
-        let no_comm = KinetoIndex { device: vec![dev(DeviceKind::Kernel, "gemm", 0, 1)], ..KinetoIndex::default() };
+        let no_comm = index_of(&[(DeviceKind::Kernel, "gemm", 0, 1)]);
         assert_eq!(rank_view(&no_comm, "r", Scope::Steps).comm_comp_overlap_pct, None);
     }
 }

@@ -143,7 +143,7 @@ pub fn overview(index: &KinetoIndex) -> PytorchOverview {
         dev(DeviceKind::Memcpy),
         dev(DeviceKind::Memset),
         host(&|h| h.kind == HostKind::Runtime),
-        host(&|h| is_dataloader(&h.name)),
+        host(&|h| is_dataloader(index.text(h.name))),
         host(&|h| h.kind == HostKind::CpuOp),
     ];
     let windows = step_windows(index);
@@ -200,22 +200,23 @@ fn pct(part: i64, whole: i64) -> f64 {
 fn step_windows(index: &KinetoIndex) -> Vec<(i64, String, i64, i64, i64)> {
     let steps: Vec<_> = index.cpu_steps().collect();
     let launches = index.launch_time_of_correlation();
+    // (launch time, end) of each device event whose launch is known, by
+    // launch time: a step's device work is then one run of this list, found
+    // by binary search, instead of a scan of every event per step.
+    let mut launched: Vec<(i64, i64)> =
+        index.device.iter().filter_map(|d| Some((*launches.get(&d.correlation_id.get()?)?, d.end_ps))).collect();
+    launched.sort_unstable();
     steps
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let cpu_end = s.start_ps + s.duration_ps;
             let limit = steps.get(i + 1).map_or(i64::MAX, |next| next.start_ps);
-            let device_end = index
-                .device
+            let first = launched.partition_point(|&(t, _)| t < s.start_ps);
+            let device_end = launched[first..]
                 .iter()
-                .filter(|d| {
-                    d.correlation_id
-                        .get()
-                        .and_then(|c| launches.get(&c))
-                        .is_some_and(|&t| t >= s.start_ps && t < cpu_end)
-                })
-                .map(|d| d.end_ps)
+                .take_while(|&&(t, _)| t < cpu_end)
+                .map(|&(_, end)| end)
                 .max()
                 .unwrap_or(cpu_end);
             let end = cpu_end.max(device_end).min(limit.max(cpu_end));
@@ -262,27 +263,34 @@ mod tests {
     use super::*;
     use crate::passes::kineto::{DeviceEvent, HostEvent, OptId, StepSpan};
 
-    fn host(kind: HostKind, name: &str, start: i64, end: i64, correlation: Option<i64>) -> HostEvent {
+    fn host(
+        index: &mut KinetoIndex,
+        kind: HostKind,
+        name: &str,
+        start: i64,
+        end: i64,
+        correlation: Option<i64>,
+    ) -> HostEvent {
         HostEvent {
             line: 0,
             start_ps: start,
             end_ps: end,
             kind,
-            name: name.into(),
+            name: index.intern(name),
             external_id: OptId::NONE,
             correlation_id: OptId::new(correlation),
             input_dims: None,
         }
     }
 
-    fn device(kind: DeviceKind, start: i64, end: i64, correlation: i64) -> DeviceEvent {
+    fn device(index: &mut KinetoIndex, kind: DeviceKind, start: i64, end: i64, correlation: i64) -> DeviceEvent {
         DeviceEvent {
             device: 0,
             stream: 7,
             start_ps: start,
             end_ps: end,
             kind,
-            name: "k".into(),
+            name: index.intern("k"),
             external_id: OptId::NONE,
             correlation_id: OptId::new(Some(correlation)),
             kernel_details: None,
@@ -291,24 +299,18 @@ mod tests {
 
     #[test]
     fn roles_take_time_by_priority_and_add_up() {
-        let index = KinetoIndex {
-            host: vec![
-                host(HostKind::Annotation, "ProfilerStep#1", 0, 100, None),
-                host(HostKind::CpuOp, "aten::mm", 0, 50, None),
-                host(HostKind::Runtime, "cudaLaunchKernel", 5, 15, Some(1)),
-                host(HostKind::Runtime, "cudaMemcpyAsync", 15, 16, Some(2)),
-            ],
-            // The memcpy launched in the step ends after it: the window grows to 120.
-            device: vec![device(DeviceKind::Kernel, 10, 30, 1), device(DeviceKind::Memcpy, 20, 120, 2)],
-            steps: vec![StepSpan {
-                name: "ProfilerStep#1".into(),
-                step: 1,
-                on_device: false,
-                start_ps: 0,
-                duration_ps: 100,
-            }],
-            ..KinetoIndex::default()
-        };
+        let mut index = KinetoIndex::default();
+        index.host = vec![
+            host(&mut index, HostKind::Annotation, "ProfilerStep#1", 0, 100, None),
+            host(&mut index, HostKind::CpuOp, "aten::mm", 0, 50, None),
+            host(&mut index, HostKind::Runtime, "cudaLaunchKernel", 5, 15, Some(1)),
+            host(&mut index, HostKind::Runtime, "cudaMemcpyAsync", 15, 16, Some(2)),
+        ];
+        // The memcpy launched in the step ends after it: the window grows to 120.
+        index.device =
+            vec![device(&mut index, DeviceKind::Kernel, 10, 30, 1), device(&mut index, DeviceKind::Memcpy, 20, 120, 2)];
+        index.steps =
+            vec![StepSpan { name: "ProfilerStep#1".into(), step: 1, on_device: false, start_ps: 0, duration_ps: 100 }];
         let s = &overview(&index).steps[0];
         assert_eq!((s.cpu_duration_ps, s.window_ps), (100, 120));
         // kernel [10,30); memcpy [30,120); runtime [5,10); cpu [0,5); nothing else.

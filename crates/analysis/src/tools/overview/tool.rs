@@ -24,6 +24,12 @@ impl Tool for OverviewTool {
         "Overview"
     }
 
+    /// For a PyTorch trace, the Kineto index it builds (48 or 64 bytes a
+    /// host or device event) and the breakdown's intervals (31 measured).
+    fn working_bytes_per_event(&self) -> u64 {
+        100
+    }
+
     fn inputs(&self) -> Inputs {
         Inputs {
             xspace: true,

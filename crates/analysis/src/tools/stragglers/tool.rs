@@ -18,6 +18,10 @@ impl Tool for StragglersTool {
         "Stragglers"
     }
 
+    fn working_bytes_per_event(&self) -> u64 {
+        crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
+    }
+
     fn inputs(&self) -> Inputs {
         Inputs { all_ranks: true, ..Inputs::default() }
     }
