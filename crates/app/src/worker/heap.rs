@@ -18,19 +18,11 @@ static IN_USE: AtomicU64 = AtomicU64::new(0);
 #[cfg(target_arch = "wasm32")]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let ptr = System.alloc(layout);
-        if !ptr.is_null() {
-            IN_USE.fetch_add(layout.size() as u64, Relaxed);
-        }
-        ptr
+        counted(System.alloc(layout), layout)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let ptr = System.alloc_zeroed(layout);
-        if !ptr.is_null() {
-            IN_USE.fetch_add(layout.size() as u64, Relaxed);
-        }
-        ptr
+        counted(System.alloc_zeroed(layout), layout)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -46,6 +38,15 @@ unsafe impl GlobalAlloc for Counting {
         }
         moved
     }
+}
+
+/// `ptr`, once `layout`'s bytes are counted in use (when it was given).
+#[cfg(target_arch = "wasm32")]
+fn counted(ptr: *mut u8, layout: Layout) -> *mut u8 {
+    if !ptr.is_null() {
+        IN_USE.fetch_add(layout.size() as u64, Relaxed);
+    }
+    ptr
 }
 
 #[cfg(target_arch = "wasm32")]

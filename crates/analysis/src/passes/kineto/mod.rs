@@ -45,8 +45,16 @@ pub enum HostKind {
 /// One of the index's texts (event names, input dims, kernel details), as
 /// [`KinetoIndex::text`] reads it: 4 bytes where a shared string takes 16,
 /// for millions of events that repeat a few thousand texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Text(NonZeroU32);
+
+impl Text {
+    /// The text at `position` in [`KinetoIndex`]'s table.
+    fn at(position: usize) -> Text {
+        let id = u32::try_from(position + 1).expect("fewer than 2^32 texts");
+        Text(NonZeroU32::new(id).expect("position + 1 is not 0"))
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct DeviceEvent {
@@ -259,7 +267,7 @@ impl KinetoIndex {
 
     fn push_text(&mut self, s: &str) -> Text {
         self.texts.push(s.into());
-        Text(NonZeroU32::new(u32::try_from(self.texts.len()).expect("fewer than 2^32 texts")).unwrap())
+        Text::at(self.texts.len() - 1)
     }
 
     /// The text `t` stands for.
@@ -271,7 +279,7 @@ impl KinetoIndex {
     /// for indexes built by hand, in tests).
     pub fn intern(&mut self, s: &str) -> Text {
         match self.texts.iter().position(|t| &**t == s) {
-            Some(i) => Text(NonZeroU32::new(i as u32 + 1).unwrap()),
+            Some(i) => Text::at(i),
             None => self.push_text(s),
         }
     }
@@ -348,7 +356,7 @@ pub fn facts(index: &KinetoIndex) -> Facts {
         })
         .collect();
     let mut names: Vec<Text> = index.device.iter().filter(|d| d.kind == DeviceKind::Kernel).map(|d| d.name).collect();
-    names.sort_unstable_by_key(|t| t.0);
+    names.sort_unstable();
     names.dedup();
     Facts {
         kernels: devices.iter().map(|d| d.kernels).sum(),
