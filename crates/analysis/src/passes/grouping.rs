@@ -10,7 +10,7 @@
 
 use crate::common::id_hash::{IdHashMap, IdHashSet};
 use crate::common::schema::{event_stat, plane_stat, EventType, StatKeys, StatPicker, HOST_PLANE, TPU_PLANE_PREFIX};
-use proflens_model::{Profile, StatValue};
+use proflens_model::{Profile, StatValue, StrId};
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -162,6 +162,13 @@ const MAX_ANCESTOR_SEARCH: usize = 1024;
 /// An executor event of a TF loop: (loop id, iteration, node).
 type LoopNode = (i64, i64, u32);
 
+/// How many stats of the events have one of the `wanted` keys.
+fn stat_count(profile: &Profile, wanted: &[Option<StrId>]) -> usize {
+    let lines = profile.planes.iter().flat_map(|plane| &plane.lines);
+    let stats = lines.map(|line| &line.events.stats);
+    stats.map(|stats| (0..stats.len()).filter(|&j| wanted.contains(&Some(stats.key_at(j)))).count()).sum()
+}
+
 /// (plane, line, event) of `node` (`lines`: [`Forest::lines`]).
 fn locate(lines: &[(u32, u32, u32)], node: u32) -> (usize, usize, usize) {
     let k = lines.partition_point(|&(_, _, base)| base <= node) - 1;
@@ -183,13 +190,15 @@ impl Forest {
         let mut root_levels = IdHashMap::default();
         let mut nesting = Nesting::with_capacity(nodes);
         let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut contexts = ContextEnds::new();
+        // The lists that grow with the events are allocated once, at most at
+        // the count of the stats that fill them.
+        let mut contexts = ContextEnds::with_capacity(stat_count(profile, &[keys.producer_type, keys.consumer_type]));
         let mut executors: IdHashMap<(i64, i64), u32> = IdHashMap::default();
         let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
         let mut launches: IdHashMap<i64, u32> = IdHashMap::default();
         let mut kernels: Vec<(u32, i64)> = Vec::new();
         let mut tf_data_step_ids = IdHashSet::default();
-        let mut executor_iterations: Vec<(u32, i64, i64)> = Vec::new();
+        let mut executor_iterations: Vec<(u32, i64, i64)> = Vec::with_capacity(stat_count(profile, &[keys.iter_num]));
         let picker = StatPicker::new(
             profile,
             &[

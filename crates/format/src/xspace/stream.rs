@@ -145,7 +145,11 @@ fn decode_with(
     let mut line_starts = line_starts.into_iter();
     let mut lines_done = 0u64;
     let mut reader = input.open(chunk);
-    let mut bytes = Vec::new();
+    // Room for the longest line, once: grown line by line, the buffer kept
+    // up to twice the longest line (Vec growth doubles), and the old room
+    // beside the new while it moved.
+    let longest = planes.iter().flat_map(|(_, lines)| lines).map(|line| line.len).max().unwrap_or(0);
+    let mut bytes = Vec::with_capacity(usize::try_from(longest).unwrap_or(usize::MAX));
     for (header, lines) in planes {
         let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
         let mut built = Vec::with_capacity(lines.len());

@@ -107,8 +107,11 @@ pub(super) struct ContextEnds {
 }
 
 impl ContextEnds {
-    pub(super) fn new() -> ContextEnds {
-        ContextEnds { ends: Vec::new(), types: Table::new(), processes: Table::new() }
+    /// Room for `ends` ends (a million are common: grown by doubling, the
+    /// list held up to twice its size, and the old room beside the new
+    /// while it moved).
+    pub(super) fn with_capacity(ends: usize) -> ContextEnds {
+        ContextEnds { ends: Vec::with_capacity(ends), types: Table::new(), processes: Table::new() }
     }
 
     /// `node` produces (or, when `consumes`, consumes) context (`ty`, `id`, `process`).
@@ -130,17 +133,25 @@ impl ContextEnds {
             end.low = (end.low & !0xffff_ffff) | u64::from(process);
         }
         ends.sort_unstable();
-        for context in ends.chunk_by(|a, b| a.context() == b.context()) {
-            let consumers_from = context.partition_point(|end| !end.consumes());
-            let (producers, consumers) = context.split_at(consumers_from);
-            if producers.len() >= 64 && consumers.len() >= 64 {
-                continue;
-            }
+        let contexts = || ends.chunk_by(|a, b| a.context() == b.context()).filter_map(linked_sides);
+        let count = contexts().fold(0usize, |n, (producers, consumers)| {
+            n.saturating_add(producers.len().saturating_mul(consumers.len()))
+        });
+        // A hint: where the room cannot be had at once, the list grows as it goes.
+        let _ = edges.try_reserve_exact(count);
+        for (producers, consumers) in contexts() {
             for p in producers {
                 edges.extend(consumers.iter().map(|c| (p.node(), c.node())));
             }
         }
     }
+}
+
+/// A context's producers and consumers; none when it is too common to link
+/// (XProf's limit: at least 64 of each side).
+fn linked_sides(context: &[End]) -> Option<(&[End], &[End])> {
+    let (producers, consumers) = context.split_at(context.partition_point(|end| !end.consumes()));
+    (producers.len() < 64 || consumers.len() < 64).then_some((producers, consumers))
 }
 
 #[cfg(test)]
@@ -149,7 +160,7 @@ mod tests {
 
     #[test]
     fn ends_sort_by_the_values_not_by_first_sight() {
-        let mut ends = ContextEnds::new();
+        let mut ends = ContextEnds::with_capacity(0);
         // Types and processes first seen in descending order.
         ends.push((9, 1, Some(5)), false, 0);
         ends.push((9, 1, Some(5)), true, 1);
@@ -164,8 +175,24 @@ mod tests {
     }
 
     #[test]
+    fn the_edges_are_given_room_once_at_their_count() {
+        let mut ends = ContextEnds::with_capacity(0);
+        // 3 producers × 5 consumers of one context, 2 × 1 of another.
+        for node in 0..8 {
+            ends.push((1, 1, None), node >= 3, node);
+        }
+        for node in 8..11 {
+            ends.push((1, 2, None), node >= 10, node);
+        }
+        let mut edges = vec![(100, 101)];
+        ends.edges_into(&mut edges);
+        assert_eq!(edges.len(), 1 + 15 + 2);
+        assert_eq!(edges.capacity(), edges.len());
+    }
+
+    #[test]
     fn a_context_with_64_of_each_side_gives_no_edges() {
-        let mut ends = ContextEnds::new();
+        let mut ends = ContextEnds::with_capacity(0);
         for node in 0..128 {
             ends.push((1, 1, None), node >= 64, node);
         }
