@@ -10,7 +10,7 @@
 
 use crate::common::id_hash::{IdHashMap, IdHashSet};
 use crate::common::schema::{event_stat, plane_stat, EventType, StatKeys, StatPicker, HOST_PLANE, TPU_PLANE_PREFIX};
-use proflens_model::{Profile, StatValue, StrId};
+use proflens_model::{Plane, Profile, StatValue, StrId};
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -82,17 +82,33 @@ pub fn group_events_with(profile: &Profile, keras_batches: bool) -> Grouping {
     // The forest is built before the result is made: building it is when
     // grouping holds the most.
     let forest = Forest::build(profile, &keys, keras_batches);
-    let mut grouping = ungrouped(profile);
+    // The forest's lines get their groups at the end, from its list of every
+    // node's: made now, every group would be held twice meanwhile.
+    let mut grouping = ungrouped_where(profile, |plane| !in_forest(profile, plane));
     forest.group(profile, &keys, &mut grouping);
     grouping
 }
 
 /// Every event in no group.
 fn ungrouped(profile: &Profile) -> Grouping {
-    let planes = profile.planes.iter().map(|p| {
-        p.lines.iter().map(|l| LineGroups { group: vec![-1; l.events.len()], flags: vec![0; l.events.len()] }).collect()
+    ungrouped_where(profile, |_| true)
+}
+
+/// Every event in no group; the groups of the planes not `with_groups` are
+/// left empty (flags are made for every line).
+fn ungrouped_where(profile: &Profile, with_groups: impl Fn(&Plane) -> bool) -> Grouping {
+    let planes = profile.planes.iter().map(|plane| {
+        let groups = with_groups(plane);
+        let line = |n: usize| LineGroups { group: if groups { vec![-1; n] } else { Vec::new() }, flags: vec![0; n] };
+        plane.lines.iter().map(|l| line(l.events.len())).collect()
     });
     Grouping { planes: planes.collect(), ..Grouping::default() }
+}
+
+/// Whether the forest holds the plane's events: TPU device planes are
+/// grouped through their step lines, not by nesting.
+fn in_forest(profile: &Profile, plane: &Plane) -> bool {
+    !profile.str(plane.name).starts_with(TPU_PLANE_PREFIX)
 }
 
 /// Groups written by the profiler at capture time.
@@ -218,12 +234,10 @@ impl Forest {
         let mut values = [None; 11];
 
         for (p, plane) in profile.planes.iter().enumerate() {
-            let plane_name = profile.str(plane.name);
-            // TPU device planes are grouped through their step lines, not by nesting.
-            if plane_name.starts_with(TPU_PLANE_PREFIX) {
+            if !in_forest(profile, plane) {
                 continue;
             }
-            let is_host = plane_name == HOST_PLANE;
+            let is_host = profile.str(plane.name) == HOST_PLANE;
             let plane_pid = plane_stat(profile, plane, keys.process_id).and_then(|v| v.as_i64());
             let meta_types: Vec<EventType> =
                 plane.event_metadata.iter().map(|m| EventType::of_name(profile.str(m.name))).collect();
@@ -468,10 +482,12 @@ impl Forest {
             }
             out.names.insert(group, name);
         }
-        // Nodes are the lines' events in order: each line's groups are one slice.
-        for (k, &(p, l, base)) in self.lines.iter().enumerate() {
-            let end = self.lines.get(k + 1).map_or(group_of.len(), |next| next.2 as usize);
-            out.planes[p as usize][l as usize].group.copy_from_slice(&group_of[base as usize..end]);
+        // Nodes are the lines' events in order: each line's groups are one
+        // slice, moved out last line first, the list giving back each line's
+        // room as it goes, so that the two never both hold every group.
+        for &(p, l, base) in self.lines.iter().rev() {
+            out.planes[p as usize][l as usize].group = group_of.split_off(base as usize);
+            group_of.shrink_to_fit();
         }
         self.mark_eager_ops(&mut visited, profile, keys, out);
     }
