@@ -156,7 +156,7 @@ fn collectives_pair_across_ranks_by_their_ids() {
     let ((p0, i0), (p1, i1)) = (load("0"), load("1"));
     let start = |index: &TraceIndex, profile: &proflens_model::Profile, at: EventRef| {
         let (track, _) = index.track(at.track).unwrap();
-        proflens_analysis::passes::trace::track_events(profile, track).start_ps[at.event as usize]
+        proflens_analysis::passes::trace::track_events(profile, track).start_ps.at(at.event as usize)
     };
     let mut keys = Vec::new();
     for track in 0..i0.tracks.len() as u32 {

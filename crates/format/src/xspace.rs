@@ -5,7 +5,7 @@ use crate::sniff::{top_level_fields, FramingBreak};
 use crate::wire;
 use crate::{Error, Progress};
 use proflens_model::{
-    nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList, Stats, StrId,
+    nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList, Stats, StrId, Times,
 };
 use rustc_hash::FxHashMap;
 
@@ -319,8 +319,8 @@ impl PlaneBuilder {
     /// The columns of a line of `count` events, to be filled by [`PlaneBuilder::push_event`].
     fn start_line(&self, count: usize) -> Events {
         Events {
-            start_ps: Vec::with_capacity(count),
-            duration_ps: Vec::with_capacity(count),
+            start_ps: Times::with_capacity(count),
+            duration_ps: Times::with_capacity(count),
             metadata: Vec::with_capacity(count),
             ..Events::default()
         }
@@ -461,19 +461,23 @@ pub(crate) fn finish_events(events: &mut Events) {
 
 /// Sorts a line's events by (start asc, duration desc), keeping columns aligned.
 fn sort_events(events: &mut Events) {
-    let key = |i: usize| (events.start_ps[i], std::cmp::Reverse(events.duration_ps[i]));
-    if (1..events.len()).all(|i| key(i - 1) <= key(i)) {
+    let keys = events.start_ps.iter().zip(&events.duration_ps).map(|(s, d)| (s, std::cmp::Reverse(d)));
+    if keys.is_sorted() {
         return;
     }
+    // The times as plain lists while sorting: the sort reads them n log n times.
+    let (starts, durations) = (events.start_ps.to_vec(), events.duration_ps.to_vec());
+    let key = |i: u32| (starts[i as usize], std::cmp::Reverse(durations[i as usize]));
     let mut order: Vec<u32> = (0..events.len() as u32).collect();
-    order.sort_by_key(|&i| key(i as usize));
+    order.sort_by_key(|&i| key(i));
+    events.start_ps = order.iter().map(|&i| starts[i as usize]).collect();
+    events.duration_ps = order.iter().map(|&i| durations[i as usize]).collect();
+    drop((starts, durations));
     // One column is reordered at a time, so that the sort holds one copy
     // beside the events rather than a second set of them.
     fn pick<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
         *column = order.iter().map(|&i| column[i as usize]).collect();
     }
-    pick(&mut events.start_ps, &order);
-    pick(&mut events.duration_ps, &order);
     pick(&mut events.metadata, &order);
     if !events.aggregated.is_empty() {
         let mut position = vec![0u32; order.len()];

@@ -12,11 +12,15 @@ mod counter;
 pub mod hlo;
 pub mod hlo_attributes;
 mod interner;
+mod owner_offsets;
+mod stat_keys;
 mod stats;
+mod times;
 
 pub use counter::Counter;
 pub use interner::{char_prefix, Interner, StrId, MAX_STRING_BYTES};
 pub use stats::{StatKind, StatList, StatRef, StatValue, Stats};
+pub use times::Times;
 
 /// One host's profile (one XSpace).
 #[derive(Debug, Default)]
@@ -98,8 +102,8 @@ pub struct Line {
 #[derive(Debug, Default)]
 pub struct Events {
     /// Start, ps relative to the profile origin.
-    pub start_ps: Vec<i64>,
-    pub duration_ps: Vec<i64>,
+    pub start_ps: Times,
+    pub duration_ps: Times,
     pub metadata: Vec<MetaIdx>,
     /// Nesting depth within the line (0 = outermost); saturates at u16::MAX.
     pub depth: Vec<u16>,
@@ -114,8 +118,8 @@ impl Events {
     /// No events (usable in a `static`: a counter track's slices).
     pub const fn new() -> Events {
         Events {
-            start_ps: Vec::new(),
-            duration_ps: Vec::new(),
+            start_ps: Times::new(),
+            duration_ps: Times::new(),
             metadata: Vec::new(),
             depth: Vec::new(),
             stats: Stats::new(),
@@ -142,14 +146,16 @@ impl Events {
     }
 
     /// End of event `i` in ps.
+    #[inline]
     pub fn end_ps(&self, i: usize) -> i64 {
-        self.start_ps[i].saturating_add(self.duration_ps[i])
+        self.start_ps.at(i).saturating_add(self.duration_ps.at(i))
     }
 
     /// Earliest start and latest end over the line, if it has events.
     pub fn span_ps(&self) -> Option<(i64, i64)> {
-        let first = *self.start_ps.first()?;
-        let last_end = (0..self.len()).map(|i| self.end_ps(i)).max()?;
+        let first = self.start_ps.first()?;
+        let ends = self.start_ps.iter().zip(&self.duration_ps).map(|(s, d)| s.saturating_add(d));
+        let last_end = ends.max()?;
         Some((first, last_end))
     }
 }
@@ -194,11 +200,11 @@ impl Line {
 
 /// Computes nesting depth for events sorted by (start asc, duration desc):
 /// an event is nested in the closest earlier event that still covers its start.
-pub fn nesting_depths(start_ps: &[i64], duration_ps: &[i64]) -> Vec<u16> {
+pub fn nesting_depths(start_ps: &Times, duration_ps: &Times) -> Vec<u16> {
     let mut depths = Vec::with_capacity(start_ps.len());
     // Ends of the currently open ancestors, innermost last.
     let mut open_ends: Vec<i64> = Vec::new();
-    for (&start, &dur) in start_ps.iter().zip(duration_ps) {
+    for (start, dur) in start_ps.iter().zip(duration_ps) {
         while open_ends.last().is_some_and(|&end| end <= start) {
             open_ends.pop();
         }
@@ -217,12 +223,12 @@ mod tests {
         // [0,100) contains [10,20) and [30,90) which contains [40,50); [100,110) is a sibling.
         let start = [0, 10, 30, 40, 100];
         let dur = [100, 10, 60, 10, 10];
-        assert_eq!(nesting_depths(&start, &dur), vec![0, 1, 1, 2, 0]);
+        assert_eq!(nesting_depths(&start.into(), &dur.into()), vec![0, 1, 1, 2, 0]);
     }
 
     #[test]
     fn span_covers_longest_event() {
-        let ev = Events { start_ps: vec![5, 6], duration_ps: vec![100, 1], ..Events::default() };
+        let ev = Events { start_ps: [5, 6].into(), duration_ps: [100, 1].into(), ..Events::default() };
         assert_eq!(ev.span_ps(), Some((5, 105)));
         assert_eq!(Events::default().span_ps(), None);
     }

@@ -6,6 +6,8 @@
 //! only uint64 values above i64::MAX stay [`StatValue::Uint`]. String values
 //! (`str_value` and interned `ref_value` alike) become [`StatValue::Str`].
 
+use crate::owner_offsets::OwnerOffsets;
+use crate::stat_keys::KeyColumn;
 use crate::StrId;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,19 +98,19 @@ pub struct StatRef {
 /// Stats of many owners (events of a line) in shared columns; owner `i` has
 /// the stats in `offsets[i]..offsets[i + 1]`.
 ///
-/// A stat takes 9 bytes: its key, a tag byte (kind, and whether the value is
-/// wide) and 32 value bits. Values that need more (ids past 2^32, negative
-/// numbers, most doubles) hold an index into `wide` (8 bytes more). Most
-/// values are small integers and string ids (94% of a Kineto trace's, 75% of
-/// a TensorFlow host's), so stats take 27% and 15% less than with 13-byte
-/// stats (a 64-bit value each).
+/// A stat takes 6 bytes: its key (a byte, [`KeyColumn`]), a tag byte (kind,
+/// and whether the value is wide) and 32 value bits. Values that need more
+/// (ids past 2^32, negative numbers, most doubles) hold an index into `wide`
+/// (8 bytes more). Most values are small integers and string ids (94% of a
+/// Kineto trace's, 75% of a TensorFlow host's). An owner's start takes about
+/// 2 bytes ([`OwnerOffsets`]).
 #[derive(Debug, Default)]
 pub struct Stats {
-    keys: Vec<StrId>,
+    keys: KeyColumn,
     tags: Vec<u8>,
     values: Vec<u32>,
     wide: Vec<u64>,
-    offsets: Vec<u32>,
+    offsets: OwnerOffsets,
     bytes: Vec<Box<[u8]>>,
 }
 
@@ -131,11 +133,11 @@ impl Stats {
     /// No stats (usable in a `static`).
     pub const fn new() -> Stats {
         Stats {
-            keys: Vec::new(),
+            keys: KeyColumn::new(),
             tags: Vec::new(),
             values: Vec::new(),
             wide: Vec::new(),
-            offsets: Vec::new(),
+            offsets: OwnerOffsets::new(),
             bytes: Vec::new(),
         }
     }
@@ -209,14 +211,14 @@ impl Stats {
     /// (hot loops read a stat's key alone before deciding to read the rest).
     pub fn range_of(&self, i: usize) -> std::ops::Range<usize> {
         match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&lo), Some(&hi)) => lo as usize..hi as usize,
+            (Some(lo), Some(hi)) => lo as usize..hi as usize,
             _ => 0..0,
         }
     }
 
     /// The key of the stat at position `j` (from [`Stats::range_of`]).
     pub fn key_at(&self, j: usize) -> StrId {
-        self.keys[j]
+        self.keys.get(j)
     }
 
     /// The stat at position `j` (from [`Stats::range_of`]).
@@ -224,7 +226,7 @@ impl Stats {
         let tag = self.tags[j];
         let value = self.values[j];
         let bits = if tag & WIDE != 0 { self.wide[value as usize] } else { u64::from(value) };
-        StatRef { key: self.keys[j], kind: StatKind::from_tag(tag), bits }
+        StatRef { key: self.keys.get(j), kind: StatKind::from_tag(tag), bits }
     }
 
     /// Resolves a stored stat to its value.
@@ -243,25 +245,33 @@ impl Stats {
     /// column's copy beside the stats (wide values and byte strings stay
     /// where they are: stats refer to them by index).
     pub fn permute(&mut self, order: &[u32]) {
-        fn gather<T: Copy>(column: &[T], offsets: &[u32], order: &[u32]) -> Vec<T> {
+        fn gather<T: Copy>(column: &[T], stats: &Stats, order: &[u32]) -> Vec<T> {
             let mut out = Vec::with_capacity(column.len());
             for &src in order {
-                let src = src as usize;
-                out.extend_from_slice(&column[offsets[src] as usize..offsets[src + 1] as usize]);
+                out.extend_from_slice(&column[stats.range_of(src as usize)]);
             }
             out
         }
         if self.offsets.is_empty() {
             return;
         }
-        self.keys = gather(&self.keys, &self.offsets, order);
-        self.tags = gather(&self.tags, &self.offsets, order);
-        self.values = gather(&self.values, &self.offsets, order);
-        let mut offsets = Vec::with_capacity(order.len() + 1);
-        offsets.push(0u32);
+        let keys = match &self.keys {
+            KeyColumn::Indexed { names, index } => {
+                KeyColumn::Indexed { names: names.clone(), index: gather(index, self, order) }
+            }
+            KeyColumn::Plain(all) => KeyColumn::Plain(gather(all, self, order)),
+        };
+        self.keys = keys;
+        let tags = gather(&self.tags, self, order);
+        self.tags = tags;
+        let values = gather(&self.values, self, order);
+        self.values = values;
+        let mut offsets = OwnerOffsets::with_capacity(order.len() + 1);
+        let mut at = 0;
+        offsets.push(at);
         for &src in order {
-            let src = src as usize;
-            offsets.push(offsets[offsets.len() - 1] + self.offsets[src + 1] - self.offsets[src]);
+            at += self.range_of(src as usize).len() as u32;
+            offsets.push(at);
         }
         self.offsets = offsets;
     }

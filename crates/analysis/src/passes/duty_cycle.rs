@@ -115,7 +115,7 @@ fn plane_tracker(profile: &Profile, plane: &Plane) -> Tracker {
                 1 => true,
                 _ => false,
             };
-            tracker.add(ev.start_ps[i], ev.end_ps(i), busy);
+            tracker.add(ev.start_ps.at(i), ev.end_ps(i), busy);
         }
     }
     tracker

@@ -195,7 +195,7 @@ fn locate(lines: &[(u32, u32, u32)], node: u32) -> (usize, usize, usize) {
 /// A node's start, read from its event (the forest keeps no copy of the times).
 fn node_start(profile: &Profile, lines: &[(u32, u32, u32)], node: u32) -> i64 {
     let (p, l, i) = locate(lines, node);
-    profile.planes[p].lines[l].events.start_ps[i]
+    profile.planes[p].lines[l].events.start_ps.at(i)
 }
 
 impl Forest {
@@ -287,7 +287,7 @@ impl Forest {
                         _ => {}
                     }
                     let is_async = int(IS_ASYNC).is_some_and(|v| v != 0);
-                    nesting.push(ev.start_ps[i], ev.end_ps(i), is_async);
+                    nesting.push(ev.start_ps.at(i), ev.end_ps(i), is_async);
                     types.push(ty);
                     if level > 0 {
                         root_levels.insert(node, level);

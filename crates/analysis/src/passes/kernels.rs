@@ -190,7 +190,7 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
         for line in plane.lines.iter().filter(|l| !is_derived_line(l)) {
             let ev = &line.events;
             for i in 0..ev.len() {
-                if ev.duration_ps[i] <= 0 {
+                if ev.duration_ps.at(i) <= 0 {
                     continue;
                 }
                 picker.pick(profile, plane, line, i, &mut values);
@@ -206,7 +206,7 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
                     }
                     None => values[1].map(|v| tf_op::parse(&v.to_string()).name.to_string()).unwrap_or_default(),
                 };
-                let ns = (ev.duration_ps[i] / 1000) as u64;
+                let ns = (ev.duration_ps.at(i) / 1000) as u64;
                 let key =
                     (name.to_string(), d.grid, d.block, d.registers, d.static_shmem, d.dynamic_shmem, op_name.clone());
                 let row = rows.entry(key).or_insert_with(|| {

@@ -53,7 +53,7 @@ impl SpanColumns {
                 if ty == NOT_A_SPAN {
                     continue;
                 }
-                let (start, end) = (events.start_ps[i], events.end_ps(i));
+                let (start, end) = (events.start_ps.at(i), events.end_ps(i));
                 // Events come in start order: those ended before this one never hold another.
                 while open.last().is_some_and(|&(_, _, open_end)| open_end < start) {
                     open.pop();

@@ -219,7 +219,7 @@ fn device_step_events(
         if is_step_info_line(line) {
             for i in 0..ev.len() {
                 if let Some(g) = grouping.group(p, l, i) {
-                    let m = Marker { on_device: true, begin: ev.start_ps[i], end: ev.end_ps(i) };
+                    let m = Marker { on_device: true, begin: ev.start_ps.at(i), end: ev.end_ps(i) };
                     markers.entry(i64::from(g)).or_default().markers.push(m);
                 }
             }
@@ -365,7 +365,7 @@ fn host_step_events(
         runs.start_line(l, ev.len());
         let mut stack: Vec<Enclosing> = Vec::new();
         for i in 0..ev.len() {
-            let (s, e) = (ev.start_ps[i], ev.end_ps(i));
+            let (s, e) = (ev.start_ps.at(i), ev.end_ps(i));
             if stages {
                 picker.pick(profile, plane, line, i, &mut values);
             }

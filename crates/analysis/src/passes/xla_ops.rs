@@ -288,7 +288,7 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
         for line in plane.lines.iter().filter(|l| !is_derived_line(l)) {
             let ev = &line.events;
             for i in 0..ev.len() {
-                let (start, end) = (ev.start_ps[i], ev.end_ps(i));
+                let (start, end) = (ev.start_ps.at(i), ev.end_ps(i));
                 span = Some(span.map_or((start, end), |(a, b)| (a.min(start), b.max(end))));
                 let Some(name) =
                     event_stat(profile, plane, line, i, hlo_op).and_then(|v| v.as_str().map(str::to_string))
@@ -305,7 +305,7 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
                     ops.push(op);
                     ops.len() - 1
                 });
-                let duration = u64::try_from(ev.duration_ps[i]).unwrap_or(0);
+                let duration = u64::try_from(ev.duration_ps.at(i)).unwrap_or(0);
                 if let Some(op) = ops.get_mut(slot) {
                     op.occurrences += 1;
                     op.time_ps = op.time_ps.saturating_add(duration);

@@ -67,7 +67,7 @@ mod tests {
                 by_depth.entry(events.depth[i]).or_default().push(i);
             }
             for list in by_depth.values_mut() {
-                list.sort_by_key(|&i| (events.start_ps[i], std::cmp::Reverse(events.duration_ps[i]), i));
+                list.sort_by_key(|&i| (events.start_ps.at(i), std::cmp::Reverse(events.duration_ps.at(i)), i));
                 for (k, &i) in list.iter().enumerate() {
                     assert_eq!(neighbour_index(events, i, true), list.get(k + 1).copied(), "track {id} event {i}");
                     assert_eq!(neighbour_index(events, i, false), k.checked_sub(1).map(|p| list[p]), "track {id}");
@@ -81,7 +81,7 @@ mod tests {
                 };
                 assert_eq!((event.at.track, event.at.event), (id, list[1] as u32));
                 assert_eq!(event.at.depth, events.depth[list[0]]);
-                assert!(event.at.start_ps >= events.start_ps[list[0]]);
+                assert!(event.at.start_ps >= events.start_ps.at(list[0]));
                 let last = *list.last().expect("events") as u32;
                 assert!(matches!(neighbour(t, id, last, true), TraceAnswer::Failed { .. }));
             }

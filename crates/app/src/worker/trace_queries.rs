@@ -47,7 +47,7 @@ impl Timeline<'_> {
         (i < columns.len()).then(|| TraceHit {
             track,
             event,
-            start_ps: columns.start_ps[i],
+            start_ps: columns.start_ps.at(i),
             end_ps: columns.end_ps(i),
             depth: columns.depth.get(i).copied().unwrap_or(0),
         })

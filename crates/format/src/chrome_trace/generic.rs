@@ -227,7 +227,7 @@ mod tests {
         let corr = ev.stats.of(0).find(|s| p.str(s.key) == "correlation_id").unwrap();
         assert_eq!(ev.stats.value(corr, &p.strings), StatValue::Int(42));
         let host = &p.planes[1].lines[0].events;
-        assert_eq!((host.start_ps[0], host.duration_ps[0]), (0, 4_000_000));
+        assert_eq!((host.start_ps.at(0), host.duration_ps.at(0)), (0, 4_000_000));
     }
 
     #[test]

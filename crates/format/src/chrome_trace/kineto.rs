@@ -452,7 +452,7 @@ mod tests {
         let ev = &host.lines[0].events;
         // Step, mm, launch, memory: exact ps from the first event.
         assert_eq!(ev.start_ps, vec![0, 1_499_000, 1_999_000, 2_999_000]);
-        assert_eq!(ev.duration_ps[0], 50_500_000);
+        assert_eq!(ev.duration_ps.at(0), 50_500_000);
         assert_eq!(ev.depth, vec![0, 1, 2, 3]);
         let stat = |i: usize, key: &str| {
             ev.stats.of(i).find(|s| p.str(s.key) == key).map(|s| ev.stats.value(s, &p.strings).to_string())
@@ -469,7 +469,7 @@ mod tests {
         // The derived-range annotation line sorts first, as XProf's derived lines do.
         assert_eq!(lines, ["Annotations #7", "Stream #7(Compute,MemcpyH2D)"]);
         let k = &gpu.lines[1].events;
-        assert_eq!((k.start_ps[0], k.duration_ps[0]), (6_249_000, 4_125_000));
+        assert_eq!((k.start_ps.at(0), k.duration_ps.at(0)), (6_249_000, 4_125_000));
         let details = k.stats.of(0).find(|s| p.str(s.key) == "kernel_details").unwrap();
         assert_eq!(
             k.stats.value(details, &p.strings),

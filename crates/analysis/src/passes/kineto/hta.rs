@@ -93,7 +93,7 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
                     continue;
                 }
                 let meta = ev.metadata.get(i).and_then(|&m| plane.event_metadata.get(m as usize));
-                let (Some(meta), Some(&start), Some(&dur)) = (meta, ev.start_ps.get(i), ev.duration_ps.get(i)) else {
+                let (Some(meta), Some(start), Some(dur)) = (meta, ev.start_ps.get(i), ev.duration_ps.get(i)) else {
                     continue;
                 };
                 let (ts_us, dur_us) = whole_us(start, dur, offset_ps);

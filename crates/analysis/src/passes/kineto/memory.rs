@@ -61,7 +61,7 @@ pub fn memory_timeline(profile: &Profile) -> MemoryTimeline {
             let int = |s: usize| values[s].and_then(|v| v.as_i64()).unwrap_or(0);
             let allocator = values[0].map(|v| v.to_string()).unwrap_or_default();
             series.entry(allocator).or_default().push(MemoryPoint {
-                time_ps: ev.start_ps[i],
+                time_ps: ev.start_ps.at(i),
                 allocated_bytes: int(1),
                 reserved_bytes: int(2),
                 delta_bytes: sign * int(3),

@@ -194,7 +194,7 @@ impl KinetoIndex {
                         _ => "",
                     };
                     let name = profile.str(plane.event_metadata[ev.metadata[i] as usize].name);
-                    let (start, end) = (ev.start_ps[i], ev.end_ps(i));
+                    let (start, end) = (ev.start_ps.at(i), ev.end_ps(i));
                     let external_id = OptId::new(values[1].and_then(|v| v.as_i64()));
                     let correlation_id = OptId::new(values[2].and_then(|v| v.as_i64()));
                     if let Some(step) = step_number(name) {

@@ -32,7 +32,7 @@ pub(super) fn gpu_plane_op_metrics(
         let flags = grouping.planes.get(p).and_then(|lines| lines.get(l)).map_or(no_flags, |g| &g.flags[..]);
         let ev = &line.events;
         for i in 0..ev.len() {
-            let (start, end) = (ev.start_ps[i], ev.end_ps(i));
+            let (start, end) = (ev.start_ps.at(i), ev.end_ps(i));
             span = Some(span.map_or((start, end), |(a, b)| (a.min(start), b.max(end))));
             if let Some(hlo_op) = event_stat(profile, plane, line, i, keys.hlo_op) {
                 let program = event_stat(profile, plane, line, i, keys.program_id).and_then(|v| v.as_u64());
@@ -51,7 +51,7 @@ pub(super) fn gpu_plane_op_metrics(
                 });
                 let Some(XlaSlot { slot, flops, bytes_accessed }) = *entry else { continue };
                 let Some(op) = ops.get_mut(slot) else { continue };
-                let duration = u64::try_from(ev.duration_ps[i]).unwrap_or(0);
+                let duration = u64::try_from(ev.duration_ps.at(i)).unwrap_or(0);
                 // Every kernel is one occurrence and costs the instruction's cost.
                 op.occurrences += 1;
                 op.time_ps = op.time_ps.saturating_add(duration);
@@ -92,7 +92,7 @@ pub(super) fn gpu_plane_op_metrics(
             };
             let eager = flags.get(i).is_some_and(|f| f & FLAG_EAGER != 0)
                 || event_stat(profile, plane, line, i, keys.is_eager).and_then(|v| v.as_i64()).unwrap_or(0) != 0;
-            let duration = u64::try_from(ev.duration_ps[i]).unwrap_or(0);
+            let duration = u64::try_from(ev.duration_ps.at(i)).unwrap_or(0);
             let Some(op) = ops.get_mut(slot) else {
                 continue;
             };

@@ -224,7 +224,7 @@ pub fn host_op_metrics(profile: &Profile, grouping: &Grouping) -> OpMetricsDb {
             let flags = grouping.planes.get(p).and_then(|lines| lines.get(l)).map_or(no_flags, |g| &g.flags[..]);
             let ev = &line.events;
             for i in 0..ev.len() {
-                let (start, end) = (ev.start_ps[i], ev.end_ps(i));
+                let (start, end) = (ev.start_ps.at(i), ev.end_ps(i));
                 let stage = match keys.ipl_stage_id {
                     Some(_) => event_stat(profile, plane, line, i, keys.ipl_stage_id).and_then(|v| v.as_i64()),
                     None => None,

@@ -73,7 +73,7 @@ pub(super) fn tpu_plane_op_metrics(profile: &Profile, keys: &TpuKeys, plane: &Pl
             let stat = |key| event_stat(profile, plane, line, i, key).and_then(|v| v.as_i64());
             match (stat(keys.device_offset_ps), stat(keys.device_duration_ps)) {
                 (Some(offset), Some(duration)) => (offset, offset.saturating_add(duration.max(0))),
-                _ => (ev.start_ps[i], ev.end_ps(i)),
+                _ => (ev.start_ps.at(i), ev.end_ps(i)),
             }
         };
         // An op leaves the stack: record it under its (program, symbol).

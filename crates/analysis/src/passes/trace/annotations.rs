@@ -114,9 +114,9 @@ impl AnnotationTracks {
         if let Some(&Some((i, open_group))) = self.open[track].get(level) {
             let t = &mut self.tracks[track];
             let e = &mut t.events;
-            let near = self.gpu || group.is_some() || e.end_ps(i) + 2 * e.duration_ps[i] >= start;
+            let near = self.gpu || group.is_some() || e.end_ps(i) + 2 * e.duration_ps.at(i) >= start;
             if open_group == group && near && t.names[e.metadata[i] as usize] == name {
-                e.duration_ps[i] = end.max(e.end_ps(i)) - e.start_ps[i];
+                e.duration_ps.set(i, end.max(e.end_ps(i)) - e.start_ps.at(i));
                 return;
             }
         }
@@ -177,7 +177,7 @@ mod tests {
     fn names(track: &Track) -> Vec<(i64, i64, String)> {
         let TrackSource::Derived(d) = &track.source else { panic!("derived") };
         (0..d.events.len())
-            .map(|i| (d.events.start_ps[i], d.events.end_ps(i), d.names[d.events.metadata[i] as usize].clone()))
+            .map(|i| (d.events.start_ps.at(i), d.events.end_ps(i), d.names[d.events.metadata[i] as usize].clone()))
             .collect()
     }
 

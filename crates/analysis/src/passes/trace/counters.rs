@@ -55,7 +55,7 @@ pub fn memory_counters(profile: &Profile, p: usize) -> Vec<Counter> {
                 let used = if pytorch { "Memory allocated" } else { "Memory in use" };
                 (Counter::new(format!("{used}{suffix}"), "B"), Counter::new(format!("Memory reserved{suffix}"), "B"))
             });
-            let t = ev.start_ps[i];
+            let t = ev.start_ps.at(i);
             if pytorch {
                 used.push(t, allocated as f64);
                 reserved.push(t, allocated.saturating_add(int(3)) as f64);

@@ -41,9 +41,11 @@ impl Builder {
     fn merge_or_push(&mut self, start: i64, end: i64, name: &str) {
         let e = &self.track.events;
         if let Some(last) = e.len().checked_sub(1) {
-            if self.track.names.get(e.metadata[last] as usize).is_some_and(|n| n == name) && start >= e.start_ps[last] {
+            if self.track.names.get(e.metadata[last] as usize).is_some_and(|n| n == name)
+                && start >= e.start_ps.at(last)
+            {
                 let new_end = end.max(e.end_ps(last));
-                self.track.events.duration_ps[last] = new_end - self.track.events.start_ps[last];
+                self.track.events.duration_ps.set(last, new_end - self.track.events.start_ps.at(last));
                 return;
             }
         }
@@ -100,7 +102,7 @@ pub fn gpu_tracks(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>, p: u
             if !module.is_empty() {
                 a.module = program.map_or_else(|| module.to_string(), |id| format!("{module}({id})"));
             }
-            derived.add(&a, line.events.start_ps[i], line.events.end_ps(i), grouping.group(p, l, i));
+            derived.add(&a, line.events.start_ps.at(i), line.events.end_ps(i), grouping.group(p, l, i));
         }
         // XProf names a GPU's derived tracks by their stream, even when there is one.
         // Each stream's tracks get their own ids, as XProf's derived line ids.
@@ -129,15 +131,15 @@ pub fn tpu_tracks(profile: &Profile, grouping: &Grouping, hlo: &GpuHlo<'_>, p: u
     let mut derived = AnnotationTracks::new(false, present);
     let mut m = 0;
     for i in 0..ops_line.events.len() {
-        let start = ops_line.events.start_ps[i];
-        while m + 1 < modules_line.events.len() && modules_line.events.start_ps[m + 1] <= start {
+        let start = ops_line.events.start_ps.at(i);
+        while m + 1 < modules_line.events.len() && modules_line.events.start_ps.at(m + 1) <= start {
             m += 1;
         }
         let meta = |events: &proflens_model::Events, k: usize| {
             let md = &plane.event_metadata[events.metadata[k] as usize];
             profile.str(md.display_name.unwrap_or(md.name))
         };
-        let inside = m < modules_line.events.len() && modules_line.events.start_ps[m] <= start;
+        let inside = m < modules_line.events.len() && modules_line.events.start_ps.at(m) <= start;
         let program = inside.then(|| program_of(meta(&modules_line.events, m))).flatten();
         let a = Annotation::resolve(hlo, program, meta(&ops_line.events, i), None);
         // XProf groups a TPU program run's ops together: one run, one group.
@@ -163,7 +165,7 @@ pub fn threadpool_regions(profile: &Profile, p: usize, l: usize) -> Option<Track
     let mut open: Option<i64> = None;
     for i in 0..line.events.len() {
         match name_of(i) {
-            "ThreadpoolListener::StartRegion" => open = Some(line.events.start_ps[i]),
+            "ThreadpoolListener::StartRegion" => open = Some(line.events.start_ps.at(i)),
             "ThreadpoolListener::StopRegion" => {
                 if let Some(start) = open.take() {
                     builder.push(start, line.events.end_ps(i), THREADPOOL_REGION);
@@ -188,7 +190,7 @@ fn steps_track(profile: &Profile, grouping: &Grouping, p: usize) -> Option<Track
             continue;
         }
         for i in 0..line.events.len() {
-            events.push((line.events.start_ps[i], line.events.end_ps(i), grouping.group(p, l, i)));
+            events.push((line.events.start_ps.at(i), line.events.end_ps(i), grouping.group(p, l, i)));
         }
     }
     if events.iter().all(|e| e.2.is_none()) {

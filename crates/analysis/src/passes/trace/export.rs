@@ -71,7 +71,7 @@ pub fn write_chrome_trace(
             )?;
             let events = track_events(profile, track);
             for i in 0..events.len() {
-                let (start, end) = (events.start_ps[i], events.end_ps(i));
+                let (start, end) = (events.start_ps.at(i), events.end_ps(i));
                 if let Some((t0, t1)) = window {
                     if end < t0 || start > t1 {
                         continue;
@@ -82,7 +82,7 @@ pub fn write_chrome_trace(
                     out,
                     r#"{{"ph":"X","pid":{pid},"tid":{tid},"ts":{},"dur":{},"name":{}"#,
                     micros(start),
-                    micros(events.duration_ps[i].max(1)),
+                    micros(events.duration_ps.at(i).max(1)),
                     json(event_name(profile, grouping, track, i))
                 )?;
                 if let TrackSource::Line(p, l) = track.source {

@@ -203,16 +203,16 @@ pub fn event_details(profile: &Profile, grouping: &Grouping, track: &Track, i: u
         TrackSource::Derived(_) | TrackSource::Counter(_) => (None, Vec::new(), None),
     };
     let children: i64 = (i + 1..events.len())
-        .take_while(|&j| events.start_ps[j] < events.end_ps(i))
+        .take_while(|&j| events.start_ps.at(j) < events.end_ps(i))
         .filter(|&j| events.depth[j] == events.depth[i].saturating_add(1))
-        .map(|j| events.duration_ps[j])
+        .map(|j| events.duration_ps.at(j))
         .fold(0i64, i64::saturating_add);
     Some(EventDetails {
         name,
         long_name,
-        start_ps: events.start_ps[i],
-        duration_ps: events.duration_ps[i],
-        self_ps: events.duration_ps[i].saturating_sub(children).max(0),
+        start_ps: events.start_ps.at(i),
+        duration_ps: events.duration_ps.at(i),
+        self_ps: events.duration_ps.at(i).saturating_sub(children).max(0),
         step,
         stats,
     })

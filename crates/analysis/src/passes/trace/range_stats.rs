@@ -107,7 +107,7 @@ pub(crate) fn overlapping(events: &proflens_model::Events, start_ps: i64, end_ps
     // Index in `out` of the open event at each depth: the parent of the next deeper one.
     let mut open: Vec<usize> = Vec::new();
     for i in overlapping_indexes(events, max_duration(events), start_ps, end_ps) {
-        let (s, e) = (events.start_ps[i], events.end_ps(i));
+        let (s, e) = (events.start_ps.at(i), events.end_ps(i));
         let depth = events.depth.get(i).copied().unwrap_or(0);
         let clipped = e.min(end_ps).saturating_sub(s.max(start_ps)).max(0);
         let d = depth as usize;
@@ -175,7 +175,7 @@ impl RangeGather {
             let events = track_events(profile, track);
             let mut mine = Gathered::default();
             for o in overlapping(events, start_ps, end_ps) {
-                let duration = events.duration_ps[o.index];
+                let duration = events.duration_ps.at(o.index);
                 let name = event_name(profile, grouping, track, o.index);
                 if !self.by_name.contains_key(name) {
                     self.by_name.insert(name.to_string(), Gathered::default());

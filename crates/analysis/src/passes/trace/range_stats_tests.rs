@@ -4,12 +4,12 @@
 use super::*;
 use crate::passes::grouping::group_events;
 use crate::passes::trace::{DerivedTrack, Section, Track, TrackSource};
-use proflens_model::{nesting_depths, Events};
+use proflens_model::{nesting_depths, Events, Times};
 
 /// A track of named spans `(name, start, duration)`, sorted by start.
 pub(crate) fn track(name: &str, spans: &[(&str, i64, i64)]) -> Track {
-    let start_ps: Vec<i64> = spans.iter().map(|s| s.1).collect();
-    let duration_ps: Vec<i64> = spans.iter().map(|s| s.2).collect();
+    let start_ps: Times = spans.iter().map(|s| s.1).collect();
+    let duration_ps: Times = spans.iter().map(|s| s.2).collect();
     let depth = nesting_depths(&start_ps, &duration_ps);
     let mut names: Vec<String> = Vec::new();
     let metadata = spans
@@ -121,7 +121,7 @@ fn per_name_counts_on_a_real_profile_match_a_direct_count() {
         let mut direct: HashMap<&str, u64> = HashMap::new();
         for t in &all {
             let ev = track_events(&profile, t);
-            for i in (0..ev.len()).filter(|&i| ev.start_ps[i] <= b && ev.end_ps(i) >= a) {
+            for i in (0..ev.len()).filter(|&i| ev.start_ps.at(i) <= b && ev.end_ps(i) >= a) {
                 *direct.entry(event_name(&profile, &grouping, t, i)).or_default() += 1;
             }
         }

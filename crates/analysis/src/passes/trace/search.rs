@@ -64,7 +64,7 @@ pub fn search(
                 continue;
             }
             total += 1;
-            let entry = (events.start_ps[i], EventRef { track: t as u32, event: i as u32 });
+            let entry = (events.start_ps.at(i), EventRef { track: t as u32, event: i as u32 });
             if earliest.len() < limit {
                 earliest.push(entry);
             } else if earliest.peek().is_some_and(|latest| entry < *latest) {

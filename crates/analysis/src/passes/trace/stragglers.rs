@@ -55,7 +55,7 @@ pub fn step_ends(profile: &Profile, grouping: &Grouping, trace: &Trace) -> Vec<S
                 None
             };
             let Some(name) = name else { continue };
-            let (start, end) = (events.start_ps[i], events.end_ps(i));
+            let (start, end) = (events.start_ps.at(i), events.end_ps(i));
             let e = steps.entry(name).or_insert((start, end));
             *e = (e.0.min(start), e.1.max(end));
         }

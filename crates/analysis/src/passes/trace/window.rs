@@ -22,7 +22,7 @@ pub struct Rect {
 /// Longest event duration of a track, which bounds how far before a window
 /// an overlapping event can start.
 pub fn max_duration(events: &Events) -> i64 {
-    events.duration_ps.iter().copied().max().unwrap_or(0)
+    events.duration_ps.iter().max().unwrap_or(0)
 }
 
 /// Indexes of the events overlapping `[start_ps, end_ps]`, in order: from
@@ -34,9 +34,9 @@ pub fn overlapping_indexes(
     start_ps: i64,
     end_ps: i64,
 ) -> impl Iterator<Item = usize> + '_ {
-    let from = events.start_ps.partition_point(|&s| s < start_ps.saturating_sub(max_duration));
+    let from = events.start_ps.partition_point(|s| s < start_ps.saturating_sub(max_duration));
     (from..events.len())
-        .take_while(move |&i| events.start_ps[i] <= end_ps)
+        .take_while(move |&i| events.start_ps.at(i) <= end_ps)
         .filter(move |&i| events.end_ps(i) >= start_ps)
 }
 
@@ -51,7 +51,7 @@ pub fn visible(events: &Events, max_duration: i64, start_ps: i64, end_ps: i64, p
     // Index in `out` of the last box at each depth, to extend it.
     let mut last_at_depth: Vec<Option<usize>> = Vec::new();
     for i in overlapping_indexes(events, max_duration, start_ps, end_ps) {
-        let (s, e) = (events.start_ps[i], events.end_ps(i));
+        let (s, e) = (events.start_ps.at(i), events.end_ps(i));
         let depth = events.depth.get(i).copied().unwrap_or(0);
         let d = depth as usize;
         if last_at_depth.len() <= d {
@@ -79,11 +79,11 @@ pub fn visible(events: &Events, max_duration: i64, start_ps: i64, end_ps: i64, p
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_model::nesting_depths;
+    use proflens_model::{nesting_depths, Times};
 
     fn events(spans: &[(i64, i64)]) -> Events {
-        let start_ps: Vec<i64> = spans.iter().map(|s| s.0).collect();
-        let duration_ps: Vec<i64> = spans.iter().map(|s| s.1).collect();
+        let start_ps: Times = spans.iter().map(|s| s.0).collect();
+        let duration_ps: Times = spans.iter().map(|s| s.1).collect();
         let depth = nesting_depths(&start_ps, &duration_ps);
         Events { start_ps, duration_ps, depth, ..Events::default() }
     }

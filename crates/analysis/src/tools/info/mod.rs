@@ -115,7 +115,7 @@ mod tests {
         let mut plane_stats = Stats::default();
         plane_stats.push_int(strings.intern("core_count"), 108);
         plane_stats.end_owner();
-        let events = Events { start_ps: vec![1_000, 2_000], duration_ps: vec![5_000, 10], ..Events::default() };
+        let events = Events { start_ps: [1_000, 2_000].into(), duration_ps: [5_000, 10].into(), ..Events::default() };
         let line = Line {
             id: 3,
             display_id: 3,

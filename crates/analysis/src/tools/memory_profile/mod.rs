@@ -152,7 +152,7 @@ pub fn memory_profile(profile: &Profile, grouping: &Grouping) -> MemoryProfile {
             let text = |s: usize| values[s].map(|v| v.to_string()).unwrap_or_default();
             let id = values[0].or(values[1]).or(values[2]).map(|v| v.to_string()).unwrap_or_default();
             let snapshot = Snapshot {
-                time_offset_ps: ev.start_ps[i] - line.timestamp_ps,
+                time_offset_ps: ev.start_ps.at(i) - line.timestamp_ps,
                 stats: AllocatorStats {
                     stack_reserved_bytes: int(3),
                     heap_allocated_bytes: int(4),

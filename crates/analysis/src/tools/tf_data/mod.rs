@@ -398,7 +398,7 @@ fn collect(profile: &Profile) -> Vec<Event> {
             picker.pick(profile, plane, line, i, &mut values);
             out.push(Event {
                 line: l,
-                start: ev.start_ps[i],
+                start: ev.start_ps.at(i),
                 end: ev.end_ps(i),
                 depth: ev.depth[i],
                 id: values[0].and_then(|v| v.as_id()),
