@@ -110,9 +110,15 @@ out.push('to request: the page, from the choice to its request to the worker (fo
 const passRows = [];
 for (const t of tools) {
   const names = [...new Set(result.visits.flatMap((v) => Object.keys(v.tools[t].passes)))];
-  for (const pass of names) passRows.push([`${t}: ${pass}`, cell(over((v) => v.tools[t].passes[pass]))]);
+  const memory = (pass, key) => cell(over((v) => v.tools[t].pass_memory?.[pass]?.[key]), mib);
+  for (const pass of names) {
+    passRows.push([`${t}: ${pass}`, cell(over((v) => v.tools[t].passes[pass])),
+      memory(pass, 'heap_peak_bytes'), memory(pass, 'wasm_memory_bytes')]);
+  }
 }
-out.push(table('Shared passes run for each tool (the worker\'s own time per pass; decode without the file read)', ['tool: pass', 'ms'], passRows));
+out.push(table('Shared passes run for each tool (the worker\'s own time per pass; decode without the file read; '
+  + 'the most its allocations held at once, and the wasm memory after it)',
+  ['tool: pass', 'ms', 'heap peak, MiB', 'wasm after, MiB'], passRows));
 const errors = result.visits.flatMap((v) => Object.entries(v.errors).map(([t, e]) => `${t}: ${e}`));
 if (errors.length) out.push(`\nShown as errors: ${[...new Set(errors)].join('; ')}`);
 const ratio = (s) => (s ? `${(s.median / bytes).toFixed(2)}×` : '—');

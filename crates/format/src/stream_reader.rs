@@ -125,6 +125,20 @@ impl<'a> Reader<'a> {
     /// `sniff::read_varint` reads one from a slice ending there: `None` when
     /// it runs past `end` or the stream, or over ten bytes.
     pub fn varint(&mut self, end: u64) -> Result<Option<u64>, Error> {
+        // Most varints lie whole in the buffer, well before `end`: read there
+        // without a check per byte.
+        if self.hi - self.lo >= 10 && end.saturating_sub(self.pos) >= 10 {
+            let mut value = 0u64;
+            for (i, &byte) in self.buf[self.lo..self.lo + 10].iter().enumerate() {
+                value |= u64::from(byte & 0x7f) << (7 * i);
+                if byte & 0x80 == 0 {
+                    self.lo += i + 1;
+                    self.pos += i as u64 + 1;
+                    return Ok(Some(value));
+                }
+            }
+            return Ok(None);
+        }
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             if self.pos >= end {

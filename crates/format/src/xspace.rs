@@ -79,15 +79,7 @@ fn decode_line(
     let base_ps = line_base_ps(&header, origin);
     let mut stats = Vec::new();
     for (i, payload) in wire::payloads(line, EVENTS, "line").enumerate() {
-        let payload = payload?;
-        // Big events go through prost, which prunes their text first.
-        match (payload.len() <= wire::PRUNE_ABOVE).then(|| read_event(payload, &mut stats)).flatten() {
-            Some(event) => builder.push_event(&mut events, &header, base_ps, i, event, &stats, strings)?,
-            None => {
-                let event: XEvent = wire::decode_pruned(payload, EVENT)?;
-                builder.push_xevent(&mut events, &header, base_ps, i, &event, strings)?;
-            }
-        }
+        builder.push_encoded(&mut events, &header, base_ps, i, payload?, &mut stats, strings)?;
     }
     let timestamp_ns = header.timestamp_ns;
     Ok((finish_line(header, base_ps, events, strings), timestamp_ns))
@@ -363,6 +355,28 @@ impl PlaneBuilder {
         }
         events.stats.end_owner();
         Ok(())
+    }
+
+    /// Appends event `i` of `line` from its encoding (`stats`: room for its stats).
+    #[allow(clippy::too_many_arguments)]
+    fn push_encoded<'a>(
+        &mut self,
+        events: &mut Events,
+        line: &XLine,
+        base_ps: i64,
+        i: usize,
+        payload: &'a [u8],
+        stats: &mut Vec<StatIn<'a>>,
+        strings: &mut Interner,
+    ) -> Result<(), Error> {
+        // Big events go through prost, which prunes their text first.
+        match (payload.len() <= wire::PRUNE_ABOVE).then(|| read_event(payload, stats)).flatten() {
+            Some(event) => self.push_event(events, line, base_ps, i, event, stats, strings),
+            None => {
+                let event: XEvent = wire::decode_pruned(payload, EVENT)?;
+                self.push_xevent(events, line, base_ps, i, &event, strings)
+            }
+        }
     }
 
     /// [`PlaneBuilder::push_event`] for an event prost decoded.

@@ -45,8 +45,10 @@ function recorder() {
           message: d.message ?? null,
           timings: t ? {
             run_ms: t.run_ms, file_read_ms: t.file_read_ms, tool_ms: t.tool_ms, to_js_ms: t.to_js_ms,
-            sent_at_ms: t.sent_at_ms, wasm_memory_bytes: num(t.wasm_memory_bytes),
-            passes: (t.passes ?? []).map((p) => ({ pass: p.pass, ms: p.ms })),
+            sent_at_ms: t.sent_at_ms, wasm_memory_bytes: num(t.wasm_memory_bytes), heap_peak_bytes: num(t.heap_peak_bytes),
+            passes: (t.passes ?? []).map((p) => ({
+              pass: p.pass, ms: p.ms, heap_peak_bytes: num(p.heap_peak_bytes), wasm_memory_bytes: num(p.wasm_memory_bytes),
+            })),
           } : null,
         });
       });
@@ -88,12 +90,16 @@ function renderPhases(page) {
 function breakdown(chosenAt, shownAt, requestAt, reply) {
   const t = reply?.timings;
   const passes = Object.fromEntries((t?.passes ?? []).map((p) => [p.pass, p.ms]));
+  // What each pass held at most, and the wasm memory after it (MiB in the tables).
+  const passMemory = Object.fromEntries((t?.passes ?? []).map((p) =>
+    [p.pass, { heap_peak_bytes: p.heap_peak_bytes, wasm_memory_bytes: p.wasm_memory_bytes }]));
   return {
     total_ms: shownAt - chosenAt,
     // Page: choice → request to the worker (listing the files, the worker's start).
     to_request_ms: requestAt == null ? null : requestAt - chosenAt,
     file_read_ms: t?.file_read_ms ?? null,
     passes,
+    pass_memory: passMemory,
     tool_ms: t?.tool_ms ?? null,
     to_js_ms: t?.to_js_ms ?? null,
     // Posting to the page: the structured clone, the queue and the page's copy.
@@ -101,6 +107,7 @@ function breakdown(chosenAt, shownAt, requestAt, reply) {
     // The page turning the model into the view, and the frame that shows it.
     render_ms: reply ? shownAt - reply.at : null,
     wasm_memory_bytes: reply?.memory ?? null,
+    heap_peak_bytes: t?.heap_peak_bytes ?? null,
   };
 }
 

@@ -52,6 +52,9 @@ pub trait Hooks {
     fn memory_left(&self) -> Option<u64> {
         None
     }
+    /// A shared pass (one of [`PASSES`]) just ran: where memory is
+    /// measured, the owner notes what the pass took.
+    fn pass_done(&self, _pass: &'static str) {}
 }
 
 /// What loading the host's events cost.
@@ -446,6 +449,7 @@ impl HostContext {
     fn add_ms(&self, name: &str, ms: f64) {
         if let Some(i) = PASSES.iter().position(|p| *p == name) {
             self.pass_ms.borrow_mut()[i] += ms;
+            self.hooks.pass_done(PASSES[i]);
         }
     }
 

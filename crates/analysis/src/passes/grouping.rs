@@ -17,8 +17,10 @@ use std::collections::{BTreeMap, VecDeque};
 mod contexts;
 mod eager;
 mod graph;
+mod group_ids;
 use contexts::ContextEnds;
 use graph::{Adjacency, Nesting, Visited};
+pub use group_ids::GroupIds;
 
 /// Flag bits per event.
 pub const FLAG_STEP_ROOT: u8 = 1;
@@ -27,8 +29,8 @@ pub const FLAG_EAGER: u8 = 2;
 /// Groups of one line's events, parallel to its event columns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineGroups {
-    /// Group id, or -1 when the event belongs to no step.
-    pub group: Vec<i32>,
+    /// Each event's group id, if it belongs to a step.
+    pub group: GroupIds,
     /// [`FLAG_STEP_ROOT`] (a user-marked root, renamed by its step name), [`FLAG_EAGER`].
     pub flags: Vec<u8>,
 }
@@ -45,8 +47,7 @@ pub struct Grouping {
 
 impl Grouping {
     pub fn group(&self, plane: usize, line: usize, event: usize) -> Option<i32> {
-        let g = *self.planes.get(plane)?.get(line)?.group.get(event)?;
-        (g >= 0).then_some(g)
+        self.planes.get(plane)?.get(line)?.group.get(event)
     }
 
     pub fn flags(&self, plane: usize, line: usize, event: usize) -> u8 {
@@ -99,7 +100,7 @@ fn ungrouped(profile: &Profile) -> Grouping {
 fn ungrouped_where(profile: &Profile, with_groups: impl Fn(&Plane) -> bool) -> Grouping {
     let planes = profile.planes.iter().map(|plane| {
         let groups = with_groups(plane);
-        let line = |n: usize| LineGroups { group: if groups { vec![-1; n] } else { Vec::new() }, flags: vec![0; n] };
+        let line = |n: usize| LineGroups { group: GroupIds::none(if groups { n } else { 0 }), flags: vec![0; n] };
         plane.lines.iter().map(|l| line(l.events.len())).collect()
     });
     Grouping { planes: planes.collect(), ..Grouping::default() }
@@ -121,7 +122,7 @@ fn read_file_groups(profile: &Profile, keys: &StatKeys, grouping: &mut Grouping)
                     continue;
                 };
                 let g = i32::try_from(g).unwrap_or(-1);
-                grouping.planes[p][l].group[i] = g;
+                grouping.planes[p][l].group.set(i, g);
                 if let Some(name) =
                     event_stat(profile, plane, line, i, keys.step_name).and_then(|v| v.as_str().map(str::to_owned))
                 {
@@ -135,8 +136,7 @@ fn read_file_groups(profile: &Profile, keys: &StatKeys, grouping: &mut Grouping)
         }
     }
     // Groups seen without a name are named by their id, as the profiler does.
-    let ids: FxHashSet<i32> =
-        grouping.planes.iter().flatten().flat_map(|l| l.group.iter().copied()).filter(|&g| g >= 0).collect();
+    let ids: FxHashSet<i32> = grouping.planes.iter().flatten().flat_map(|l| l.group.iter().flatten()).collect();
     for g in ids {
         grouping.names.entry(g).or_insert_with(|| g.to_string());
     }
@@ -185,6 +185,12 @@ fn stat_count(profile: &Profile, wanted: &[Option<StrId>]) -> usize {
     stats.map(|stats| (0..stats.len()).filter(|&j| wanted.contains(&Some(stats.key_at(j)))).count()).sum()
 }
 
+/// The last item of the run of sorted `items` that `order` finds equal.
+fn last_of<T>(items: &[T], order: impl Fn(&T) -> std::cmp::Ordering) -> Option<&T> {
+    let end = items.partition_point(|item| order(item) != std::cmp::Ordering::Greater);
+    items[..end].last().filter(|item| order(item) == std::cmp::Ordering::Equal)
+}
+
 /// (plane, line, event) of `node` (`lines`: [`Forest::lines`]).
 fn locate(lines: &[(u32, u32, u32)], node: u32) -> (usize, usize, usize) {
     let k = lines.partition_point(|&(_, _, base)| base <= node) - 1;
@@ -209,12 +215,15 @@ impl Forest {
         // The lists that grow with the events are allocated once, at most at
         // the count of the stats that fill them.
         let mut contexts = ContextEnds::with_capacity(stat_count(profile, &[keys.producer_type, keys.consumer_type]));
-        let mut executors: IdHashMap<(i64, i64), u32> = IdHashMap::default();
         let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
-        let mut launches: IdHashMap<i64, u32> = IdHashMap::default();
+        // Launches by correlation id, and kernels: lists sorted once read
+        // (a map per launch held twice the room, and three times while it grew).
+        let mut launches: Vec<(i64, u32)> = Vec::new();
         let mut kernels: Vec<(u32, i64)> = Vec::new();
         let mut tf_data_step_ids = IdHashSet::default();
-        let mut executor_iterations: Vec<(u32, i64, i64)> = Vec::with_capacity(stat_count(profile, &[keys.iter_num]));
+        // The executor events of each (step id, iteration): they adopt the
+        // iterators' events, and make TF loops.
+        let mut executions: Vec<LoopNode> = Vec::with_capacity(stat_count(profile, &[keys.iter_num]));
         let picker = StatPicker::new(
             profile,
             &[
@@ -254,7 +263,7 @@ impl Forest {
                         // Launches and kernels are typed by where they are.
                         if is_host {
                             ty = EventType::KernelLaunch;
-                            launches.insert(c, node);
+                            launches.push((c, node));
                         } else {
                             ty = EventType::KernelExecute;
                             kernels.push((node, c));
@@ -275,8 +284,7 @@ impl Forest {
                     }
                     match (ty, int(STEP_ID), int(ITER_NUM)) {
                         (EventType::ExecutorStateProcess, Some(id), Some(it)) => {
-                            executors.insert((id, it), node);
-                            executor_iterations.push((node, id, it));
+                            executions.push((id, it, node));
                         }
                         (EventType::IteratorGetNextOp | EventType::IteratorGetNextAsOptionalOp, Some(id), Some(it)) => {
                             get_next.push((node, id, it));
@@ -297,26 +305,27 @@ impl Forest {
             }
         }
 
+        // An event adopted by key takes the last event of that key (XProf's
+        // map keeps the last one inserted): sorted, the last of its run.
+        executions.sort_unstable();
         for (node, id, it) in get_next {
-            if let Some(&parent) = executors.get(&(id, it)) {
+            if let Some(&(_, _, parent)) = last_of(&executions, |e| (e.0, e.1).cmp(&(id, it))) {
                 edges.push((parent, node));
             }
         }
+        launches.sort_unstable();
         for (node, c) in kernels {
-            if let Some(&launch) = launches.get(&c) {
+            if let Some(&(_, launch)) = last_of(&launches, |l| l.0.cmp(&c)) {
                 edges.push((launch, node));
             }
         }
+        drop(launches);
         contexts.edges_into(&mut edges);
 
         // TF while-loops: each iteration's first executor event is a root. Sorted by (loop id,
         // iteration, node), each loop's iterations and each iteration's nodes lie together.
-        let mut loops: Vec<LoopNode> = executor_iterations
-            .into_iter()
-            .filter(|(_, id, _)| !tf_data_step_ids.contains(id))
-            .map(|(node, id, it)| (id, it, node))
-            .collect();
-        loops.sort_unstable();
+        let mut loops = executions;
+        loops.retain(|(id, _, _)| !tf_data_step_ids.contains(id));
         // (first node, the iteration's nodes) of every iteration of a real loop.
         let mut iterations: Vec<(u32, &[LoopNode])> = Vec::new();
         for iters in loops.chunk_by(|a, b| a.0 == b.0) {
@@ -337,6 +346,7 @@ impl Forest {
             tf_loop_roots.push(first);
             edges.extend(nodes.iter().map(|n| n.2).filter(|&n| n != first).map(|n| (first, n)));
         }
+        drop(loops);
 
         let nodes = types.len();
         Forest {
@@ -442,7 +452,7 @@ impl Forest {
     }
 
     fn group(&self, profile: &Profile, keys: &StatKeys, out: &mut Grouping) {
-        let mut group_of = vec![-1i32; self.types.len()];
+        let mut group_of = GroupIds::none(self.types.len());
         let mut visited = Visited::new(self.types.len());
         let roots: Vec<u32> = if self.tf_loop_roots.is_empty() {
             let mut roots: Vec<u32> = self
@@ -463,7 +473,7 @@ impl Forest {
         let mut next_group = 0i32;
         for root in roots {
             if self.tf_loop_roots.is_empty() {
-                if group_of[root as usize] >= 0 {
+                if group_of.get(root as usize).is_some() {
                     continue;
                 }
                 let level = self.root_level(root);
@@ -496,16 +506,16 @@ impl Forest {
     /// grouped node's descendants are grouped already (groups are given to
     /// all that is reachable), so the walk stops at grouped nodes, and the
     /// groups serve as its marks.
-    fn propagate(&self, root: u32, group: i32, group_of: &mut [i32]) {
-        if group_of[root as usize] >= 0 {
+    fn propagate(&self, root: u32, group: i32, group_of: &mut GroupIds) {
+        if group_of.get(root as usize).is_some() {
             return;
         }
-        group_of[root as usize] = group;
+        group_of.set(root as usize, group);
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             for c in self.children(n) {
-                if group_of[c as usize] < 0 {
-                    group_of[c as usize] = group;
+                if group_of.get(c as usize).is_none() {
+                    group_of.set(c as usize, group);
                     stack.push(c);
                 }
             }

@@ -13,6 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 struct Counting;
 
 static IN_USE: AtomicU64 = AtomicU64::new(0);
+/// The most [`IN_USE`] held since [`take_peak`] last ran.
+static PEAK: AtomicU64 = AtomicU64::new(0);
 
 // SAFETY: every call goes to `System` unchanged; only a counter is added.
 #[cfg(target_arch = "wasm32")]
@@ -33,7 +35,9 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let moved = System.realloc(ptr, layout, new_size);
         if !moved.is_null() {
-            IN_USE.fetch_add(new_size as u64, Relaxed);
+            let grown = IN_USE.fetch_add(new_size as u64, Relaxed) + new_size as u64;
+            // The old room is given back after the new is had.
+            PEAK.fetch_max(grown, Relaxed);
             IN_USE.fetch_sub(layout.size() as u64, Relaxed);
         }
         moved
@@ -44,7 +48,8 @@ unsafe impl GlobalAlloc for Counting {
 #[cfg(target_arch = "wasm32")]
 fn counted(ptr: *mut u8, layout: Layout) -> *mut u8 {
     if !ptr.is_null() {
-        IN_USE.fetch_add(layout.size() as u64, Relaxed);
+        let in_use = IN_USE.fetch_add(layout.size() as u64, Relaxed) + layout.size() as u64;
+        PEAK.fetch_max(in_use, Relaxed);
     }
     ptr
 }
@@ -56,4 +61,11 @@ static ALLOCATOR: Counting = Counting;
 /// Bytes the worker's allocations hold now.
 pub fn in_use() -> u64 {
     IN_USE.load(Relaxed)
+}
+
+/// The most bytes the worker's allocations held at once since the last
+/// call (or since it started), and the count starts again from now.
+pub fn take_peak() -> u64 {
+    let now = in_use();
+    PEAK.swap(now, Relaxed).max(now)
 }

@@ -92,6 +92,10 @@ impl Hooks for HostHooks {
     fn memory_left(&self) -> Option<u64> {
         Some(proflens_format::load_source::BROWSER_MEMORY_BYTES.saturating_sub(super::heap::in_use()))
     }
+
+    fn pass_done(&self, pass: &'static str) {
+        super::timings::note_pass_memory(pass);
+    }
 }
 
 impl Hosts {

@@ -160,7 +160,7 @@ fn run_tool(
     };
     let tell = |tools: Vec<String>| post(&Response::HostTools { run: run.clone(), host: host.clone(), tools });
     let contexts = hosts.contexts_of(&run, &host);
-    let before = timings::Snapshot::take(&contexts);
+    let before = timings::Snapshot::start(&contexts);
     let output = match hosts.run(&run, &host, tool, &request, tell) {
         Ok(output) => output,
         Err(ToolError::OneHost) => {

@@ -1,5 +1,6 @@
 //! XSpace decoded from a stream without holding the file: peak memory is
-//! the model, the planes' metadata and the largest line.
+//! the model, the planes' metadata and the longest line no longer than a
+//! read (a longer one is decoded as it streams).
 //!
 //! An XPlane's event and stat metadata come after its lines in the wire
 //! order, and a line needs its plane's metadata to be built, so the walk
@@ -17,15 +18,30 @@
 //! full first pass, so that results and errors are always those of the
 //! slice decoder.
 //!
+//! A line longer than a read (most of a big profile's bytes lie in a few
+//! threads' lines) is decoded as it streams, an event at a time
+//! ([`line`]), not read whole first: its bytes were the largest thing
+//! decoding held (the 10.4M-event profile's longest line is 110 MiB). Its
+//! columns are allocated once, at about their size: the first pass counts
+//! its events where it walks the line whole (gzip), and otherwise estimates
+//! them from the first events the reader holds (walking the line to count
+//! them read the file twice).
+//!
 //! Errors are the slice decoder's: the same checks, with offsets counted
-//! the same way, so a damaged file reads the same either way.
+//! the same way, so a damaged file reads the same either way. A line
+//! decoded as it streams that fails in any way has the file decoded again
+//! with every line read whole, whose errors are those.
 
 use super::{decode_line, new_profile, PlaneBuilder, EVENTS, LINES, LINE_TIMESTAMP, PLANE, PLANES, SPACE};
+
+mod fields;
+mod line;
 use crate::gunzip_stream::GunzipFill;
 use crate::proto::{XPlane, XSpace};
 use crate::source::ByteSource;
 use crate::stream_reader::{Reader, SourceFill};
 use crate::{wire, Error, FileKind, Progress};
+use fields::{copy_bytes, put_varint, skip, skip_held_events, Message, Value};
 use proflens_model::Profile;
 
 /// What the stream holds: an XSpace as it is, or gzip of one.
@@ -77,6 +93,9 @@ type Scan<T> = Result<T, Stop>;
 struct LineAt {
     pos: u64,
     len: u64,
+    /// How many events it holds, where the first pass counted them or
+    /// (for a long line it jumped over) estimated them.
+    events: Option<u64>,
 }
 
 /// Decodes the XSpace `input` holds, reading `chunk` bytes at a time.
@@ -94,14 +113,25 @@ pub(crate) fn decode_stream(
             progress(p);
         }
     };
-    if let Input::Raw(_) = input {
-        if let Ok(Some(profile)) = decode_with(input, looks, chunk, Heads::Only, progress) {
-            return Ok(profile);
+    let streamed = Lines::StreamedAbove(chunk as u64);
+    match input {
+        Input::Raw(_) => {
+            let heads = Heads::Only { whole_above: chunk as u64 };
+            if let Ok(Some(profile)) = decode_with(input, looks, chunk, heads, streamed, progress) {
+                return Ok(profile);
+            }
+        }
+        // Inflating is most of the time: the errors of a first try stand
+        // (they are the slice decoder's) but where a streamed line failed.
+        Input::Gzip(..) => {
+            if let Some(profile) = decode_with(input, looks, chunk, Heads::Whole, streamed, progress)? {
+                return Ok(profile);
+            }
         }
     }
     // Whole heads state the timestamps decoding reads, unless the file changes between the passes.
     let changed = || Error::Unreadable { detail: "it changed while it was read".into() };
-    decode_with(input, looks, chunk, Heads::Whole, progress)?.ok_or_else(changed)
+    decode_with(input, looks, chunk, Heads::Whole, Lines::Whole, progress)?.ok_or_else(changed)
 }
 
 /// How the first pass reads a line.
@@ -109,17 +139,29 @@ pub(crate) fn decode_stream(
 enum Heads {
     /// Every field (the slice decoder's checks, in its order).
     Whole,
-    /// Its fields up to its first event; the rest is jumped over.
-    Only,
+    /// Its fields up to its first event; the rest is jumped over (the
+    /// events of a line longer than `whole_above` bytes are first estimated
+    /// from those the reader holds).
+    Only { whole_above: u64 },
+}
+
+/// How the second pass reads a line.
+#[derive(Clone, Copy)]
+enum Lines {
+    /// Whole, then decoded from memory.
+    Whole,
+    /// As it streams when it is longer than this many bytes, else whole.
+    StreamedAbove(u64),
 }
 
 /// One decode; `Ok(None)` when a line's timestamp was not the one its
-/// head stated (only with [`Heads::Only`]).
+/// head stated (only with [`Heads::Only`]), or a streamed line failed.
 fn decode_with(
     input: Input,
     looks: Looks,
     chunk: usize,
     heads: Heads,
+    lines_read: Lines,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Option<Profile>, Error> {
     let mut reader = input.open(chunk);
@@ -145,22 +187,38 @@ fn decode_with(
     let mut line_starts = line_starts.into_iter();
     let mut lines_done = 0u64;
     let mut reader = input.open(chunk);
-    // Room for the longest line, once: grown line by line, the buffer kept
-    // up to twice the longest line (Vec growth doubles), and the old room
-    // beside the new while it moved.
-    let longest = planes.iter().flat_map(|(_, lines)| lines).map(|line| line.len).max().unwrap_or(0);
+    let streamed = |line: &LineAt| matches!(lines_read, Lines::StreamedAbove(n) if line.len > n);
+    // Room for the longest line read whole, once: grown line by line, the
+    // buffer kept up to twice the longest line (Vec growth doubles), and the
+    // old room beside the new while it moved.
+    let whole = planes.iter().flat_map(|(_, lines)| lines).filter(|line| !streamed(line));
+    let longest = whole.map(|line| line.len).max().unwrap_or(0);
     let mut bytes = Vec::with_capacity(usize::try_from(longest).unwrap_or(usize::MAX));
+    let shorter = || Error::Unreadable { detail: "it became shorter while it was read".into() };
     for (header, lines) in planes {
         let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
         let mut built = Vec::with_capacity(lines.len());
         for line in lines {
-            bytes.clear();
-            bytes.resize(usize::try_from(line.len).unwrap_or(usize::MAX), 0);
             // The first pass read these bytes, so they are there unless the file changed since.
-            if !reader.skip_to(line.pos)? || !reader.read_exact(&mut bytes)? {
-                return Err(Error::Unreadable { detail: "it became shorter while it was read".into() });
+            if !reader.skip_to(line.pos)? {
+                return Err(shorter());
             }
-            let (line, timestamp_ns) = decode_line(&mut builder, &bytes, origin, &mut profile.strings)?;
+            let decoded = if streamed(&line) {
+                let stated = line_starts.as_slice().first().copied().unwrap_or(0);
+                let read = line::Read { len: line.len, events: line.events, timestamp_ns: stated, origin };
+                match line::decode(&mut reader, &mut builder, &read, &mut profile.strings, &mut bytes) {
+                    Some(decoded) => decoded,
+                    None => return Ok(None),
+                }
+            } else {
+                bytes.clear();
+                bytes.resize(usize::try_from(line.len).unwrap_or(usize::MAX), 0);
+                if !reader.read_exact(&mut bytes)? {
+                    return Err(shorter());
+                }
+                decode_line(&mut builder, &bytes, origin, &mut profile.strings)?
+            };
+            let (line, timestamp_ns) = decoded;
             if line_starts.next() != Some(timestamp_ns) {
                 return Ok(None);
             }
@@ -342,16 +400,20 @@ fn walk_plane(
         match value {
             Value::Bytes(len) if number == LINES => {
                 let pos = r.pos();
-                lines.push(LineAt { pos, len });
-                match line_timestamp(r, len, heads) {
-                    Ok(ts) => line_starts.push(ts),
+                let events = match line_head(r, len, heads) {
+                    Ok((ts, events)) => {
+                        line_starts.push(ts);
+                        events
+                    }
                     Err(Stop::End) => return Err(Stop::End),
                     Err(Stop::Fail(e)) => {
                         found.line.get_or_insert(e);
                         line_starts.push(0);
                         skip(r, (pos + len).saturating_sub(r.pos()))?;
+                        None
                     }
-                }
+                };
+                lines.push(LineAt { pos, len, events });
             }
             _ if !PLANE.iter().any(|(n, _)| *n == number) => walk.skip_value(r, value)?,
             Value::Bytes(len) => copy_bytes(r, tag, len, kept)?,
@@ -372,130 +434,49 @@ fn walk_plane(
     Ok(())
 }
 
-/// A line's `timestamp_ns` (the last one, as protobuf reads it; with
-/// [`Heads::Only`], the last before its first event), reading its framing
-/// only; the reader ends after the line.
-fn line_timestamp(r: &mut Reader, len: u64, heads: Heads) -> Scan<i64> {
-    let mut ts = 0;
+/// A line's `timestamp_ns` (the last one, as protobuf reads it; where
+/// [`Heads::Only`] jumps over its events, the last before the first), and
+/// how many events it holds: counted where it was walked whole, estimated
+/// from the events the reader holds where a long line is jumped over. The
+/// reader ends after the line.
+fn line_head(r: &mut Reader, len: u64, heads: Heads) -> Scan<(i64, Option<u64>)> {
+    let (jump, long) = match heads {
+        Heads::Whole => (false, false),
+        Heads::Only { whole_above } => (true, len > whole_above),
+    };
+    let (mut ts, mut events) = (0, 0);
     let mut walk = Message::new(r, len, "line");
-    while let Some((tag, value)) = walk.next(r)? {
+    loop {
+        if !jump {
+            // Events lying whole in the buffer are counted there.
+            events += skip_held_events(r, walk.end)?;
+        }
+        let field_start = r.pos();
+        let Some((tag, value)) = walk.next(r)? else { break };
         match value {
             Value::Varint(v) if tag >> 3 == LINE_TIMESTAMP => ts = v as i64,
-            _ if heads == Heads::Only && tag >> 3 == EVENTS => return skip(r, walk.end - r.pos()).map(|()| ts),
-            other => walk.skip_value(r, other)?,
-        }
-    }
-    Ok(ts)
-}
-
-/// A field's value as its header tells; a payload is next in the stream.
-#[derive(Clone, Copy)]
-enum Value {
-    Varint(u64),
-    Bytes(u64),
-    Fixed(usize),
-}
-
-/// A nested message's fields, walked as `wire::fields` walks a slice:
-/// the same checks, and errors with positions counted from its start.
-struct Message {
-    start: u64,
-    end: u64,
-    what: &'static str,
-}
-
-impl Message {
-    fn new(r: &Reader, len: u64, what: &'static str) -> Message {
-        Message { start: r.pos(), end: r.pos().saturating_add(len), what }
-    }
-
-    fn truncated(&self, at: u64) -> Stop {
-        Stop::Fail(Error::Truncated {
-            detail: format!("a {} ends inside a field at byte {}", self.what, at - self.start),
-        })
-    }
-
-    /// The next field's tag and value; `None` after the last. The stream
-    /// ending inside the message is [`Stop::End`].
-    fn next(&mut self, r: &mut Reader) -> Scan<Option<(u64, Value)>> {
-        let field_start = r.pos();
-        if field_start >= self.end {
-            return Ok(None);
-        }
-        let len = self.end - self.start;
-        // A varint cut by the stream (not the message) is a cut file.
-        let varint = |r: &mut Reader, end: u64| -> Scan<Option<u64>> {
-            match r.varint(end)? {
-                None if r.pos() < end && r.at_end()? => Err(Stop::End),
-                v => Ok(v),
+            _ if jump && tag >> 3 == EVENTS => {
+                let estimate = if long { Some(estimate_events(r, &walk, field_start, value)?) } else { None };
+                return skip(r, walk.end - r.pos()).map(|()| (ts, estimate));
             }
-        };
-        let Some(tag) = varint(r, self.end)? else {
-            return Err(self.truncated(self.start + len));
-        };
-        let value = match tag & 7 {
-            0 => Value::Varint(varint(r, self.end)?.ok_or_else(|| self.truncated(field_start))?),
-            1 => Value::Fixed(8),
-            5 => Value::Fixed(4),
-            2 => match varint(r, self.end)? {
-                Some(n) if n <= self.end - r.pos() => Value::Bytes(n),
-                _ => return Err(self.truncated(self.start + len)),
-            },
             other => {
-                return Err(Stop::Fail(Error::Corrupt {
-                    detail: format!("a {} has a field of wire type {other}, which protobuf does not define", self.what),
-                }))
-            }
-        };
-        if let Value::Fixed(n) = value {
-            if r.pos() + n as u64 > self.end {
-                return Err(self.truncated(self.start + len));
+                events += u64::from(tag >> 3 == EVENTS);
+                walk.skip_value(r, other)?;
             }
         }
-        Ok(Some((tag, value)))
     }
-
-    /// Skips the payload of a field [`Message::next`] returned.
-    fn skip_value(&self, r: &mut Reader, value: Value) -> Scan<()> {
-        match value {
-            Value::Varint(_) => Ok(()),
-            Value::Bytes(n) => skip(r, n),
-            Value::Fixed(n) => skip(r, n as u64),
-        }
-    }
+    Ok((ts, Some(events)))
 }
 
-fn skip(r: &mut Reader, n: u64) -> Scan<()> {
-    match r.skip_to(r.pos().saturating_add(n))? {
-        true => Ok(()),
-        false => Err(Stop::End),
-    }
-}
-
-/// Appends a length-delimited field (tag, length, the payload read from
-/// the stream) to `out`, growing it as bytes arrive: a length a crafted
-/// file states is never allocated before the bytes are there.
-fn copy_bytes(r: &mut Reader, tag: u64, len: u64, out: &mut Vec<u8>) -> Scan<()> {
-    const PIECE: u64 = 1 << 20;
-    put_varint(out, tag);
-    put_varint(out, len);
-    let mut left = len;
-    while left > 0 {
-        let n = left.min(PIECE) as usize;
-        let at = out.len();
-        out.resize(at + n, 0);
-        if !r.read_exact(&mut out[at..])? {
-            return Err(Stop::End);
-        }
-        left -= n as u64;
-    }
-    Ok(())
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+/// How many events a line holds from `field_start` (its first event's
+/// field, whose `value` is next) to its end, estimated from those the
+/// reader holds, with a sixteenth more: the columns are allocated at it,
+/// so that they need not grow (read whole, the file was read twice). At
+/// most one per 8 bytes, whatever the first events are.
+fn estimate_events(r: &mut Reader, walk: &Message, field_start: u64, value: Value) -> Scan<u64> {
+    walk.skip_value(r, value)?;
+    let held = 1 + skip_held_events(r, walk.end)?;
+    let (sampled, rest) = (r.pos() - field_start, walk.end - field_start);
+    let estimate = u128::from(held) * u128::from(rest) / u128::from(sampled.max(1));
+    Ok(u64::try_from(estimate + estimate / 16).unwrap_or(u64::MAX).min(rest / 8 + 1))
 }

@@ -3,13 +3,55 @@
 //!
 //! Nearly every edge is a nesting one (an event inside another on its line),
 //! and those need no edge list: a parent per node and where each node's
-//! nested events end describe them in 8 bytes a node. The few other edges
-//! (launch → kernel, producer → consumer, loops) are kept as sorted lists.
+//! nested events end describe them in about 4 bytes a node. The few other
+//! edges (launch → kernel, producer → consumer, loops) are kept as sorted
+//! lists.
 
+use crate::common::id_hash::IdHashMap;
 use std::collections::VecDeque;
 
-/// No node (a node without nesting parent).
-pub(super) const NONE: u32 = u32::MAX;
+/// Per node, a node at most as far as [`Distances::FAR`] from it, as that
+/// distance in 2 bytes; the few farther (the parent of an event deep in a
+/// long step, the end of a long step) in a map. Nesting links lie close:
+/// a step holds hundreds of events, and 4 bytes a link were 16 MiB of a
+/// 2M-event host's grouping.
+#[derive(Default)]
+struct Distances {
+    near: Vec<u16>,
+    far: IdHashMap<u32, u32>,
+}
+
+impl Distances {
+    /// Marks a distance kept in `far`.
+    const FAR: u16 = u16::MAX;
+
+    fn with_capacity(nodes: usize) -> Distances {
+        Distances { near: Vec::with_capacity(nodes), far: IdHashMap::default() }
+    }
+
+    /// The distance of the next node (nodes are pushed in order).
+    fn push(&mut self, distance: u32) {
+        self.near.push(Distances::FAR);
+        self.set(self.near.len() as u32 - 1, distance);
+    }
+
+    fn set(&mut self, node: u32, distance: u32) {
+        if distance < u32::from(Distances::FAR) {
+            self.near[node as usize] = distance as u16;
+            self.far.remove(&node);
+        } else {
+            self.near[node as usize] = Distances::FAR;
+            self.far.insert(node, distance);
+        }
+    }
+
+    fn get(&self, node: u32) -> u32 {
+        match self.near[node as usize] {
+            Distances::FAR => self.far[&node],
+            near => u32::from(near),
+        }
+    }
+}
 
 /// Nesting of the events of each line, filled line by line in node order:
 /// nodes pushed while a node is open are nested in it, so its nested nodes
@@ -17,69 +59,70 @@ pub(super) const NONE: u32 = u32::MAX;
 /// are skipped).
 #[derive(Default)]
 pub(super) struct Nesting {
-    parent: Vec<u32>,
-    /// One past the last node nested in each node; an async node's own index.
-    end: Vec<u32>,
+    /// How far back each node's parent is; 0: it has none.
+    parent: Distances,
+    /// How far past each node the nodes nested in it end; 0 for an async node.
+    end: Distances,
     open: Vec<(u32, i64, i64)>,
 }
 
 impl Nesting {
     pub(super) fn with_capacity(nodes: usize) -> Nesting {
-        Nesting { parent: Vec::with_capacity(nodes), end: Vec::with_capacity(nodes), open: Vec::new() }
+        Nesting { parent: Distances::with_capacity(nodes), end: Distances::with_capacity(nodes), open: Vec::new() }
     }
 
     /// Adds the next node of the current line, spanning `start..end` (async
     /// nodes nest in nothing and hold nothing).
     pub(super) fn push(&mut self, start: i64, end: i64, is_async: bool) {
-        let node = self.parent.len() as u32;
-        self.end.push(node);
+        let node = self.parent.near.len() as u32;
+        self.end.push(0);
         if is_async {
-            self.parent.push(NONE);
+            self.parent.push(0);
             return;
         }
-        let mut parent = NONE;
+        let mut parent = node;
         while let Some(&(open, open_start, open_end)) = self.open.last() {
             if open_start <= start && end <= open_end {
                 parent = open;
                 break;
             }
-            self.end[open as usize] = node;
+            self.end.set(open, node - open);
             self.open.pop();
         }
-        self.parent.push(parent);
+        self.parent.push(node - parent);
         self.open.push((node, start, end));
     }
 
     /// Closes the current line: its open nodes hold everything to its end.
     pub(super) fn end_line(&mut self) {
-        let end = self.parent.len() as u32;
+        let end = self.parent.near.len() as u32;
         for (open, _, _) in self.open.drain(..) {
-            self.end[open as usize] = end;
+            self.end.set(open, end - open);
         }
     }
 
     /// One past the last node nested in `n`.
     pub(super) fn end(&self, n: u32) -> u32 {
-        self.end[n as usize]
+        n + self.end.get(n)
     }
 
     /// An async node nests in nothing and holds nothing.
     pub(super) fn is_async(&self, n: u32) -> bool {
-        self.end[n as usize] == n
+        self.end(n) == n
     }
 
     pub(super) fn parent(&self, n: u32) -> Option<u32> {
-        Some(self.parent[n as usize]).filter(|&p| p != NONE)
+        Some(self.parent.get(n)).filter(|&back| back != 0).map(|back| n - back)
     }
 
     /// The nodes directly nested in `n`.
     pub(super) fn children(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
-        let end = self.end[n as usize];
+        let end = self.end(n);
         let mut next = n + 1;
         std::iter::from_fn(move || {
             while next < end {
                 let node = next;
-                let node_end = self.end[node as usize];
+                let node_end = self.end(node);
                 if node_end == node {
                     next += 1; // async: nested in nothing
                     continue;
@@ -104,73 +147,90 @@ pub(super) struct Adjacency {
 }
 
 impl Adjacency {
-    /// The lists of `from → to` edges, or of `to → from` ones when `reversed`.
+    /// The lists of `from → to` edges, or of `to → from` ones when `reversed`:
+    /// each source's edges counted, then placed in order (no sorted copy of
+    /// the edges, which was the most grouping held at the time).
     pub(super) fn new(nodes: usize, edges: &[(u32, u32)], reversed: bool) -> Adjacency {
         let ends = |&(a, b): &(u32, u32)| if reversed { (b, a) } else { (a, b) };
-        // (source, insertion index) as one integer: sorted, insertion order within a source.
-        let mut order: Vec<u64> =
-            edges.iter().enumerate().map(|(i, edge)| u64::from(ends(edge).0) << 32 | i as u64).collect();
-        order.sort_unstable();
         let mut sources = vec![0u64; nodes.div_ceil(64)];
-        let mut offsets = Vec::new();
-        for (i, &key) in order.iter().enumerate() {
-            let from = (key >> 32) as u32;
-            if i == 0 || order[i - 1] >> 32 != key >> 32 {
-                sources[from as usize / 64] |= 1 << (from % 64);
-                offsets.push(i as u32);
-            }
+        for edge in edges {
+            let from = ends(edge).0;
+            sources[from as usize / 64] |= 1 << (from % 64);
         }
-        offsets.push(order.len() as u32);
         let mut sources_before = Vec::with_capacity(sources.len());
         let mut count = 0;
         for word in &sources {
             sources_before.push(count);
             count += word.count_ones();
         }
-        let targets = order.iter().map(|&key| ends(&edges[key as u32 as usize]).1).collect();
-        Adjacency { sources, sources_before, offsets, targets }
+        let mut adjacency =
+            Adjacency { sources, sources_before, offsets: vec![0; count as usize + 1], targets: Vec::new() };
+        for edge in edges {
+            let source = adjacency.source(ends(edge).0);
+            adjacency.offsets[source + 1] += 1;
+        }
+        for s in 1..adjacency.offsets.len() {
+            adjacency.offsets[s] += adjacency.offsets[s - 1];
+        }
+        // Where each source's next target goes.
+        let mut next = adjacency.offsets.clone();
+        let mut targets = vec![0; edges.len()];
+        for edge in edges {
+            let (from, to) = ends(edge);
+            let at = &mut next[adjacency.source(from)];
+            targets[*at as usize] = to;
+            *at += 1;
+        }
+        adjacency.targets = targets;
+        adjacency
+    }
+
+    /// The rank of `n` among the sources (`n` is one).
+    fn source(&self, n: u32) -> usize {
+        let (word, bit) = (n as usize / 64, n % 64);
+        let below = self.sources[word] & ((1 << bit) - 1);
+        (self.sources_before[word] + below.count_ones()) as usize
     }
 
     pub(super) fn of(&self, n: u32) -> &[u32] {
-        let (word, bit) = (n as usize / 64, n % 64);
-        if self.sources[word] & 1 << bit == 0 {
+        if self.sources[n as usize / 64] & 1 << (n % 64) == 0 {
             return &[];
         }
-        let below = self.sources[word] & ((1 << bit) - 1);
-        let source = (self.sources_before[word] + below.count_ones()) as usize;
+        let source = self.source(n);
         &self.targets[self.offsets[source] as usize..self.offsets[source + 1] as usize]
     }
 }
 
-/// Nodes seen by the current walk: a mark per node, so that walks need no
-/// allocation (one walk per root or op, over millions of nodes). Marks are
-/// 16 bits, cleared once every 65,535 walks.
+/// Nodes seen by the current walk: a bit per node, and the nodes marked,
+/// to clear them when the next walk starts (walks are short: at most
+/// [`super::MAX_ANCESTOR_SEARCH`] nodes searched, one walk per root or op).
 pub(super) struct Visited {
-    marks: Vec<u16>,
-    stamp: u16,
+    marks: Vec<u64>,
+    marked: Vec<u32>,
     /// The breadth-first queue of the current walk (reused).
     pub(super) queue: VecDeque<u32>,
 }
 
 impl Visited {
     pub(super) fn new(nodes: usize) -> Visited {
-        Visited { marks: vec![0; nodes], stamp: 0, queue: VecDeque::new() }
+        Visited { marks: vec![0; nodes.div_ceil(64)], marked: Vec::new(), queue: VecDeque::new() }
     }
 
     /// Starts a new walk.
     pub(super) fn next(&mut self) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.marks.fill(0);
-            self.stamp = 1;
+        for n in self.marked.drain(..) {
+            self.marks[n as usize / 64] &= !(1 << (n % 64));
         }
     }
 
     /// Marks `n`; false when the current walk had already seen it.
     pub(super) fn insert(&mut self, n: u32) -> bool {
-        let mark = &mut self.marks[n as usize];
-        let fresh = *mark != self.stamp;
-        *mark = self.stamp;
+        let (word, bit) = (&mut self.marks[n as usize / 64], 1u64 << (n % 64));
+        let fresh = *word & bit == 0;
+        if fresh {
+            *word |= bit;
+            self.marked.push(n);
+        }
         fresh
     }
 }
@@ -209,5 +269,36 @@ mod tests {
         assert_eq!(nesting.parent(2), Some(1));
         assert_eq!((nesting.parent(3), nesting.children(3).count()), (None, 0));
         assert_eq!((nesting.parent(5), nesting.parent(4)), (None, Some(0)));
+    }
+
+    #[test]
+    fn links_farther_than_two_bytes_are_exact() {
+        // One long node holding 70,000 leaves, then one more line's node.
+        let mut nesting = Nesting::with_capacity(70_002);
+        nesting.push(0, 1_000_000, false);
+        for i in 0..70_000 {
+            nesting.push(10 + i, 11 + i, i == 5);
+        }
+        nesting.end_line();
+        nesting.push(0, 10, false);
+        nesting.end_line();
+        assert_eq!((nesting.end(0), nesting.end(70_001)), (70_001, 70_002));
+        assert_eq!((nesting.parent(70_000), nesting.parent(65_535), nesting.parent(6)), (Some(0), Some(0), None));
+        assert_eq!(nesting.children(0).count(), 69_999);
+        assert_eq!(nesting.children(0).last(), Some(70_000));
+        // A far end set, then brought near, leaves nothing in the map.
+        let mut distances = Distances::with_capacity(1);
+        distances.push(70_000);
+        distances.set(0, 3);
+        assert!(distances.get(0) == 3 && distances.far.is_empty());
+    }
+
+    #[test]
+    fn walks_see_each_node_once_and_start_clean() {
+        let mut visited = Visited::new(130);
+        visited.next();
+        assert!(visited.insert(129) && visited.insert(0) && !visited.insert(129));
+        visited.next();
+        assert!(visited.insert(129) && !visited.insert(129) && visited.insert(64));
     }
 }

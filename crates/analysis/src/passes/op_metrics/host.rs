@@ -274,7 +274,7 @@ pub fn host_op_metrics(profile: &Profile, grouping: &Grouping) -> OpMetricsDb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::grouping::LineGroups;
+    use crate::passes::grouping::{GroupIds, LineGroups};
     use crate::passes::op_metrics::test_builder::{op, Builder, V};
 
     #[test]
@@ -390,7 +390,7 @@ mod tests {
         let d = b.meta(p, "d:D", None, &[]);
         b.line(p, 1, "t", vec![(a, 0, 10, vec![]), (c, 20, 10, vec![]), (d, 40, 10, vec![("is_eager", V::I(1))])]);
         let grouping = Grouping {
-            planes: vec![vec![LineGroups { group: vec![-1; 3], flags: vec![FLAG_EAGER, 0, 0] }]],
+            planes: vec![vec![LineGroups { group: GroupIds::none(3), flags: vec![FLAG_EAGER, 0, 0] }]],
             ..Grouping::default()
         };
         let db = host_op_metrics(&b.build(), &grouping);
