@@ -65,10 +65,6 @@ impl Times {
         self.get(0)
     }
 
-    pub fn last(&self) -> Option<i64> {
-        self.len().checked_sub(1).map(|i| self.at(i))
-    }
-
     pub fn iter(&self) -> Iter<'_> {
         Iter { times: self, front: 0, back: self.len() }
     }

@@ -135,7 +135,7 @@ pub(crate) fn decode_stream(
 }
 
 /// How the first pass reads a line.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Heads {
     /// Every field (the slice decoder's checks, in its order).
     Whole,
@@ -206,7 +206,7 @@ fn decode_with(
             let decoded = if streamed(&line) {
                 let stated = line_starts.as_slice().first().copied().unwrap_or(0);
                 let read = line::Read { len: line.len, events: line.events, timestamp_ns: stated, origin };
-                match line::decode(&mut reader, &mut builder, &read, &mut profile.strings, &mut bytes) {
+                match line::decode(&mut reader, &mut builder, &read, &mut profile.strings, &mut bytes).ok() {
                     Some(decoded) => decoded,
                     None => return Ok(None),
                 }

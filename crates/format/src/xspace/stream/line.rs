@@ -21,21 +21,11 @@ pub(super) struct Read {
     pub origin: Option<i64>,
 }
 
-/// The line at the reader, and the `timestamp_ns` it states; `None` when
-/// it fails in any way (the file is then decoded again with every line
-/// read whole, which tells its errors as the slice decoder does).
+/// The line at the reader, and the `timestamp_ns` it states. The caller
+/// takes any failure as `None`: the file is then decoded again with every
+/// line read whole, which tells its errors as the slice decoder does.
 /// `buffer` holds one event at a time.
 pub(super) fn decode(
-    r: &mut Reader,
-    builder: &mut PlaneBuilder,
-    read: &Read,
-    strings: &mut Interner,
-    buffer: &mut Vec<u8>,
-) -> Option<(Line, i64)> {
-    walk(r, builder, read, strings, buffer).ok()
-}
-
-fn walk(
     r: &mut Reader,
     builder: &mut PlaneBuilder,
     read: &Read,
