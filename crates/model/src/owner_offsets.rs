@@ -79,6 +79,16 @@ impl OwnerOffsets {
         }
     }
 
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        match self {
+            OwnerOffsets::Packed { bases, deltas } => {
+                bases.reserve_exact(additional.div_ceil(BLOCK) + 1);
+                deltas.reserve_exact(additional);
+            }
+            OwnerOffsets::Plain(all) => all.reserve_exact(additional),
+        }
+    }
+
     pub(crate) fn shrink_to_fit(&mut self) {
         match self {
             OwnerOffsets::Packed { bases, deltas } => {

@@ -74,6 +74,13 @@ impl KeyColumn {
         }
     }
 
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        match self {
+            KeyColumn::Indexed { index, .. } => index.reserve_exact(additional),
+            KeyColumn::Plain(all) => all.reserve_exact(additional),
+        }
+    }
+
     pub(crate) fn shrink_to_fit(&mut self) {
         match self {
             KeyColumn::Indexed { names, index } => {

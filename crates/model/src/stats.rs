@@ -276,6 +276,19 @@ impl Stats {
         self.offsets = offsets;
     }
 
+    /// Makes room, at once, for `owners` more owners with as many stats each
+    /// as the `so_far` owners stored hold (a sixteenth more): columns that
+    /// grow by doubling leave freed pieces of every size behind them.
+    pub fn reserve_like(&mut self, so_far: usize, owners: usize) {
+        let per_owner = |n: usize| (n as u128 * owners as u128 * 17 / (16 * so_far.max(1) as u128)) as usize;
+        let (stats, wide) = (per_owner(self.keys.len()), per_owner(self.wide.len()));
+        self.keys.reserve(stats);
+        self.tags.reserve_exact(stats);
+        self.values.reserve_exact(stats);
+        self.wide.reserve_exact(wide);
+        self.offsets.reserve(owners);
+    }
+
     /// Releases the room that growing the columns left unused.
     pub fn shrink_to_fit(&mut self) {
         self.keys.shrink_to_fit();
@@ -392,5 +405,27 @@ mod tests {
         assert_eq!(first, vec![StatValue::Bytes(&[7, 8]), StatValue::Double(0.5)]);
         assert_eq!(p.of(1).map(|s| p.value(s, &strings)).collect::<Vec<_>>(), vec![StatValue::Int(1)]);
         assert_eq!(p.of(2).count(), 0);
+    }
+
+    #[test]
+    fn room_reserved_like_the_owners_so_far_takes_as_many_more() {
+        let mut strings = Interner::new();
+        let (k, w) = (strings.intern("k"), strings.intern("w"));
+        let push_owner = |stats: &mut Stats, i: i64| {
+            stats.push_int(k, i);
+            stats.push_int(w, -1 - i); // negative: wide
+            stats.end_owner();
+        };
+        let mut stats = Stats::default();
+        (0..16).for_each(|i| push_owner(&mut stats, i));
+        stats.reserve_like(16, 1600);
+        let room = |s: &Stats| (s.tags.capacity(), s.values.capacity(), s.wide.capacity());
+        let reserved = room(&stats);
+        assert!(reserved.0 >= 32 + 3200 && reserved.2 >= 16 + 1600, "{reserved:?}");
+        (16..1616).for_each(|i| push_owner(&mut stats, i));
+        assert_eq!(room(&stats), reserved, "no column grew");
+        assert_eq!(stats.owners(), 1616);
+        let last: Vec<_> = stats.of(1615).map(|s| stats.value(s, &strings)).collect();
+        assert_eq!(last, vec![StatValue::Int(1615), StatValue::Int(-1616)]);
     }
 }

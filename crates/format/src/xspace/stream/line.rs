@@ -37,8 +37,10 @@ pub(super) fn decode(
     // errors, which a failed line leaves to the decode that reads it whole.
     let head = XLine { timestamp_ns: read.timestamp_ns, ..XLine::default() };
     let base_ps = line_base_ps(&head, read.origin);
-    let mut events = builder.start_line(usize::try_from(read.events.unwrap_or(0)).unwrap_or(0));
+    let expected = usize::try_from(read.events.unwrap_or(0)).unwrap_or(0);
+    let mut events = builder.start_line(expected);
     let mut count = 0;
+    let mut stats_reserved = false;
     let mut kept = Vec::new();
     let mut walk = Message::new(r, read.len, "line");
     loop {
@@ -49,6 +51,11 @@ pub(super) fn decode(
             (used, count) = (field_end, count + 1);
         }
         r.consume(used);
+        // The stats' room, once, at what the first read's events hold each.
+        if !stats_reserved && count > 0 {
+            events.stats.reserve_like(count, expected.saturating_sub(count));
+            stats_reserved = true;
+        }
         let Some((tag, value)) = walk.next(r)? else { break };
         let number = tag >> 3;
         match value {
