@@ -277,16 +277,20 @@ impl Stats {
     }
 
     /// Makes room, at once, for `owners` more owners with as many stats each
-    /// as the `so_far` owners stored hold (a sixteenth more): columns that
-    /// grow by doubling leave freed pieces of every size behind them.
-    pub fn reserve_like(&mut self, so_far: usize, owners: usize) {
-        let per_owner = |n: usize| (n as u128 * owners as u128 * 17 / (16 * so_far.max(1) as u128)) as usize;
+    /// as the `so_far` owners stored hold (a sixteenth more), and room for at
+    /// most `most` stats and owners: columns that grow by doubling leave
+    /// freed pieces of every size behind them.
+    pub fn reserve_like(&mut self, so_far: usize, owners: usize, most: usize) {
+        let per_owner = |n: usize| {
+            let like = n as u128 * owners as u128 * 17 / (16 * so_far.max(1) as u128);
+            like.min(most as u128) as usize
+        };
         let (stats, wide) = (per_owner(self.keys.len()), per_owner(self.wide.len()));
         self.keys.reserve(stats);
         self.tags.reserve_exact(stats);
         self.values.reserve_exact(stats);
         self.wide.reserve_exact(wide);
-        self.offsets.reserve(owners);
+        self.offsets.reserve(owners.min(most));
     }
 
     /// Releases the room that growing the columns left unused.
@@ -418,8 +422,14 @@ mod tests {
         };
         let mut stats = Stats::default();
         (0..16).for_each(|i| push_owner(&mut stats, i));
-        stats.reserve_like(16, 1600);
         let room = |s: &Stats| (s.tags.capacity(), s.values.capacity(), s.wide.capacity());
+        // Never more than `most`, however many owners are said to come.
+        let mut capped = Stats::default();
+        push_owner(&mut capped, 0);
+        capped.reserve_like(1, usize::MAX, 1000);
+        assert!(room(&capped).0 < 1100, "{:?}", room(&capped));
+
+        stats.reserve_like(16, 1600, usize::MAX);
         let reserved = room(&stats);
         assert!(reserved.0 >= 32 + 3200 && reserved.2 >= 16 + 1600, "{reserved:?}");
         (16..1616).for_each(|i| push_owner(&mut stats, i));

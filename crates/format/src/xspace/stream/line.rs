@@ -51,9 +51,11 @@ pub(super) fn decode(
             (used, count) = (field_end, count + 1);
         }
         r.consume(used);
-        // The stats' room, once, at what the first read's events hold each.
+        // The stats' room, once, at what the first read's events hold each
+        // (and no more than the rest of the line can hold: an event or a stat takes 2 bytes or more).
         if !stats_reserved && count > 0 {
-            events.stats.reserve_like(count, expected.saturating_sub(count));
+            let most = usize::try_from(walk.end.saturating_sub(r.pos()) / 2).unwrap_or(usize::MAX);
+            events.stats.reserve_like(count, expected.saturating_sub(count), most);
             stats_reserved = true;
         }
         let Some((tag, value)) = walk.next(r)? else { break };
