@@ -6,6 +6,7 @@
 mod room;
 mod run;
 pub mod summary;
+mod timed_source;
 mod tool;
 
 pub use run::{Kept, RunContext};
@@ -241,10 +242,10 @@ impl HostContext {
         };
         self.hooks.progress(Some(0.0), "Reading the file");
         let started = self.hooks.now_ms();
-        // Opening the source; with streaming decode, reads happen inside decode.
         let source = (self.files[file].read)()?;
-        let read = self.hooks.now_ms();
-        self.read_ms.set(self.read_ms.get() + (read - started));
+        let opened = self.hooks.now_ms();
+        // A streaming decode reads the file as it goes: its reads are timed apart.
+        let timed = timed_source::TimedSource::new(&*source, &*self.hooks);
         let mut last = f64::NEG_INFINITY;
         let hooks = self.hooks.clone();
         let mut on_progress = |p: Progress| {
@@ -254,13 +255,9 @@ impl HostContext {
                 hooks.progress(Some(p.fraction()), phase_label(&p));
             }
         };
-        let profile = proflens_format::load_profile_source(
-            &self.files[file].path,
-            &*source,
-            &Limits::default(),
-            &mut on_progress,
-        )
-        .map_err(|e| e.to_string())?;
+        let profile =
+            proflens_format::load_profile_source(&self.files[file].path, &timed, &Limits::default(), &mut on_progress)
+                .map_err(|e| e.to_string())?;
         let mut profile = profile;
         // Other CSV files (a table saved beside the profile) are left alone.
         for &log in &self.counter_logs {
@@ -276,8 +273,10 @@ impl HostContext {
             }
         }
         self.load.set(Some(LoadStats { file_bytes: source.len(), decode_ms: self.hooks.now_ms() - started }));
+        let read_ms = (opened - started) + timed.read_ms();
+        self.read_ms.set(self.read_ms.get() + read_ms);
         self.count("decode");
-        self.add_ms("decode", self.hooks.now_ms() - read);
+        self.add_ms("decode", self.hooks.now_ms() - started - read_ms);
         let profile = Rc::new(profile);
         *self.profile.borrow_mut() = Some(profile.clone());
         self.hooks.loaded(&self.name);

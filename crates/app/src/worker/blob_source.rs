@@ -29,12 +29,6 @@ struct Window {
     bytes: js_sys::Uint8Array,
 }
 
-impl Window {
-    fn end(&self) -> u64 {
-        self.start + u64::from(self.bytes.length())
-    }
-}
-
 /// The bytes to read at `offset` for a read of `wanted` after a window of
 /// `last` (start, length): `wanted`, or twice the window where the read
 /// starts at its end.
@@ -68,12 +62,10 @@ impl BlobSource {
     /// `len` bytes from `offset` (fewer at the end of the file), as the file reads now.
     fn read_slice(&self, offset: u64, len: u64) -> Result<js_sys::Uint8Array, Error> {
         let end = (offset + len).min(self.len);
-        let bytes = super::timings::stream_read(|| {
-            let slice = self.file.slice_with_f64_and_f64(offset as f64, end as f64).ok()?;
-            let buffer = FileReaderSync::new().ok()?.read_as_array_buffer(&slice).ok()?;
-            Some(js_sys::Uint8Array::new(&buffer))
-        })
-        .ok_or_else(|| self.unreadable())?;
+        let slice = self.file.slice_with_f64_and_f64(offset as f64, end as f64).map_err(|_| self.unreadable())?;
+        let reader = FileReaderSync::new().map_err(|_| self.unreadable())?;
+        let buffer = reader.read_as_array_buffer(&slice).map_err(|_| self.unreadable())?;
+        let bytes = js_sys::Uint8Array::new(&buffer);
         // A file changed on disk since it was picked reads short.
         if u64::from(bytes.length()) != end.saturating_sub(offset) {
             return Err(self.unreadable());
@@ -90,7 +82,7 @@ impl ByteSource for BlobSource {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
         let wanted = buf.len() as u64;
         let mut window = self.window.borrow_mut();
-        let last = window.as_ref().map(|w| (w.start, w.end() - w.start));
+        let last = window.as_ref().map(|w| (w.start, u64::from(w.bytes.length())));
         if !covers(last, offset, wanted) {
             let bytes = self.read_slice(offset, read_len(last, offset, wanted))?;
             *window = Some(Window { start: offset, bytes });

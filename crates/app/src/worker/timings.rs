@@ -4,7 +4,7 @@
 //! conversion of its model to a JS value. It travels beside the answer in
 //! the message's [`TIMINGS`] field; the page does not read it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use proflens_analysis::context::{HostContext, PASSES};
@@ -54,17 +54,6 @@ type PassMemory = (&'static str, u64, u64);
 
 thread_local! {
     static PASS_MEMORY: RefCell<Vec<PassMemory>> = const { RefCell::new(Vec::new()) };
-    /// Wall-clock ms of every [`stream_read`] so far.
-    static STREAM_READ_MS: Cell<f64> = const { Cell::new(0.0) };
-}
-
-/// Runs `read`, a read of a file a streamed decode makes, counting its time
-/// as the file read's (it happens inside the decode pass).
-pub fn stream_read<T>(read: impl FnOnce() -> T) -> T {
-    let started = now_ms();
-    let out = read();
-    STREAM_READ_MS.with(|ms| ms.set(ms.get() + now_ms() - started));
-    out
 }
 
 /// Notes the heap's peak since the last note (or the request's start) and
@@ -78,8 +67,6 @@ pub fn note_pass_memory(pass: &'static str) {
 pub struct Snapshot {
     at: f64,
     read_ms: f64,
-    /// Of which made while decoding (a file streamed a slice at a time).
-    stream_read_ms: f64,
     pass_ms: [f64; PASSES.len()],
 }
 
@@ -99,9 +86,7 @@ impl Snapshot {
                 pass_ms[i] += ms;
             }
         }
-        let stream_read_ms = STREAM_READ_MS.with(Cell::get);
-        let read_ms = contexts.iter().map(|c| c.read_ms()).sum::<f64>() + stream_read_ms;
-        Snapshot { at: now_ms(), read_ms, stream_read_ms, pass_ms }
+        Snapshot { at: now_ms(), read_ms: contexts.iter().map(|c| c.read_ms()).sum(), pass_ms }
     }
 
     /// When it was taken (`performance.now()`).
@@ -115,17 +100,12 @@ impl Snapshot {
         let heap_peak_bytes = noted.iter().map(|n| n.1).max().unwrap_or(0).max(super::heap::take_peak());
         let run_ms = after.at - self.at;
         let file_read_ms = after.read_ms - self.read_ms;
-        let mut passes: Vec<PassMs> = PASSES
+        let passes: Vec<PassMs> = PASSES
             .iter()
             .zip(self.pass_ms.iter().zip(after.pass_ms.iter()))
             .filter(|(_, (before, after))| after > before)
             .map(|(pass, (before, after))| PassMs { pass, ms: after - before, ..pass_memory(pass, &noted) })
             .collect();
-        // Streamed reads happen inside decode: counted once, as the read.
-        let stream_read_ms = after.stream_read_ms - self.stream_read_ms;
-        if let Some(decode) = passes.iter_mut().find(|p| p.pass == "decode") {
-            decode.ms = (decode.ms - stream_read_ms).max(0.0);
-        }
         let tool_ms = run_ms - file_read_ms - passes.iter().map(|p| p.ms).sum::<f64>();
         ToolTimings {
             run_ms,
