@@ -246,32 +246,14 @@ fn a_legacy_chrome_trace_has_the_events_of_its_xspace() {
     assert_eq!(names(&chrome), names(&xspace));
 }
 
-/// Hooks that report a fixed amount of memory left, as a browser worker's do.
-struct Bounded(u64);
-
-impl proflens_analysis::context::Hooks for Bounded {
-    fn progress(&self, _: Option<f64>, _: &str) {}
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-    fn memory_left(&self) -> Option<u64> {
-        Some(self.0)
-    }
-}
-
 #[test]
 fn a_tool_that_would_not_fit_in_the_memory_left_is_refused_and_the_host_stays_open() {
-    use proflens_analysis::context::{HostContext, HostFile, Request};
+    use proflens_analysis::context::{HostContext, Request};
     use proflens_analysis::registry;
     use std::rc::Rc;
     let path = trace("kineto-h100-hf-inference", "gaunernst_bert-small-uncased__1016001.json.gz");
     let events = bert().event_count() as u64;
-    let host = |left: u64| {
-        let file = path.clone();
-        let read = Box::new(move || proflens_format::source::open_file(&file));
-        let files = vec![HostFile { path: "bert.pt.trace.json.gz".into(), tool: None, read }];
-        vec![Rc::new(HostContext::new("bert", files, Rc::new(Bounded(left))))]
-    };
+    let host = |left: u64| vec![proflens_tests::host_context_with_room("bert", &path, left)];
     let run =
         |hosts: &[Rc<HostContext>], id: &str| registry::run(registry::find(id).unwrap(), hosts, &Request::default());
     // Room for the tools that keep a few numbers per event, not for HTA's frame.

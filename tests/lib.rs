@@ -54,9 +54,40 @@ impl proflens_analysis::context::Hooks for Quiet {
 /// A host context named `name` over one file of events, as the CLI opens
 /// it, for tests that go through `registry::run`.
 pub fn host_context(name: &str, path: &Path) -> std::rc::Rc<proflens_analysis::context::HostContext> {
+    host_context_with(name, path, std::rc::Rc::new(Quiet))
+}
+
+/// As [`host_context`], with `left` bytes of memory left, as a browser
+/// worker's hooks report it: tools that would not fit are refused.
+pub fn host_context_with_room(
+    name: &str,
+    path: &Path,
+    left: u64,
+) -> std::rc::Rc<proflens_analysis::context::HostContext> {
+    host_context_with(name, path, std::rc::Rc::new(Bounded(left)))
+}
+
+fn host_context_with(
+    name: &str,
+    path: &Path,
+    hooks: std::rc::Rc<dyn proflens_analysis::context::Hooks>,
+) -> std::rc::Rc<proflens_analysis::context::HostContext> {
     use proflens_analysis::context::{HostContext, HostFile};
     let file = path.to_path_buf();
     let read = Box::new(move || proflens_format::source::open_file(&file));
     let files = vec![HostFile { path: path.display().to_string(), tool: None, read }];
-    std::rc::Rc::new(HostContext::new(name, files, std::rc::Rc::new(Quiet)))
+    std::rc::Rc::new(HostContext::new(name, files, hooks))
+}
+
+/// Hooks that report a fixed amount of memory left, as a browser worker's do.
+struct Bounded(u64);
+
+impl proflens_analysis::context::Hooks for Bounded {
+    fn progress(&self, _: Option<f64>, _: &str) {}
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+    fn memory_left(&self) -> Option<u64> {
+        Some(self.0)
+    }
 }

@@ -239,3 +239,27 @@ fn gpu_and_cpu_profiles_have_no_tpu_analysis() {
         assert!(overview::page_of(&a, true).stats.tpu.is_none());
     }
 }
+
+/// In a browser worker, an XSpace's overview is weighed at an XSpace's
+/// working bytes per event (24: grouping's forest), not a PyTorch trace's
+/// (100): it runs with room for 24 bytes an event, and is refused, with
+/// the numbers, with less; the tools after it need less.
+#[test]
+fn an_xspace_overview_runs_where_its_passes_fit_and_is_refused_where_they_do_not() {
+    use proflens_analysis::{context::Request, registry};
+    let path = data_dir().join("xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb");
+    let events = load(&path).unwrap().event_count() as u64;
+    let overview = |left: u64| {
+        let hosts = [proflens_tests::host_context_with_room("vm", &path, left)];
+        registry::run(registry::find("overview_page").unwrap(), &hosts, &Request::default())
+    };
+    overview(events * 24).unwrap();
+    let refused = overview(events * 23).err().expect("refused").to_string();
+    assert!(refused.starts_with("Overview needs about") && refused.contains("so it was not run"), "{refused}");
+    // Once grouping is kept, the tools after it are weighed at 8 bytes an event.
+    let host = proflens_tests::host_context_with_room("vm", &path, events * 8);
+    let op_stats = |host| registry::run(registry::find("framework_op_stats").unwrap(), &[host], &Request::default());
+    assert!(op_stats(host.clone()).is_err());
+    host.grouping().unwrap();
+    op_stats(host).unwrap();
+}

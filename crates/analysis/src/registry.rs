@@ -96,7 +96,7 @@ pub fn run(tool: &dyn Tool, hosts: &[Rc<HostContext>], request: &Request) -> Res
                 return Ok(found);
             }
             check(tool, host)?;
-            host.ensure_room(tool.label(), tool.working_bytes_per_event())?;
+            host.ensure_room(tool)?;
             let output = Rc::new(tool.run(host, request)?);
             host.keep_output(tool.id(), request, output.clone());
             Ok(output)

@@ -10,7 +10,9 @@ mod timed_source;
 mod tool;
 
 pub use run::{Kept, RunContext};
-pub use tool::{AsSerialize, Format, GroupBy, Inputs, Output, Rendered, Request, Tool, ToolError};
+pub use tool::{
+    working_bytes_per_event, AsSerialize, Format, GroupBy, Held, Inputs, Output, Rendered, Request, Tool, ToolError,
+};
 
 use crate::hlo::gpu::GpuHlo;
 use crate::passes::grouping::{group_events, Grouping};

@@ -72,10 +72,12 @@ pub fn workers() -> u32 {
 }
 
 /// What the extra workers may hold together: each holds one host decoded
-/// at a time, about 9x its file (0.35-0.45 GB for the 45 MB TF profile),
-/// so a 16-core machine does not start 16 of those at once.
+/// at a time, its wasm memory about 2x its file once its tools ran (1.97x
+/// for the 44 MiB TF profile, 1.98x at 1.6 GiB), beside the worker's read
+/// window (16 MiB) and its JavaScript; so many cores do not start more
+/// than fit at once.
 const WORKERS_MEMORY_BYTES: f64 = 4.0 * 1024.0 * 1024.0 * 1024.0;
-const WORKER_BYTES_PER_FILE_BYTE: f64 = 10.0;
+const WORKER_BYTES_PER_FILE_BYTE: f64 = 3.0;
 
 /// How many workers fit [`WORKERS_MEMORY_BYTES`] when a host's files
 /// take `largest` bytes (at least one).

@@ -18,7 +18,7 @@ impl Tool for IdleTimeBreakdownTool {
         "Idle time breakdown"
     }
 
-    fn working_bytes_per_event(&self) -> u64 {
+    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
         crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
     }
 

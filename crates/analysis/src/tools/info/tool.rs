@@ -27,7 +27,7 @@ impl Tool for InfoTool {
     }
 
     /// Counts over the events, nothing per event.
-    fn working_bytes_per_event(&self) -> u64 {
+    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
         0
     }
 

@@ -20,7 +20,7 @@ impl Tool for KernelLaunchStatsTool {
         "Kernel launch stats"
     }
 
-    fn working_bytes_per_event(&self) -> u64 {
+    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
         crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
     }
 

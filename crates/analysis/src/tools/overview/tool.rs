@@ -4,12 +4,14 @@
 use super::pytorch::{multi_rank, steps_csv, MultiRankOverview};
 use super::{legacy, overview, to_xprof_json, OverviewPage};
 use crate::context::{
-    combined_analysis, kineto_ranks, Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError,
+    combined_analysis, kineto_ranks, working_bytes_per_event, Format, Held, HostContext, Inputs, Output, Rendered,
+    Request, Tool, ToolError,
 };
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::steps_csv as input_steps_csv;
 use crate::passes::kineto::KinetoIndex;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
+use proflens_model::Origin;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -25,9 +27,13 @@ impl Tool for OverviewTool {
     }
 
     /// For a PyTorch trace, the Kineto index it builds (48 or 64 bytes a
-    /// host or device event) and the breakdown's intervals (31 measured).
-    fn working_bytes_per_event(&self) -> u64 {
-        100
+    /// host or device event) and the breakdown's intervals (31 measured);
+    /// otherwise as any tool.
+    fn working_bytes_per_event(&self, held: Held) -> u64 {
+        match held.origin {
+            Origin::Kineto => 100,
+            Origin::XSpace | Origin::ChromeTrace => working_bytes_per_event(held),
+        }
     }
 
     fn inputs(&self) -> Inputs {
