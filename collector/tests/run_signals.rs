@@ -28,15 +28,27 @@ print("signals", len(got), flush=True)
 sys.exit(5)
 "#;
 
+extern "C" {
+    fn signal(signum: std::ffi::c_int, handler: usize) -> usize;
+}
+
 /// Starts the counter under the collector in a process group of its own
 /// (as a job of its own, not the test's), once it is ready for signals.
-fn start_counter(dir: &std::path::Path, signal: &str) -> (Child, BufReader<std::process::ChildStdout>) {
-    let mut child = traced(dir, &["python3", "-c", COUNTER, signal, "3"])
-        .process_group(0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+/// The collector starts with SIGINT handled by default, as from a shell:
+/// one that inherits it ignored keeps it ignored (the test runner's, when
+/// it was started in the background of a script).
+fn start_counter(dir: &std::path::Path, name: &str) -> (Child, BufReader<std::process::ChildStdout>) {
+    const SIGINT: std::ffi::c_int = 2;
+    const SIG_DFL: usize = 0;
+    let mut command = traced(dir, &["python3", "-c", COUNTER, name, "3"]);
+    // SAFETY: between fork and exec, `signal` is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            signal(SIGINT, SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command.process_group(0).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
