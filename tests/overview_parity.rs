@@ -241,8 +241,8 @@ fn gpu_and_cpu_profiles_have_no_tpu_analysis() {
 }
 
 /// In a browser worker, an XSpace's overview is weighed at an XSpace's
-/// working bytes per event (24: grouping's forest), not a PyTorch trace's
-/// (100): it runs with room for 24 bytes an event, and is refused, with
+/// working bytes per event (17: grouping's forest), not a PyTorch trace's
+/// (100): it runs with room for 17 bytes an event, and is refused, with
 /// the numbers, with less; the tools after it need less.
 #[test]
 fn an_xspace_overview_runs_where_its_passes_fit_and_is_refused_where_they_do_not() {
@@ -253,8 +253,9 @@ fn an_xspace_overview_runs_where_its_passes_fit_and_is_refused_where_they_do_not
         let hosts = [proflens_tests::host_context_with_room("vm", &path, left)];
         registry::run(registry::find("overview_page").unwrap(), &hosts, &Request::default())
     };
-    overview(events * 24).unwrap();
-    let refused = overview(events * 23).err().expect("refused").to_string();
+    let working = proflens_format::load_source::XSPACE_WORKING_BYTES_PER_EVENT;
+    overview(events * working).unwrap();
+    let refused = overview(events * (working - 1)).err().expect("refused").to_string();
     assert!(refused.starts_with("Overview needs about") && refused.contains("so it was not run"), "{refused}");
     // Once grouping is kept, the tools after it are weighed at 8 bytes an event.
     let host = proflens_tests::host_context_with_room("vm", &path, events * 8);

@@ -56,6 +56,21 @@ pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// A size as people read it: `3.6 GiB`, `512 bytes`.
 pub fn human_bytes(n: u64) -> String {
+    human_bytes_to(n, 1)
+}
+
+/// `need` as [`human_bytes`] writes it, with two decimals where one would
+/// read as `room` ("needs about 4.0 GiB; holds at most 4.0 GiB").
+fn human_bytes_past(need: u64, room: u64) -> String {
+    let text = human_bytes(need);
+    if text == human_bytes(room) {
+        human_bytes_to(need, 2)
+    } else {
+        text
+    }
+}
+
+fn human_bytes_to(n: u64, decimals: usize) -> String {
     const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
     let mut value = n as f64;
     let mut unit = 0;
@@ -66,7 +81,7 @@ pub fn human_bytes(n: u64) -> String {
     if unit == 0 {
         format!("{n} bytes")
     } else {
-        format!("{value:.1} {}", UNITS[unit])
+        format!("{value:.decimals$} {}", UNITS[unit])
     }
 }
 
@@ -115,7 +130,7 @@ impl fmt::Display for Error {
                 f,
                 "This host's ~{} events need about {} of memory; a browser tab's worker holds at most {}, so it was not opened. Use the CLI (`proflens tool FILE TOOL`), or `proflens summarize` to write summaries the page can open.",
                 millions(*events),
-                human_bytes(*need_bytes),
+                human_bytes_past(*need_bytes, *room_bytes),
                 human_bytes(*room_bytes)
             ),
         }

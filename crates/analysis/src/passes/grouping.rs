@@ -95,13 +95,13 @@ fn ungrouped(profile: &Profile) -> Grouping {
     ungrouped_where(profile, |_| true)
 }
 
-/// Every event in no group; the groups of the planes not `with_groups` are
-/// left empty (flags are made for every line).
-fn ungrouped_where(profile: &Profile, with_groups: impl Fn(&Plane) -> bool) -> Grouping {
+/// Every event in no group; the lines of the planes not `with_columns` are
+/// left empty, for the forest to fill.
+fn ungrouped_where(profile: &Profile, with_columns: impl Fn(&Plane) -> bool) -> Grouping {
     let planes = profile.planes.iter().map(|plane| {
-        let groups = with_groups(plane);
-        let line = |n: usize| LineGroups { group: GroupIds::none(if groups { n } else { 0 }), flags: vec![0; n] };
-        plane.lines.iter().map(|l| line(l.events.len())).collect()
+        let columns = with_columns(plane);
+        let line = |n: usize| LineGroups { group: GroupIds::none(n), flags: vec![0; n] };
+        plane.lines.iter().map(|l| if columns { line(l.events.len()) } else { LineGroups::default() }).collect()
     });
     Grouping { planes: planes.collect(), ..Grouping::default() }
 }
@@ -204,6 +204,40 @@ fn node_start(profile: &Profile, lines: &[(u32, u32, u32)], node: u32) -> i64 {
     profile.planes[p].lines[l].events.start_ps.at(i)
 }
 
+/// TF while-loops: each iteration's first executor event is a root, and the
+/// iteration's other executor events are its children. Gives the roots in time
+/// order and the root → node edges. `executions` is sorted: each loop's
+/// iterations, and each iteration's nodes, lie together.
+fn tf_loops(
+    profile: &Profile,
+    lines: &[(u32, u32, u32)],
+    mut executions: Vec<LoopNode>,
+    tf_data_step_ids: &IdHashSet<i64>,
+) -> (Vec<u32>, Vec<(u32, u32)>) {
+    executions.retain(|(id, _, _)| !tf_data_step_ids.contains(id));
+    // (first node, the iteration's nodes) of every iteration of a real loop.
+    let mut iterations: Vec<(u32, &[LoopNode])> = Vec::new();
+    for iters in executions.chunk_by(|a, b| a.0 == b.0) {
+        // A loop that only ever ran iteration 0 is no loop.
+        if iters.iter().all(|&(_, it, _)| it == 0) {
+            continue;
+        }
+        for nodes in iters.chunk_by(|a, b| a.1 == b.1) {
+            // The earliest node; the first in event order among equals.
+            let first = nodes.iter().map(|n| n.2).min_by_key(|&n| node_start(profile, lines, n)).expect("non-empty");
+            iterations.push((first, nodes));
+        }
+    }
+    iterations.sort_by_key(|(first, _)| (node_start(profile, lines, *first), *first));
+    let mut roots = Vec::with_capacity(iterations.len());
+    let mut edges = Vec::new();
+    for (first, nodes) in iterations {
+        roots.push(first);
+        edges.extend(nodes.iter().map(|n| n.2).filter(|&n| n != first).map(|n| (first, n)));
+    }
+    (roots, edges)
+}
+
 impl Forest {
     fn build(profile: &Profile, keys: &StatKeys, keras_batches: bool) -> Forest {
         let nodes = profile.event_count();
@@ -214,7 +248,8 @@ impl Forest {
         let mut edges: Vec<(u32, u32)> = Vec::new();
         // The lists that grow with the events are allocated once, at most at
         // the count of the stats that fill them.
-        let mut contexts = ContextEnds::with_capacity(stat_count(profile, &[keys.producer_type, keys.consumer_type]));
+        let mut contexts =
+            ContextEnds::with_capacity(stat_count(profile, &[keys.producer_type, keys.consumer_type]), nodes);
         let mut get_next: Vec<(u32, i64, i64)> = Vec::new();
         // Launches by correlation id, and kernels: lists sorted once read
         // (a map per launch held twice the room, and three times while it grew).
@@ -320,33 +355,13 @@ impl Forest {
             }
         }
         drop(launches);
-        contexts.edges_into(&mut edges);
-
-        // TF while-loops: each iteration's first executor event is a root. Sorted by (loop id,
-        // iteration, node), each loop's iterations and each iteration's nodes lie together.
-        let mut loops = executions;
-        loops.retain(|(id, _, _)| !tf_data_step_ids.contains(id));
-        // (first node, the iteration's nodes) of every iteration of a real loop.
-        let mut iterations: Vec<(u32, &[LoopNode])> = Vec::new();
-        for iters in loops.chunk_by(|a, b| a.0 == b.0) {
-            // A loop that only ever ran iteration 0 is no loop.
-            if iters.iter().all(|&(_, it, _)| it == 0) {
-                continue;
-            }
-            for nodes in iters.chunk_by(|a, b| a.1 == b.1) {
-                // The earliest node; the first in event order among equals.
-                let first =
-                    nodes.iter().map(|n| n.2).min_by_key(|&n| node_start(profile, &lines, n)).expect("non-empty");
-                iterations.push((first, nodes));
-            }
-        }
-        iterations.sort_by_key(|(first, _)| (node_start(profile, &lines, *first), *first));
-        let mut tf_loop_roots = Vec::new();
-        for (first, nodes) in iterations {
-            tf_loop_roots.push(first);
-            edges.extend(nodes.iter().map(|n| n.2).filter(|&n| n != first).map(|n| (first, n)));
-        }
-        drop(loops);
+        // The loops' edges come after the contexts' (edge order is the order
+        // parents are searched in), but are found first: the executor list is
+        // then given back before the contexts are linked (held beside their
+        // ends, it was a sixth of grouping's peak).
+        let (tf_loop_roots, loop_edges) = tf_loops(profile, &lines, executions, &tf_data_step_ids);
+        contexts.edges_into(&mut edges, loop_edges.len());
+        edges.extend(loop_edges);
 
         let nodes = types.len();
         Forest {
@@ -452,8 +467,6 @@ impl Forest {
     }
 
     fn group(&self, profile: &Profile, keys: &StatKeys, out: &mut Grouping) {
-        let mut group_of = GroupIds::none(self.types.len());
-        let mut visited = Visited::new(self.types.len());
         let roots: Vec<u32> = if self.tf_loop_roots.is_empty() {
             let mut roots: Vec<u32> = self
                 .root_levels
@@ -470,7 +483,11 @@ impl Forest {
         } else {
             self.tf_loop_roots.clone()
         };
+        // Each root gives at most one group.
+        let mut group_of = GroupIds::none_for(self.types.len(), roots.len());
+        let mut visited = Visited::new(self.types.len());
         let mut next_group = 0i32;
+        let mut step_roots = Vec::new();
         for root in roots {
             if self.tf_loop_roots.is_empty() {
                 if group_of.get(root as usize).is_some() {
@@ -486,18 +503,25 @@ impl Forest {
             next_group += 1;
             self.propagate(root, group, &mut group_of);
             let name = self.group_name(&mut visited, profile, keys, root, group);
-            let (p, l, i) = self.locate(root);
             if !self.types[root as usize].is_implicit_root() {
-                out.planes[p][l].flags[i] |= FLAG_STEP_ROOT;
+                step_roots.push(root);
             }
             out.names.insert(group, name);
         }
         // Nodes are the lines' events in order: each line's groups are one
         // slice, moved out last line first, the list giving back each line's
-        // room as it goes, so that the two never both hold every group.
+        // room as it goes, so that the two never both hold every group. The
+        // line's flags are made then too, not beside every group.
         for &(p, l, base) in self.lines.iter().rev() {
-            out.planes[p as usize][l as usize].group = group_of.split_off(base as usize);
+            let groups = group_of.split_off(base as usize);
             group_of.shrink_to_fit();
+            let line = &mut out.planes[p as usize][l as usize];
+            line.flags = vec![0; groups.len()];
+            line.group = groups.narrowed();
+        }
+        for root in step_roots {
+            let (p, l, i) = self.locate(root);
+            out.planes[p][l].flags[i] |= FLAG_STEP_ROOT;
         }
         self.mark_eager_ops(&mut visited, profile, keys, out);
     }
