@@ -1,6 +1,6 @@
 // The web benchmark (`cargo xtask bench-web PATH [--runs N]`):
 //
-//   node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav] [--tools A,B]
+//   node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav] [--tools A,B] [--pick-after MS]
 //
 // PROFILE_PATH is one profile, or a folder of a run's hosts (opened with the
 // folder input: "All hosts" when the run has several).
@@ -11,7 +11,8 @@
 //    offers chosen → its view shown; the worker's breakdown of each (file
 //    read, each shared pass, the tool, conversion to JS), the transfer to
 //    the page and the page's rendering; the worker's wasm memory and the
-//    renderer process's peak memory, against the file's size.
+//    renderer process's peak memory, against the file's size. The file is
+//    chosen as soon as the page is ready, or --pick-after MS later.
 // 2. Once, the trace viewer opened first and navigated by keyboard (bench/trace_nav.mjs).
 // 3. With PROFLENS_XPROF_RS naming the xprof-rs binary, N cold runs of it on
 //    the same file (bench/xprof_rs.mjs), and the ratios Proflens / xprof-rs.
@@ -23,19 +24,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { summary, cell, ms, mib, table } from './bench/stats.mjs';
 
-const USAGE = 'usage: node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav] [--tools A,B]';
+const USAGE = 'usage: node bench_web.mjs DIST_DIR PROFILE_PATH [--runs N] [--json FILE] [--no-trace-nav] [--tools A,B] [--pick-after MS]';
 const args = process.argv.slice(2);
 const positional = [];
-const options = { runs: 3, json: null, traceNav: true, tools: null };
+const options = { runs: 3, json: null, traceNav: true, tools: null, pickAfterMs: 0 };
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--runs') options.runs = Number(args[++i]);
   else if (args[i] === '--json') options.json = args[++i];
   else if (args[i] === '--no-trace-nav') options.traceNav = false;
   // Only these tools after the overview (a whole visit of a multi-GB trace takes long).
   else if (args[i] === '--tools') options.tools = args[++i].split(',');
+  // The file is chosen this long after the page is ready (a reader takes a moment to find it).
+  else if (args[i] === '--pick-after') options.pickAfterMs = Number(args[++i]);
   else positional.push(args[i]);
 }
-if (positional.length !== 2 || !(Number.isInteger(options.runs) && options.runs >= 1)) {
+if (positional.length !== 2 || !(Number.isInteger(options.runs) && options.runs >= 1) || !(options.pickAfterMs >= 0)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -68,7 +71,7 @@ const result = { profile, file_bytes: bytes, runs: options.runs, load_average_at
 const env = await launch();
 try {
   for (let i = 0; i < options.runs; i++) {
-    const visit = await coldVisit(env, profile, { timeoutMs: TIMEOUT_MS, only: options.tools });
+    const visit = await coldVisit(env, profile, { timeoutMs: TIMEOUT_MS, only: options.tools, pickAfterMs: options.pickAfterMs });
     result.visits.push(visit);
     console.error(`bench_web: cold run ${i + 1}/${options.runs}: overview shown in ${ms(visit.tools.overview_page.total_ms)} ms`);
   }

@@ -1,7 +1,8 @@
 // Boot: the page and the analysis worker are two wasm binaries. The page is
 // usable before the worker's module is compiled; a worker spawned before that
 // still starts, and keeps what the page sent it meanwhile; a worker module
-// that cannot load is a message from the worker, not a stuck page.
+// that cannot load is a message from the worker, not a stuck page; a worker
+// of its own warms the analysis code up at boot.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -105,4 +106,16 @@ test('each role runs its own wasm: the page has no worker entry, the worker no p
     }
     await close();
   }
+});
+
+test('a worker of its own runs the warm-up at boot and ends; a worker asked for one answers it', async () => {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  await page.waitForFunction(() => window.__proflensWarmUp != null, null, { timeout: 60_000 });
+  assert.equal(await page.evaluate(() => window.__proflensWarmUp), 'done');
+  assert.deepEqual(await spawnAndPost(page, [{ kind: 'warm_up' }], 2), [{ kind: 'ready' }, { kind: 'warmed_up' }]);
+  // The fixture is inside the worker's wasm: nothing more is fetched.
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.requests.filter((u) => /demos\//.test(u)), []);
+  assert.deepEqual(seen.errors, []);
+  await close();
 });

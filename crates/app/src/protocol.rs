@@ -34,6 +34,10 @@ pub enum Request {
         #[serde(default)]
         append: bool,
     },
+    /// Run the overview once on a small profile of the worker's own, to
+    /// have its code optimised before the user's first file; answered with
+    /// [`Response::WarmedUp`].
+    WarmUp,
     /// Open the demo `id` of `crate::demos`, its files fetched on demand
     /// from `base` (the absolute URL of the page's `demos/` folder).
     OpenDemo { id: String, base: String },
@@ -102,6 +106,8 @@ pub struct GraphRequest {
 pub enum Response {
     /// The worker is listening.
     Ready,
+    /// A [`Request::WarmUp`] is done (the loader then ends the worker that ran it).
+    WarmedUp,
     /// The runs and hosts found in the opened files.
     Logdir { runs: Vec<RunEntry>, skipped: Vec<SkippedEntry> },
     /// A decode or an analysis is under way; `fraction` (0..=1) is `None`

@@ -89,6 +89,10 @@ enum Framing {
 
 /// Reads a base-128 varint at `pos`, returning (value, next position).
 pub(crate) fn read_varint(bytes: &[u8], mut pos: usize) -> Option<(u64, usize)> {
+    // One byte: most tags and small values.
+    if let Some(&byte @ 0..0x80) = bytes.get(pos) {
+        return Some((u64::from(byte), pos + 1));
+    }
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let byte = *bytes.get(pos)?;

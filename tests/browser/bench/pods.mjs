@@ -75,6 +75,7 @@ for (const workers of workersList) {
       result[`${tool}_ms`] = Math.round(view.at - toolAt);
       if (view.error) result[`${tool}_error`] = view.error;
     }
+    // The loader's warm-up worker included (it ends at boot).
     result.web_workers_started = await page.evaluate(() => window.__pods.workers);
     result.renderer_peak_bytes = Math.max(...rendererPids().map(memoryOf).filter(Boolean).map((m) => m.peak));
     result.renderer_max_rss_sum_bytes = maxRss;

@@ -114,15 +114,17 @@ function breakdown(chosenAt, shownAt, requestAt, reply) {
 /**
  * One cold visit: `{ready_ms, tools: {id: breakdown}, errors, worker_peak_bytes, renderer_peak_bytes}`.
  * `profile` is a file (or a run's folder, opened with the folder input); `only`, when given,
- * names the tools to visit after the overview (a huge profile's visit can be limited to some).
+ * names the tools to visit after the overview (a huge profile's visit can be limited to some);
+ * `pickAfterMs` waits that long after the page is ready before the file is chosen.
  */
-export async function coldVisit(env, profile, { timeoutMs, only = null }) {
+export async function coldVisit(env, profile, { timeoutMs, only = null, pickAfterMs = 0 }) {
   const before = new Set(rendererPids());
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`, {}, recorder);
   try {
     const ready = await page.waitForFunction(() => !document.getElementById('boot') && document.querySelector('#open-files')
       && performance.now(), null, { polling: 'raf', timeout: 60_000 }).then((h) => h.jsonValue());
     const isRun = fs.statSync(profile).isDirectory();
+    if (pickAfterMs > 0) await page.waitForTimeout(pickAfterMs);
     await page.setInputFiles(isRun ? '#open-folder' : '#open-files', profile);
     const shown = await waitShown(page, 'overview_page', 0, timeoutMs);
     const chosenAt = await page.evaluate(() => window.__bench.chosenAt);

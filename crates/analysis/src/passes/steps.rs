@@ -363,26 +363,30 @@ fn host_step_events(
     for (l, line) in plane.lines.iter().enumerate() {
         let ev = &line.events;
         runs.start_line(l, ev.len());
+        let Some(groups) = grouping.planes.get(p).and_then(|lines| lines.get(l)) else { continue };
         let mut stack: Vec<Enclosing> = Vec::new();
         for i in 0..ev.len() {
             let (s, e) = (ev.start_ps.at(i), ev.end_ps(i));
+            // The enclosing events only matter to stages' ancestry: without
+            // stages they are not kept (a push and pop per event).
+            let (mut is_stage, mut parent_stage_path) = (false, false);
             if stages {
                 picker.pick(profile, plane, line, i, &mut values);
+                is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
+                let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
+                let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
+                while stack.last().is_some_and(|p| !(p.start <= s && e <= p.end)) {
+                    stack.pop();
+                }
+                parent_stage_path = stack.last().is_some_and(|p| p.stage_path);
+                stack.push(Enclosing {
+                    start: s,
+                    end: e,
+                    consumes: ct.zip(cid),
+                    stage_path: is_stage || parent_stage_path,
+                    consumer_path: None,
+                });
             }
-            let is_stage = values[STAGE_NAME].and_then(|v| v.as_str().map(|s| !s.is_empty())).unwrap_or(false);
-            let ct = values[CONSUMER_TYPE].and_then(|v| v.as_i64());
-            let cid = values[CONSUMER_ID].and_then(|v| v.as_u64());
-            while stack.last().is_some_and(|p| !(p.start <= s && e <= p.end)) {
-                stack.pop();
-            }
-            let parent_stage_path = stack.last().is_some_and(|p| p.stage_path);
-            stack.push(Enclosing {
-                start: s,
-                end: e,
-                consumes: ct.zip(cid),
-                stage_path: is_stage || parent_stage_path,
-                consumer_path: None,
-            });
             // Whether the event descends from an async input stage: it, or
             // an enclosing event, consumes a producer's output, or an
             // enclosing event is a stage.
@@ -392,9 +396,9 @@ fn host_step_events(
                     consumer_path(&mut stack, parents)
                 }
             };
-            let Some(g) = grouping.group(p, l, i) else { continue };
+            let Some(g) = groups.group.get(i) else { continue };
             let g = i64::from(g);
-            let has_step_name = grouping.flags(p, l, i) & FLAG_STEP_ROOT != 0;
+            let has_step_name = groups.flags.get(i).is_some_and(|f| f & FLAG_STEP_ROOT != 0);
             let slot = slots.slot(g);
             let details = &mut slots.steps[slot].1;
             match roles[ev.metadata[i] as usize] {

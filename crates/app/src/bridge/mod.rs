@@ -485,7 +485,7 @@ fn on_response(state: AppState, response: Response, data: &JsValue) {
             }
         }
         // Only extra workers send these, to the pool.
-        Response::Summary { .. } | Response::SummaryFailed { .. } => {}
+        Response::Summary { .. } | Response::SummaryFailed { .. } | Response::WarmedUp => {}
         Response::Error { message } => {
             SESSION.with_borrow_mut(|s| {
                 s.in_flight = s.in_flight.saturating_sub(1);

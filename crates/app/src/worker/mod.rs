@@ -9,7 +9,8 @@
 //! - [`summary_files`], [`summarize`]: host summaries read beside profiles,
 //!   or computed by extra workers (one host each at a time) for the tools of all hosts;
 //! - [`compare`]: two sides side by side, through `proflens_analysis::compare`;
-//! - [`trace`], [`trace_queries`]: the trace viewer's questions about a timeline.
+//! - [`trace`], [`trace_queries`]: the trace viewer's questions about a timeline;
+//! - [`warm_up`]: one overview of a small profile of its own, before the user's first.
 //!
 //! No tool is named here: tools are found with `registry::find` and their
 //! view models go to the page as they are.
@@ -26,6 +27,7 @@ mod trace;
 mod trace_neighbour;
 mod trace_queries;
 mod trace_run;
+mod warm_up;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -71,6 +73,10 @@ pub fn install() {
 /// output or an export, which travel with something beside the message).
 fn handle(request: Request, files: Vec<File>, message: &JsValue) -> Option<Response> {
     Some(match request {
+        Request::WarmUp => match warm_up::run() {
+            Ok(()) => Response::WarmedUp,
+            Err(e) => Response::Error { message: format!("The warm-up failed: {e}.") },
+        },
         Request::Open { paths, append } => open(source::files(paths.into_iter().zip(files).collect()), append),
         Request::OpenDemo { id, base } => open(source::demo(&id, &base), false),
         Request::OpenLogdirUrl { logdir } => match source::logdir_url(&logdir) {

@@ -134,6 +134,11 @@ impl<'a> Cursor<'a> {
     /// A varint of at most 10 bytes whose last byte holds at most bit 63.
     #[inline]
     fn varint(&mut self) -> Option<u64> {
+        // Most varints of an event (tags, ids, small values) are one byte.
+        if let Some(&byte @ 0..0x80) = self.bytes.get(self.pos) {
+            self.pos += 1;
+            return Some(u64::from(byte));
+        }
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = *self.bytes.get(self.pos)?;

@@ -234,7 +234,10 @@ impl ContextEnds {
         for end in &mut ends {
             *end = packing.with_class(*end, class_ranks[packing.class(end) as usize]);
         }
-        ends.sort_unstable();
+        // As one integer an end compares faster than as an array (a fifth of the sort).
+        ends.sort_unstable_by_key(|&[high, low, rest]| {
+            u128::from(high) << 64 | u128::from(low) << 32 | u128::from(rest)
+        });
         let (ends, type_of_class) = (&ends, &type_of_class);
         // Sorted by (id, class): each type's contexts, in turn, are in
         // (id, process) order, so the turns give (type, id, process) order.

@@ -31,14 +31,23 @@ impl Distances {
 
     /// The distance of the next node (nodes are pushed in order).
     fn push(&mut self, distance: u32) {
-        self.near.push(Distances::FAR);
-        self.set(self.near.len() as u32 - 1, distance);
+        match u16::try_from(distance) {
+            Ok(near) if near != Distances::FAR => self.near.push(near),
+            _ => {
+                self.far.insert(self.near.len() as u32, distance);
+                self.near.push(Distances::FAR);
+            }
+        }
     }
 
     fn set(&mut self, node: u32, distance: u32) {
         if distance < u32::from(Distances::FAR) {
-            self.near[node as usize] = distance as u16;
-            self.far.remove(&node);
+            // Only a distance kept far has an entry to take back (a hash
+            // lookup per node and link was a tenth of building the forest).
+            let was = std::mem::replace(&mut self.near[node as usize], distance as u16);
+            if was == Distances::FAR {
+                self.far.remove(&node);
+            }
         } else {
             self.near[node as usize] = Distances::FAR;
             self.far.insert(node, distance);
