@@ -36,7 +36,7 @@ pub enum Request {
     },
     /// Run the overview once on a small profile of the worker's own, to
     /// have its code optimised before the user's first file; answered with
-    /// [`Response::WarmedUp`].
+    /// [`Response::WarmedUp`], or an error that says why it could not be.
     WarmUp,
     /// Open the demo `id` of `crate::demos`, its files fetched on demand
     /// from `base` (the absolute URL of the page's `demos/` folder).
