@@ -272,13 +272,10 @@
       return taken.worker;
     };
 
-    // A worker of its own runs the overview of a small profile compiled into
-    // the worker's wasm, then ends (crates/app/src/worker/warm_up.rs). Every
-    // worker shares the module, and so the code V8 optimised meanwhile: the
-    // reader's first file no longer runs on baseline code (a 2.07 M event
-    // overview took 1.47 s in a cold page, 0.78 s opened again). Beside the
-    // spare, so that a file chosen at once does not wait for it.
-    // How it ended is kept for tests/browser/boot.test.mjs: 'done', or why not.
+    // A worker of its own warms the analysis code up, then ends (why:
+    // crates/app/src/worker/warm_up.rs). Beside the spare, so that a file
+    // chosen at once does not wait for it. How it ended is kept for
+    // tests/browser/boot.test.mjs: 'done', or why not.
     function warmUp() {
       var worker = spawnWorker();
       var done = function (outcome) {
