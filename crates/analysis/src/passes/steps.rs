@@ -15,7 +15,7 @@ use crate::passes::step_runs::{Run, RunWriter, SpanColumns, StepSlots};
 use crate::passes::step_spans::for_each_piece;
 pub use crate::passes::step_spans::{SpanType, SPAN_TYPES};
 use proflens_model::{Plane, Profile, StatValue};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Marker {
@@ -175,13 +175,25 @@ pub fn step_db(profile: &Profile, grouping: &Grouping, drop_incomplete_steps: bo
 /// breakdown, since the slowest host sets the pace of a synchronous step.
 pub fn combine_hosts(dbs: &[&StepDb]) -> StepDb {
     let Some(first) = dbs.first() else { return StepDb::default() };
+    // Each other host's steps by name (its first of a name, as a search
+    // would find): a pod has thousands of steps on each of tens of hosts.
+    let by_name: Vec<HashMap<&str, &StepInfo>> = dbs[1..]
+        .iter()
+        .map(|db| {
+            let mut steps = HashMap::with_capacity(db.steps.len());
+            for s in &db.steps {
+                steps.entry(s.name.as_str()).or_insert(s);
+            }
+            steps
+        })
+        .collect();
     let steps = first
         .steps
         .iter()
         .filter_map(|step| {
             let mut slowest = step;
-            for db in &dbs[1..] {
-                let other = db.steps.iter().find(|s| s.name == step.name)?;
+            for steps in &by_name {
+                let other = *steps.get(step.name.as_str())?;
                 if other.duration_ps > slowest.duration_ps {
                     slowest = other;
                 }
@@ -472,6 +484,20 @@ mod tests {
         assert_eq!(d.step_time(), (0, 100));
         d.markers.push(Marker { on_device: true, begin: 50, end: 200 });
         assert_eq!(d.step_time(), (50, 200));
+    }
+
+    fn step(group: i64, name: &str, duration_ps: i64) -> StepInfo {
+        StepInfo { group, name: name.into(), begin_ps: 0, duration_ps, type_ps: [0; SPAN_TYPES] }
+    }
+
+    #[test]
+    fn hosts_combine_into_each_named_steps_slowest() {
+        let db = |steps: Vec<StepInfo>| StepDb { steps, ..StepDb::default() };
+        let a = db(vec![step(1, "1", 10), step(2, "2", 50), step(3, "3", 10)]);
+        // Host b has no step 3 and two steps named 1: the first one counts.
+        let b = db(vec![step(7, "1", 30), step(8, "1", 90), step(9, "2", 20)]);
+        let combined = combine_hosts(&[&a, &b]);
+        assert_eq!(combined.steps, vec![step(7, "1", 30), step(2, "2", 50)]);
     }
 
     #[test]

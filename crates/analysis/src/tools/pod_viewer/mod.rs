@@ -12,7 +12,7 @@ use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::steps::{SpanType, StepInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The breakdown buckets, in XProf's order and with its ids (GenericEventType).
 pub const BUCKETS: [(u32, &str); 9] = [
@@ -118,11 +118,23 @@ fn buckets(step: &StepInfo) -> BTreeMap<u32, f64> {
 pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
     let device_type = hosts.first().map_or("CPU", |(h, _)| h.environment.device_type.as_str());
     let mut steps = Vec::new();
+    // Each host's steps by number (its first of a number): a pod has
+    // thousands of steps on each of tens of hosts.
+    let by_group: Vec<HashMap<i64, &StepInfo>> = hosts
+        .iter()
+        .map(|(analysis, _)| {
+            let mut steps = HashMap::with_capacity(analysis.steps.steps.len());
+            for s in &analysis.steps.steps {
+                steps.entry(s.group).or_insert(s);
+            }
+            steps
+        })
+        .collect();
     if let Some((first, _)) = hosts.first() {
         for step in &first.steps.steps {
             let mut cores = Vec::new();
-            for (h, (analysis, name)) in hosts.iter().enumerate() {
-                let Some(own) = analysis.steps.steps.iter().find(|s| s.group == step.group) else { continue };
+            for (h, (_, name)) in hosts.iter().enumerate() {
+                let Some(&own) = by_group[h].get(&step.group) else { continue };
                 let breakdown = buckets(own);
                 let bottleneck = BUCKETS
                     .iter()
@@ -227,5 +239,30 @@ mod tests {
         assert_eq!(view("TPU v6 Lite").bucket_label(5), "Infeed (input)");
         assert_eq!(view("GPU").bucket_label(0), "Device compute");
         assert_eq!(view("GPU").bucket_label(9), "");
+    }
+
+    #[test]
+    fn steps_are_matched_by_number_and_kept_where_every_host_ran_them() {
+        use crate::passes::steps::{StepInfo, SPAN_TYPES};
+        let host = |steps: &[(i64, i64)]| {
+            let mut analysis = HostAnalysis::new(&proflens_model::Profile::default());
+            analysis.steps.steps = steps
+                .iter()
+                .map(|&(group, us)| StepInfo {
+                    group,
+                    name: group.to_string(),
+                    begin_ps: 0,
+                    duration_ps: us * 1_000_000,
+                    type_ps: [0; SPAN_TYPES],
+                })
+                .collect();
+            analysis
+        };
+        // Host b lists its steps in another order and has no step 3.
+        let (a, b) = (host(&[(1, 10), (2, 20), (3, 30)]), host(&[(2, 25), (1, 15)]));
+        let view = pod_viewer(&[(&a, "a".into()), (&b, "b".into())]);
+        let totals: Vec<(i64, Vec<f64>)> =
+            view.steps.iter().map(|s| (s.step_num, s.cores.iter().map(|c| c.total_us).collect())).collect();
+        assert_eq!(totals, vec![(1, vec![10.0, 15.0]), (2, vec![20.0, 25.0])]);
     }
 }
