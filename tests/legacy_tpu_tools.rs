@@ -202,20 +202,20 @@ fn tpu_pod_viewer_keeps_named_times_and_the_all_reduce_and_channel_tables() {
     assert_eq!(view.steps.len(), steps.len());
     for (shown, stored) in view.steps.iter().zip(steps) {
         assert_eq!(shown.step_num, stored["stepNum"].as_i64().unwrap());
-        for core in &shown.cores {
+        for core in view.core_steps(shown) {
             let record = &stored["podStatsPerCore"][core.core.to_string()];
-            let tpu = core.tpu.as_ref().expect("named times");
+            let tpu = core.tpu.expect("named times");
             let f = |k: &str| record[k].as_f64().unwrap();
             assert_eq!(tpu.high_flops_compute_us, f("highFlopsComputeUs"));
             assert_eq!(tpu.all_reduce_us, f("crsDurationUs"));
             assert_eq!((tpu.send_us, tpu.recv_us), (f("sendDurationUs"), f("recvDurationUs")));
             assert_eq!(core.total_us, f("totalDurationUs"));
             // The generic buckets: compute, send + recv, all-reduce, infeed, outfeed, rest.
-            assert_eq!(core.breakdown_us[&1], f("highFlopsComputeUs"));
-            assert_eq!(core.breakdown_us[&2], f("sendDurationUs") + f("recvDurationUs"));
-            assert_eq!(core.breakdown_us[&3], f("crsDurationUs"));
-            assert_eq!(core.breakdown_us[&6], f("hostInfeedDurationUs"));
-            let sum: f64 = core.breakdown_us.values().sum();
+            assert_eq!(core.bucket_us(0), f("highFlopsComputeUs"));
+            assert_eq!(core.bucket_us(1), f("sendDurationUs") + f("recvDurationUs"));
+            assert_eq!(core.bucket_us(2), f("crsDurationUs"));
+            assert_eq!(core.bucket_us(5), f("hostInfeedDurationUs"));
+            let sum: f64 = core.buckets().map(|(_, us)| us).sum();
             assert!((sum - core.total_us).abs() < 1e-9, "the buckets add up to the step: {sum} vs {}", core.total_us);
             assert_eq!(core.bottleneck, "Device compute", "the largest bucket, the file naming none");
         }

@@ -1,6 +1,7 @@
 //! Helpers every layer uses: XProf's stat names and op-name rules, DataTables,
 //! CSV fields, the hardware type and the legacy files' shape errors.
 
+pub mod byte_column;
 pub mod csv;
 pub mod datatable;
 pub mod hardware;

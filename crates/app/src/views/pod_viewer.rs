@@ -26,12 +26,40 @@ fn color_of(index: usize) -> plotters::style::RGBColor {
 
 /// A bucket's time in ms.
 fn ms_of(core: &CoreStep, bucket: usize) -> f64 {
-    BUCKETS.get(bucket).and_then(|(id, _)| core.breakdown_us.get(id)).copied().unwrap_or(0.0) / 1e3
+    core.bucket_us(bucket) / 1e3
+}
+
+/// A core's numbers for the card and the table, copied out of the model.
+struct CoreRow {
+    host_name: String,
+    core: u32,
+    total_ms: f64,
+    bottleneck: String,
+    /// Each bucket's time (index into [`BUCKETS`]), ms.
+    ms: [f64; BUCKETS.len()],
+}
+
+impl CoreRow {
+    fn of(c: &CoreStep) -> CoreRow {
+        CoreRow {
+            host_name: c.host_name.to_string(),
+            core: c.core,
+            total_ms: c.total_us / 1e3,
+            bottleneck: c.bottleneck.to_string(),
+            ms: std::array::from_fn(|b| ms_of(c, b)),
+        }
+    }
 }
 
 /// The buckets with time in any step of any worker (indices into [`BUCKETS`]).
 pub fn used_buckets(pod: &PodViewer) -> Vec<usize> {
-    (0..BUCKETS.len()).filter(|&b| pod.steps.iter().flat_map(|s| s.cores.iter()).any(|c| ms_of(c, b) > 0.0)).collect()
+    let mut used = [false; BUCKETS.len()];
+    for s in &pod.steps {
+        for (i, &us) in s.cores.breakdown_us.iter().enumerate() {
+            used[i % BUCKETS.len()] |= us > 0.0;
+        }
+    }
+    (0..BUCKETS.len()).filter(|&b| used[b]).collect()
 }
 
 /// The view of a model of type `PodViewer`.
@@ -83,10 +111,9 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             let Some(s) = pod.steps.get(index) else {
                 return;
             };
-            let bars: Vec<chart::Bar> = s
-                .cores
-                .iter()
-                .map(|c| chart::Bar { label: &c.host_name, values: (0..BUCKETS.len()).map(|b| ms_of(c, b)).collect() })
+            let bars: Vec<chart::Bar> = pod
+                .core_steps(s)
+                .map(|c| chart::Bar { label: c.host_name, values: (0..BUCKETS.len()).map(|b| ms_of(&c, b)).collect() })
                 .collect();
             let colors: Vec<_> = (0..BUCKETS.len()).map(color_of).collect();
             match chart::stacked_bars(&canvas, &bars, &colors, "Step time (ms)") {
@@ -121,7 +148,8 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
     let tooltip = move || {
         let (bar, x, y) = hover.get()?;
         let width = canvas.get().map(|c| c.client_width() as f64).unwrap_or(0.0);
-        let core = pod.with_value(|p| p.steps.get(step.get()).and_then(|s| s.cores.get(bar).cloned()))?;
+        let core =
+            pod.with_value(|p| p.steps.get(step.get()).and_then(|s| p.core_step(s, bar)).map(|c| CoreRow::of(&c)))?;
         let rows = card_used
             .iter()
             .rev()
@@ -132,7 +160,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
                             <span class="swatch" style:background-color=chart::css_color(color_of(b))></span>
                             {labels[b]}
                         </th>
-                        <td class="num">{fmt::ms(ms_of(&core, b))}</td>
+                        <td class="num">{fmt::ms(core.ms[b])}</td>
                     </tr>
                 }
             })
@@ -150,7 +178,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             >
                 <p class="tooltip-title">
                     <strong class="worker-name">{core.host_name.clone()}</strong>
-                    {format!(" · core {} · {}", core.core, fmt::ms(core.total_us / 1e3))}
+                    {format!(" · core {} · {}", core.core, fmt::ms(core.total_ms))}
                 </p>
                 <p class="tooltip-note">{format!("Bottleneck: {}", core.bottleneck)}</p>
                 <table>
@@ -166,7 +194,9 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
     let table_used = used.clone();
     let table = move || {
         let index = step.get();
-        let cores = pod.with_value(|p| p.steps.get(index).map(|s| s.cores.clone())).unwrap_or_default();
+        let cores: Vec<CoreRow> = pod
+            .with_value(|p| p.steps.get(index).map(|s| p.core_steps(s).map(|c| CoreRow::of(&c)).collect()))
+            .unwrap_or_default();
         let head = table_used.iter().map(|&b| view! { <th scope="col" class="num" title=format!("Time of this step in {}, ms", labels[b])>{labels[b]}</th> }).collect_view();
         let rows = cores
             .iter()
@@ -174,13 +204,13 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             .map(|(i, c)| {
                 let cells = table_used
                     .iter()
-                    .map(|&b| view! { <td class="num">{fmt::decimal(ms_of(c, b), 3)}</td> })
+                    .map(|&b| view! { <td class="num">{fmt::decimal(c.ms[b], 3)}</td> })
                     .collect_view();
                 view! {
                     <tr data-row=i.to_string()>
                         <th scope="row" class="worker">{c.host_name.clone()}</th>
                         <td class="num">{c.core.to_string()}</td>
-                        <td class="num total">{fmt::decimal(c.total_us / 1e3, 3)}</td>
+                        <td class="num total">{fmt::decimal(c.total_ms, 3)}</td>
                         <td class="bottleneck">{c.bottleneck.clone()}</td>
                         {cells}
                     </tr>
@@ -208,7 +238,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
         let csv = pod.with_value(|p| pod_viewer::to_csv(p));
         export_problem.set(download::save_text("pod_viewer.csv", "text/csv;charset=utf-8", &csv).err());
     };
-    let workers = move || pod.with_value(|p| p.steps.get(step.get()).map_or(0, |s| s.cores.len()));
+    let workers = move || pod.with_value(|p| p.steps.get(step.get()).map_or(0, |s| s.core_count()));
     let label = move || {
         format!(
             "Step {}: a bar per worker, split by where its time went. The same numbers are in the table below.",
@@ -267,7 +297,7 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
             </ChartFrame>
             {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
             <div class="table-scroll">{table}</div>
-            {move || pod.with_value(|p| p.steps.get(step.get()).map(tpu_pod_tables))}
+            {move || pod.with_value(|p| p.steps.get(step.get()).map(|s| tpu_pod_tables(p, s)))}
             <p class="actions">
                 <button id="export-pod" type="button" class="button small" on:click=export>
                     "Export all steps (CSV)"
@@ -282,33 +312,30 @@ fn PodViewerView(run: String, host: String, pod: PodViewer) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proflens_analysis::tools::pod_viewer::PodStep;
-    use std::collections::BTreeMap;
+    use proflens_analysis::tools::pod_viewer::{NewCore, PodBuilder, PodStep};
 
     #[test]
     fn buckets_in_use_and_their_times() {
-        let core = CoreStep {
+        let mut pod = PodBuilder::new("GPU".into(), Vec::new());
+        let mut step = PodStep::new(0, "0".into());
+        let mut breakdown_us = [f64::NAN; BUCKETS.len()];
+        (breakdown_us[0], breakdown_us[5], breakdown_us[8]) = (2000.0, 1000.0, 0.0);
+        let core = NewCore {
             core: 1,
-            host_name: "a".into(),
+            host_name: "a",
             total_us: 3000.0,
-            breakdown_us: BTreeMap::from([(1, 2000.0), (6, 1000.0), (9, 0.0)]),
-            bottleneck: "Device compute".into(),
+            breakdown_us,
+            bottleneck: "Device compute",
             tpu: None,
         };
+        pod.push_core(&mut step, core);
+        pod.push_step(step);
+        let pod = pod.finish();
+        let core = pod.core_step(&pod.steps[0], 0).unwrap();
         assert_eq!(ms_of(&core, 0), 2.0);
         assert_eq!(ms_of(&core, 5), 1.0);
+        assert_eq!(ms_of(&core, 1), 0.0);
         assert_eq!(ms_of(&core, 99), 0.0);
-        let pod = PodViewer {
-            device_type: "GPU".into(),
-            steps: vec![PodStep {
-                step_num: 0,
-                step_name: "0".into(),
-                cores: vec![core],
-                all_reduce: Vec::new(),
-                channels: Vec::new(),
-            }],
-            warnings: Vec::new(),
-        };
         assert_eq!(used_buckets(&pod), vec![0, 5]);
     }
 }

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use proflens_analysis::passes::input_pipeline::tpu::TpuStepAnalysis;
 use proflens_analysis::tools::overview::tpu::TpuSummary;
-use proflens_analysis::tools::pod_viewer::PodStep;
+use proflens_analysis::tools::pod_viewer::{PodStep, PodViewer};
 
 use crate::widgets::fmt;
 use crate::widgets::table_csv::TableCsv;
@@ -153,17 +153,16 @@ pub fn tpu_summary_list(summary: &TpuSummary) -> AnyView {
 
 /// A pod step's per-core TPU times and its all-reduce and channel tables,
 /// when the file has them (nothing otherwise).
-pub fn tpu_pod_tables(step: &PodStep) -> AnyView {
+pub fn tpu_pod_tables(pod: &PodViewer, step: &PodStep) -> AnyView {
     let strings = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let mut tables = Vec::new();
-    let cores: Vec<Vec<Cell>> = step
-        .cores
-        .iter()
+    let cores: Vec<Vec<Cell>> = pod
+        .core_steps(step)
         .filter_map(|c| {
-            let t = c.tpu.as_ref()?;
+            let t = c.tpu?;
             Some(vec![
                 text("core", c.core.to_string()),
-                text("host", c.host_name.clone()),
+                text("host", c.host_name.to_string()),
                 text("chip", t.chip_id.to_string()),
                 num("compute", t.high_flops_compute_us + t.low_flops_compute_us),
                 num("all-reduce", t.all_reduce_us),

@@ -2,10 +2,9 @@
 
 use crate::common::legacy::{number, shape};
 use crate::tools::pod_viewer::tpu::{all_reduce_rows, buckets_of, channel_rows, core_stats};
-use crate::tools::pod_viewer::{CoreStep, PodStep, PodViewer, BUCKETS};
+use crate::tools::pod_viewer::{largest_bucket, NewCore, PodBuilder, PodStep, PodViewer, BUCKETS};
 use proflens_format::legacy::{LegacyError, LegacyTool};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 fn text(v: Option<&Value>) -> String {
     v.and_then(Value::as_str).unwrap_or_default().to_string()
@@ -26,104 +25,86 @@ pub fn pod_viewer_from_json(db: &Value) -> Result<PodViewer, LegacyError> {
         .transpose()?
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let mut steps = Vec::with_capacity(steps_json.len());
-    for step in steps_json {
-        let step_num = number(step.get("stepNum")).unwrap_or(0.0) as i64;
-        let mut cores = Vec::new();
-        if let Some(per_core) = step.get("podStatsPerCore").and_then(Value::as_object) {
-            for (core, record) in per_core {
-                let core: u32 = core.parse().map_err(|_| shape(tool, format!("core id '{core}' is not a number")))?;
-                let total_us = number(record.get("totalDurationUs")).unwrap_or(0.0);
-                let tpu = core_stats(record);
-                let mut breakdown_us: BTreeMap<u32, f64> = record
-                    .get("stepBreakdownUs")
-                    .and_then(Value::as_object)
-                    .map(|m| {
-                        m.iter().filter_map(|(k, v)| Some((k.parse().ok()?, number(Some(v)).unwrap_or(0.0)))).collect()
-                    })
-                    .unwrap_or_default();
-                if let (true, Some(stats)) = (breakdown_us.is_empty(), &tpu) {
-                    breakdown_us = buckets_of(stats, total_us);
-                }
-                let mut bottleneck = text(record.get("bottleneck"));
-                if bottleneck.is_empty() && !breakdown_us.is_empty() {
-                    bottleneck = largest_bucket(&breakdown_us);
-                }
-                cores.push(CoreStep {
-                    core,
-                    host_name: text(record.get("hostName")),
-                    total_us,
-                    breakdown_us,
-                    bottleneck,
-                    tpu,
-                });
-            }
-        }
-        cores.sort_by_key(|c| c.core);
-        steps.push(PodStep {
-            step_num,
-            step_name: step_num.to_string(),
-            cores,
-            all_reduce: all_reduce_rows(step),
-            channels: channel_rows(step),
-        });
-    }
     let warnings = db
         .get("diagnostics")
         .and_then(|d| d.get("warnings"))
         .and_then(Value::as_array)
         .map(|w| w.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default();
-    Ok(PodViewer { device_type: text(db.get("deviceType")), steps, warnings })
+    let mut pod = PodBuilder::new(text(db.get("deviceType")), warnings);
+    for step in steps_json {
+        let step_num = number(step.get("stepNum")).unwrap_or(0.0) as i64;
+        let mut cores = Vec::new();
+        if let Some(per_core) = step.get("podStatsPerCore").and_then(Value::as_object) {
+            for (core, record) in per_core {
+                let core: u32 = core.parse().map_err(|_| shape(tool, format!("core id '{core}' is not a number")))?;
+                cores.push((core, record));
+            }
+        }
+        cores.sort_by_key(|(core, _)| *core);
+        let mut pod_step = PodStep::new(step_num, step_num.to_string());
+        for (core, record) in cores {
+            let total_us = number(record.get("totalDurationUs")).unwrap_or(0.0);
+            let tpu = core_stats(record);
+            let mut breakdown_us = stored_buckets(record);
+            if let (true, Some(stats)) = (breakdown_us.iter().all(|v| v.is_nan()), &tpu) {
+                breakdown_us = buckets_of(stats, total_us);
+            }
+            let stored = text(record.get("bottleneck"));
+            let bottleneck = if stored.is_empty() { largest_bucket(&breakdown_us) } else { stored.as_str() };
+            let host_name = text(record.get("hostName"));
+            let new = NewCore { core, host_name: &host_name, total_us, breakdown_us, bottleneck, tpu };
+            pod.push_core(&mut pod_step, new);
+        }
+        pod_step.all_reduce = all_reduce_rows(step);
+        pod_step.channels = channel_rows(step);
+        pod.push_step(pod_step);
+    }
+    Ok(pod.finish())
 }
 
-/// The name of the largest bucket (the first on a tie).
-fn largest_bucket(breakdown: &BTreeMap<u32, f64>) -> String {
-    let mut best: Option<(u32, f64)> = None;
-    for (&id, &us) in breakdown {
-        if best.is_none_or(|(_, b)| us > b) {
-            best = Some((id, us));
+/// `stepBreakdownUs` by bucket (NaN where the file has none; ids that are
+/// not XProf's generic event types are left out).
+fn stored_buckets(record: &Value) -> [f64; BUCKETS.len()] {
+    let mut buckets = [f64::NAN; BUCKETS.len()];
+    for (id, us) in record.get("stepBreakdownUs").and_then(Value::as_object).into_iter().flatten() {
+        if let Some(i) = id.parse::<u32>().ok().and_then(|id| BUCKETS.iter().position(|b| b.0 == id)) {
+            buckets[i] = number(Some(us)).unwrap_or(0.0);
         }
     }
-    best.and_then(|(id, _)| BUCKETS.iter().find(|b| b.0 == id)).map(|b| b.1.to_string()).unwrap_or_default()
+    buckets
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::pod_viewer::to_xprof_json;
+    use crate::tools::pod_viewer::{to_json, to_xprof_json};
 
     #[test]
     fn reads_back_what_xprof_json_writes() {
-        let view = PodViewer {
-            device_type: "GPU".into(),
-            steps: vec![PodStep {
-                step_num: 7,
-                step_name: "7".into(),
-                cores: vec![
-                    CoreStep {
-                        core: 1,
-                        host_name: "a".into(),
-                        total_us: 21310.352,
-                        breakdown_us: BTreeMap::from([(1, 20000.0), (9, 1310.352)]),
-                        bottleneck: "Device compute".into(),
-                        tpu: None,
-                    },
-                    CoreStep {
-                        core: 1001,
-                        host_name: "b".into(),
-                        total_us: 5.0,
-                        breakdown_us: BTreeMap::from([(6, 5.0)]),
-                        bottleneck: "Input".into(),
-                        tpu: None,
-                    },
-                ],
-                all_reduce: Vec::new(),
-                channels: Vec::new(),
-            }],
-            warnings: vec!["w".into()],
+        let mut pod = PodBuilder::new("GPU".into(), vec!["w".into()]);
+        let mut step = PodStep::new(7, "7".into());
+        let mut a = [f64::NAN; BUCKETS.len()];
+        (a[0], a[8]) = (20000.0, 1310.352);
+        let a = NewCore {
+            core: 1,
+            host_name: "a",
+            total_us: 21310.352,
+            breakdown_us: a,
+            bottleneck: "Device compute",
+            tpu: None,
         };
-        assert_eq!(pod_viewer_from_json(&to_xprof_json(&view)).unwrap(), view);
+        pod.push_core(&mut step, a);
+        let mut b = [f64::NAN; BUCKETS.len()];
+        b[5] = 5.0;
+        let b = NewCore { core: 1001, host_name: "b", total_us: 5.0, breakdown_us: b, bottleneck: "Input", tpu: None };
+        pod.push_core(&mut step, b);
+        pod.push_step(step);
+        let view = pod.finish();
+        // Absent buckets are NaN, which no model equals: compared as written.
+        let read = pod_viewer_from_json(&to_xprof_json(&view)).unwrap();
+        assert_eq!(to_json(&read).unwrap(), to_json(&view).unwrap());
+        assert_eq!((read.host_names, read.bottlenecks), (view.host_names, view.bottlenecks));
         assert!(pod_viewer_from_json(&serde_json::json!({"podStatsSequence": {"podStatsMap": 3}})).is_err());
     }
 }

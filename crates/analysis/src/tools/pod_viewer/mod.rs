@@ -3,16 +3,18 @@
 //! (op_stats_to_pod_stats.cc, op_stats_to_pod_viewer.cc).
 
 pub mod legacy;
+mod model;
 mod tool;
 pub mod tpu;
 
+pub use model::{CoreColumns, CoreStep, NewCore, PodBuilder, PodStep, PodViewer};
 pub use tool::PodViewerTool;
 
+use crate::common::csv::csv_field;
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::steps::{SpanType, StepInfo};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// The breakdown buckets, in XProf's order and with its ids (GenericEventType).
 pub const BUCKETS: [(u32, &str); 9] = [
@@ -45,79 +47,47 @@ pub const TPU_BUCKET_LABELS: [&str; 9] = [
     "TensorCore idle",
 ];
 
-impl PodViewer {
-    pub fn is_tpu(&self) -> bool {
-        self.device_type.starts_with("TPU")
-    }
-
-    /// The label of bucket `index` (into [`BUCKETS`]) for this profile's hardware.
-    pub fn bucket_label(&self, index: usize) -> &'static str {
-        if self.is_tpu() { TPU_BUCKET_LABELS.get(index).copied() } else { BUCKETS.get(index).map(|b| b.1) }
-            .unwrap_or("")
-    }
-}
-
 /// XProf numbers the cores of host `h` from `h * 1000`; a GPU host's steps are on core 1.
 const CORES_PER_HOST: u32 = 1000;
 const GPU_CORE: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CoreStep {
-    pub core: u32,
-    pub host_name: String,
-    pub total_us: f64,
-    /// Time per bucket id, µs.
-    pub breakdown_us: BTreeMap<u32, f64>,
-    /// Name of the largest bucket.
-    pub bottleneck: String,
-    /// A TPU pod viewer file's named times of this core.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tpu: Option<tpu::TpuCoreStats>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PodStep {
-    pub step_num: i64,
-    pub step_name: String,
-    pub cores: Vec<CoreStep>,
-    /// A TPU pod viewer file's all-reduce ops of this step.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub all_reduce: Vec<tpu::AllReduceRow>,
-    /// A TPU pod viewer file's send/recv channels of this step.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub channels: Vec<tpu::ChannelRow>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PodViewer {
-    /// The run environment's device type (`GPU`, `TPU v6 Lite`, `AMD GPU - gfx942`, `CPU`).
-    pub device_type: String,
-    pub steps: Vec<PodStep>,
-    /// Why there may be nothing to compare (no step markers).
-    pub warnings: Vec<String>,
-}
-
-fn buckets(step: &StepInfo) -> BTreeMap<u32, f64> {
+fn buckets(step: &StepInfo) -> [f64; BUCKETS.len()] {
     use SpanType::*;
     let us = |types: &[SpanType]| types.iter().map(|&t| step.ps(t)).sum::<i64>() as f64 / 1e6;
-    BTreeMap::from([
-        (1, us(&[DeviceCompute16, DeviceCompute32])),
-        (2, us(&[DeviceToDevice, DeviceWaitDevice])),
-        (3, us(&[DeviceCollectives])),
-        (4, us(&[HostCompute])),
-        (5, us(&[HostPrepare])),
-        (6, us(&[HostWaitInput, HostToDevice, DeviceWaitHost])),
-        (7, us(&[DeviceToHost])),
-        (8, us(&[HostCompile])),
-        (9, us(&[Unknown])),
-    ])
+    [
+        us(&[DeviceCompute16, DeviceCompute32]),
+        us(&[DeviceToDevice, DeviceWaitDevice]),
+        us(&[DeviceCollectives]),
+        us(&[HostCompute]),
+        us(&[HostPrepare]),
+        us(&[HostWaitInput, HostToDevice, DeviceWaitHost]),
+        us(&[DeviceToHost]),
+        us(&[HostCompile]),
+        us(&[Unknown]),
+    ]
+}
+
+/// The name of the largest bucket with a time (the first on a tie), or "".
+pub fn largest_bucket(breakdown_us: &[f64]) -> &'static str {
+    let mut best: Option<(usize, f64)> = None;
+    for (i, &us) in breakdown_us.iter().enumerate() {
+        if !us.is_nan() && best.is_none_or(|(_, b)| us > b) {
+            best = Some((i, us));
+        }
+    }
+    best.and_then(|(i, _)| BUCKETS.get(i)).map_or("", |b| b.1)
 }
 
 /// `hosts` with the names to show for them (the name recorded in each file,
 /// else the file's host name). Steps are those every host has, by step number.
 pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
     let device_type = hosts.first().map_or("CPU", |(h, _)| h.environment.device_type.as_str());
-    let mut steps = Vec::new();
+    let warnings = if hosts.iter().all(|(h, _)| h.steps.steps.is_empty()) {
+        vec![crate::passes::input_pipeline::NO_STEP_MARKER_WARNING.to_string()]
+    } else {
+        Vec::new()
+    };
+    let mut pod = PodBuilder::new(device_type.to_string(), warnings);
     // Each host's steps by number (its first of a number): a pod has
     // thousands of steps on each of tens of hosts.
     let by_group: Vec<HashMap<i64, &StepInfo>> = hosts
@@ -130,69 +100,141 @@ pub fn pod_viewer(hosts: &[(&HostAnalysis, String)]) -> PodViewer {
             steps
         })
         .collect();
-    if let Some((first, _)) = hosts.first() {
-        for step in &first.steps.steps {
-            let mut cores = Vec::new();
-            for (h, (_, name)) in hosts.iter().enumerate() {
-                let Some(&own) = by_group[h].get(&step.group) else { continue };
-                let breakdown = buckets(own);
-                let bottleneck = BUCKETS
-                    .iter()
-                    .max_by(|a, b| breakdown[&a.0].total_cmp(&breakdown[&b.0]).then(b.0.cmp(&a.0)))
-                    .map(|b| b.1.to_string())
-                    .unwrap_or_default();
-                cores.push(CoreStep {
-                    core: h as u32 * CORES_PER_HOST + GPU_CORE,
-                    host_name: name.clone(),
-                    total_us: own.duration_ps as f64 / 1e6,
-                    breakdown_us: breakdown,
-                    bottleneck,
-                    tpu: None,
-                });
-            }
-            if cores.len() == hosts.len() {
-                steps.push(PodStep {
-                    step_num: step.group,
-                    step_name: step.name.clone(),
-                    cores,
-                    all_reduce: Vec::new(),
-                    channels: Vec::new(),
-                });
-            }
+    let Some((first, _)) = hosts.first() else { return pod.finish() };
+    for step in &first.steps.steps {
+        let Some(own) = by_group.iter().map(|steps| steps.get(&step.group).copied()).collect::<Option<Vec<_>>>() else {
+            continue;
+        };
+        let mut pod_step = PodStep::new(step.group, step.name.clone());
+        for (h, (own, (_, name))) in own.iter().zip(hosts).enumerate() {
+            let breakdown_us = buckets(own);
+            let core = NewCore {
+                core: h as u32 * CORES_PER_HOST + GPU_CORE,
+                host_name: name,
+                total_us: own.duration_ps as f64 / 1e6,
+                breakdown_us,
+                bottleneck: largest_bucket(&breakdown_us),
+                tpu: None,
+            };
+            pod.push_core(&mut pod_step, core);
         }
+        pod.push_step(pod_step);
     }
-    let warnings = if hosts.iter().all(|(h, _)| h.steps.steps.is_empty()) {
-        vec![crate::passes::input_pipeline::NO_STEP_MARKER_WARNING.to_string()]
-    } else {
-        Vec::new()
-    };
-    PodViewer { device_type: device_type.to_string(), steps, warnings }
+    pod.finish()
 }
 
 /// One line per (step, host) with each bucket in µs.
 pub fn to_csv(view: &PodViewer) -> String {
     let mut out = String::from("step,core,host,total_us,bottleneck");
     for (_, name) in BUCKETS {
-        out += &format!(",{}", crate::common::csv::csv_field(&format!("{name} (us)")));
+        out += &format!(",{}", csv_field(&format!("{name} (us)")));
     }
     out.push('\n');
     for s in &view.steps {
-        for c in &s.cores {
+        for c in view.core_steps(s) {
             out += &format!(
                 "{},{},{},{},{}",
-                crate::common::csv::csv_field(&s.step_name),
+                csv_field(&s.step_name),
                 c.core,
-                crate::common::csv::csv_field(&c.host_name),
+                csv_field(c.host_name),
                 c.total_us,
-                crate::common::csv::csv_field(&c.bottleneck)
+                csv_field(c.bottleneck)
             );
-            for (id, _) in BUCKETS {
-                out += &format!(",{}", c.breakdown_us.get(&id).copied().unwrap_or(0.0));
+            for b in 0..BUCKETS.len() {
+                out += &format!(",{}", c.bucket_us(b));
             }
             out.push('\n');
         }
     }
     out
+}
+
+/// A core's buckets that have a time, keyed by bucket id.
+fn breakdown_json(core: &CoreStep) -> Map<String, Value> {
+    core.buckets().map(|(id, us)| (id.to_string(), json!(us))).collect()
+}
+
+/// `--format json`: the model with one object per core step (the model
+/// itself keeps the cores as columns for the page).
+pub fn to_json(view: &PodViewer) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(json_shape::Pod(view))
+}
+
+/// The shape of `--format json`, serialised straight from the columns.
+mod json_shape {
+    use super::{CoreStep, PodStep, PodViewer};
+    use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+    pub struct Pod<'a>(pub &'a PodViewer);
+    struct Step<'a>(&'a PodViewer, &'a PodStep);
+    struct Core<'a>(CoreStep<'a>);
+    struct Buckets<'a>(&'a CoreStep<'a>);
+
+    impl Serialize for Pod<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let pod = self.0;
+            let mut out = serializer.serialize_struct("PodViewer", 3)?;
+            out.serialize_field("device_type", &pod.device_type)?;
+            out.serialize_field("steps", &Steps(pod))?;
+            out.serialize_field("warnings", &pod.warnings)?;
+            out.end()
+        }
+    }
+
+    struct Steps<'a>(&'a PodViewer);
+
+    impl Serialize for Steps<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.0.steps.iter().map(|s| Step(self.0, s)))
+        }
+    }
+
+    impl Serialize for Step<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let Step(pod, step) = *self;
+            let mut out = serializer.serialize_struct("PodStep", 5)?;
+            out.serialize_field("step_num", &step.step_num)?;
+            out.serialize_field("step_name", &step.step_name)?;
+            out.serialize_field("cores", &Cores(pod, step))?;
+            if !step.all_reduce.is_empty() {
+                out.serialize_field("all_reduce", &step.all_reduce)?;
+            }
+            if !step.channels.is_empty() {
+                out.serialize_field("channels", &step.channels)?;
+            }
+            out.end()
+        }
+    }
+
+    struct Cores<'a>(&'a PodViewer, &'a PodStep);
+
+    impl Serialize for Cores<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(self.0.core_steps(self.1).map(Core))
+        }
+    }
+
+    impl Serialize for Core<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let c = &self.0;
+            let mut out = serializer.serialize_struct("CoreStep", 6)?;
+            out.serialize_field("core", &c.core)?;
+            out.serialize_field("host_name", c.host_name)?;
+            out.serialize_field("total_us", &c.total_us)?;
+            out.serialize_field("breakdown_us", &Buckets(c))?;
+            out.serialize_field("bottleneck", c.bottleneck)?;
+            if let Some(tpu) = c.tpu {
+                out.serialize_field("tpu", tpu)?;
+            }
+            out.end()
+        }
+    }
+
+    impl Serialize for Buckets<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_map(self.0.buckets())
+        }
+    }
 }
 
 /// XProf 2.24's `pod_viewer` JSON (PodViewerDatabase).
@@ -202,8 +244,7 @@ pub fn to_xprof_json(view: &PodViewer) -> Value {
         .iter()
         .map(|s| {
             let mut per_core = Map::new();
-            for c in &s.cores {
-                let breakdown: Map<String, Value> = c.breakdown_us.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+            for c in view.core_steps(s) {
                 per_core.insert(
                     c.core.to_string(),
                     json!({
@@ -213,7 +254,7 @@ pub fn to_xprof_json(view: &PodViewer) -> Value {
                         "stepNum": s.step_num,
                         "totalDurationUs": c.total_us,
                         "bottleneck": c.bottleneck,
-                        "stepBreakdownUs": breakdown,
+                        "stepBreakdownUs": breakdown_json(&c),
                     }),
                 );
             }
@@ -234,11 +275,27 @@ mod tests {
 
     #[test]
     fn tpu_buckets_use_tpu_terms() {
-        let view = |device: &str| PodViewer { device_type: device.into(), steps: Vec::new(), warnings: Vec::new() };
+        let view = |device: &str| PodViewer::new(device.into(), Vec::new());
         assert_eq!(view("TPU v6 Lite").bucket_label(0), "TensorCore compute");
         assert_eq!(view("TPU v6 Lite").bucket_label(5), "Infeed (input)");
         assert_eq!(view("GPU").bucket_label(0), "Device compute");
         assert_eq!(view("GPU").bucket_label(9), "");
+    }
+
+    #[test]
+    fn format_json_writes_one_object_per_core() {
+        let mut pod = PodBuilder::new("GPU".into(), Vec::new());
+        let mut step = PodStep::new(3, "3".into());
+        let mut breakdown_us = [f64::NAN; BUCKETS.len()];
+        (breakdown_us[0], breakdown_us[5]) = (2.0, 1.0);
+        let core =
+            NewCore { core: 1, host_name: "a", total_us: 3.0, breakdown_us, bottleneck: "Device compute", tpu: None };
+        pod.push_core(&mut step, core);
+        pod.push_step(step);
+        let written = to_json(&pod.finish()).unwrap();
+        let core = json!({"core": 1, "host_name": "a", "total_us": 3.0, "breakdown_us": {"1": 2.0, "6": 1.0}, "bottleneck": "Device compute"});
+        let step = json!({"step_num": 3, "step_name": "3", "cores": [core]});
+        assert_eq!(written, json!({"device_type": "GPU", "steps": [step], "warnings": []}));
     }
 
     #[test]
@@ -261,8 +318,7 @@ mod tests {
         // Host b lists its steps in another order and has no step 3.
         let (a, b) = (host(&[(1, 10), (2, 20), (3, 30)]), host(&[(2, 25), (1, 15)]));
         let view = pod_viewer(&[(&a, "a".into()), (&b, "b".into())]);
-        let totals: Vec<(i64, Vec<f64>)> =
-            view.steps.iter().map(|s| (s.step_num, s.cores.iter().map(|c| c.total_us).collect())).collect();
+        let totals: Vec<(i64, Vec<f64>)> = view.steps.iter().map(|s| (s.step_num, s.cores.total_us.clone())).collect();
         assert_eq!(totals, vec![(1, vec![10.0, 15.0]), (2, vec![20.0, 25.0])]);
     }
 }

@@ -1,6 +1,6 @@
 //! The pod viewer as a registry tool: every host's steps side by side.
 
-use super::{legacy, pod_viewer, to_csv, to_xprof_json, PodViewer};
+use super::{legacy, pod_viewer, to_csv, to_json, to_xprof_json, PodViewer};
 use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::host_analysis::HostAnalysis;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
@@ -64,6 +64,10 @@ fn pod(analyses: &[Rc<HostAnalysis>], names: &[&str], _: &Request) -> Result<Out
 }
 
 impl Rendered for PodViewer {
+    fn json(&self) -> Result<Value, ToolError> {
+        to_json(self).map_err(|e| ToolError::Failed(e.to_string()))
+    }
+
     fn csv(&self) -> Result<String, ToolError> {
         Ok(to_csv(self))
     }

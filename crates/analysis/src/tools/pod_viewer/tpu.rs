@@ -2,10 +2,10 @@
 //! times (the TPU tools' `PodStatsRecord` before XProf keyed them by event
 //! type), and the all-reduce and channel tables of each step.
 
+use super::BUCKETS;
 use crate::common::legacy::number;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// One core's step as the TPU pod viewer names its parts, µs.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -108,21 +108,21 @@ pub fn core_stats(record: &Value) -> Option<TpuCoreStats> {
 /// compute → device compute, send + recv → device to device, all-reduce →
 /// collectives, infeed → input, outfeed → output, and what the step's total
 /// leaves → all others.
-pub fn buckets_of(stats: &TpuCoreStats, total_us: f64) -> BTreeMap<u32, f64> {
+pub fn buckets_of(stats: &TpuCoreStats, total_us: f64) -> [f64; BUCKETS.len()] {
     let compute = stats.high_flops_compute_us + stats.low_flops_compute_us;
     let send_recv = stats.send_us + stats.recv_us;
     let named = compute + send_recv + stats.all_reduce_us + stats.host_infeed_us + stats.host_outfeed_us;
-    BTreeMap::from([
-        (1, compute),
-        (2, send_recv),
-        (3, stats.all_reduce_us),
-        (4, 0.0),
-        (5, 0.0),
-        (6, stats.host_infeed_us),
-        (7, stats.host_outfeed_us),
-        (8, 0.0),
-        (9, (total_us - named).max(0.0)),
-    ])
+    [
+        compute,
+        send_recv,
+        stats.all_reduce_us,
+        0.0,
+        0.0,
+        stats.host_infeed_us,
+        stats.host_outfeed_us,
+        0.0,
+        (total_us - named).max(0.0),
+    ]
 }
 
 pub fn all_reduce_rows(step: &Value) -> Vec<AllReduceRow> {
@@ -177,7 +177,7 @@ mod tests {
         let stats = core_stats(&record).unwrap();
         assert_eq!((stats.chip_id, stats.recv_us), (4, 7.0));
         let b = buckets_of(&stats, 230.0);
-        assert_eq!((b[&1], b[&2], b[&3], b[&6], b[&9]), (200.0, 12.0, 10.0, 3.0, 5.0));
+        assert_eq!((b[0], b[1], b[2], b[5], b[8]), (200.0, 12.0, 10.0, 3.0, 5.0));
         assert!(core_stats(&json!({"stepBreakdownUs": {"1": 2.0}})).is_none());
     }
 
