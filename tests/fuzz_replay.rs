@@ -14,6 +14,8 @@ mod decode_hlo;
 mod decode_legacy;
 #[path = "../fuzz/bodies/decode_nvidia_smi.rs"]
 mod decode_nvidia_smi;
+#[path = "../fuzz/bodies/decode_summary.rs"]
+mod decode_summary;
 #[path = "../fuzz/bodies/decode_tpu_trace.rs"]
 mod decode_tpu_trace;
 #[path = "../fuzz/bodies/decode_trace.rs"]
@@ -49,6 +51,7 @@ const TARGETS: &[&str] = &[
     "decode_tpu_trace",
     "decode_nvidia_smi",
     "decode_hlo",
+    "decode_summary",
     "tools_xspace",
     "tools_trace",
     "tools_legacy",
@@ -76,6 +79,7 @@ replay_tests!(
     decode_tpu_trace,
     decode_nvidia_smi,
     decode_hlo,
+    decode_summary,
     tools_xspace,
     tools_trace,
     tools_legacy,

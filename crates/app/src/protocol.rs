@@ -69,10 +69,10 @@ pub enum Request {
     },
     /// To an extra worker (`bridge/pool.rs`): decode one host from its files
     /// (in the envelope's `files`, named by `paths`), answer with its
-    /// summary's JSON ([`Response::Summary`]) and drop its events.
+    /// summary's bytes ([`Response::Summary`]) and drop its events.
     Summarize { host: String, paths: Vec<String> },
     /// The summaries the extra workers computed for hosts of `run`: the
-    /// JSON of `hosts[i]` is the `Uint8Array` at `i` of the message's
+    /// summary of `hosts[i]` is the `Uint8Array` at `i` of the message's
     /// [`SUMMARIES`] field. `failed` hosts are left to this worker, which
     /// meets their errors as it would alone.
     GiveSummaries {
@@ -141,7 +141,7 @@ pub enum Response {
     /// gives the summaries back ([`Request::GiveSummaries`]) and asks again.
     Summarize { run: String, host: String, tool: String, hosts: Vec<String>, paths: Vec<Vec<String>> },
     /// An extra worker's answer to [`Request::Summarize`]: the summary's
-    /// JSON is the message's [`SUMMARY`] field (a transferred `Uint8Array`).
+    /// bytes are the message's [`SUMMARY`] field (a transferred `Uint8Array`).
     Summary { host: String },
     /// An extra worker could not summarise `host`.
     SummaryFailed { host: String, message: String },
@@ -152,9 +152,9 @@ pub const ALL_HOSTS: &str = "All hosts";
 
 /// The field of a [`Response::Tool`] message that holds the view model.
 pub const MODEL: &str = "model";
-/// The field of a [`Response::Summary`] message that holds the JSON.
+/// The field of a [`Response::Summary`] message that holds the summary.
 pub const SUMMARY: &str = "summary";
-/// The field of a [`Request::GiveSummaries`] envelope that holds the JSONs.
+/// The field of a [`Request::GiveSummaries`] envelope that holds the summaries.
 pub const SUMMARIES: &str = "summaries";
 /// The field of an envelope or message that holds files.
 pub const FILES: &str = "files";

@@ -100,7 +100,7 @@ enum Command {
         #[arg(long, value_name = "PCT")]
         fail_if_slower: Option<f64>,
     },
-    /// Write each XSpace host's summary beside its profile (<host>.proflens-summary.json.gz):
+    /// Write each XSpace host's summary beside its profile (<host>.proflens-summary.bin.gz):
     /// the tools of all hosts (overview, input pipeline, framework op stats, kernel stats, pod
     /// viewer) then read the summaries instead of the profiles, and the summaries alone are a run.
     Summarize {

@@ -52,7 +52,7 @@ pub fn source_of(path: &Path) -> Option<Source> {
 }
 
 /// Where the summary of an XSpace profile goes: beside it, named by the
-/// host its file name gives (`h.xplane.pb` → `h.proflens-summary.json.gz`).
+/// host its file name gives (`h.xplane.pb` → `h.proflens-summary.bin.gz`).
 pub fn path_for(profile: &Path) -> Option<PathBuf> {
     let host = logdir::host_name(profile.file_name()?.to_str()?)?;
     Some(profile.with_file_name(format!("{host}{}", logdir::SUMMARY_SUFFIX)))

@@ -1,5 +1,5 @@
 //! `proflens summarize PATH`: writes each XSpace host's summary beside its
-//! profile (`<host>.proflens-summary.json.gz`), hosts in parallel. Later
+//! profile (`<host>.proflens-summary.bin.gz`), hosts in parallel. Later
 //! commands on the run read the summaries instead of the profiles for the
 //! tools of all hosts; the summaries alone (copied elsewhere) are a run too.
 

@@ -71,7 +71,7 @@ fn check_run(name: &str, hosts: &[(&str, &str)]) {
     let written = summarize(&run, "3");
     assert_eq!(written.matches(": written").count(), hosts.len(), "{written}");
     for (host, _) in hosts {
-        assert!(run.join(format!("{host}.proflens-summary.json.gz")).is_file());
+        assert!(run.join(format!("{host}.proflens-summary.bin.gz")).is_file());
     }
     assert_eq!(summarize(&run, "2").matches(": up to date").count(), hosts.len());
     assert_same(&format!("{name} beside the profiles"), &serial, &outputs(&run, &["--jobs", "1"]));
@@ -80,7 +80,7 @@ fn check_run(name: &str, hosts: &[(&str, &str)]) {
     let alone = tmp.join("alone/plugins/profile/2026_01_01_00_00_00");
     std::fs::create_dir_all(&alone).unwrap();
     for (host, _) in hosts {
-        let file = format!("{host}.proflens-summary.json.gz");
+        let file = format!("{host}.proflens-summary.bin.gz");
         std::fs::copy(run.join(&file), alone.join(&file)).unwrap();
     }
     assert_same(&format!("{name} from summaries alone"), &serial, &outputs(&alone, &[]));
@@ -130,16 +130,16 @@ fn a_changed_profile_or_a_damaged_summary_is_not_read() {
     std::fs::copy(data(small), run.join("b.xplane.pb")).unwrap();
     let out = proflens(&["tool", run.to_str().unwrap(), "overview_page", "--jobs", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && stderr.contains("b.proflens-summary.json.gz: not used"), "{stderr}");
+    assert!(out.status.success() && stderr.contains("b.proflens-summary.bin.gz: not used"), "{stderr}");
     let fresh = make_run("fresh", &[("a", bert), ("b", small)]);
     let expected = tool(&fresh.1, "overview_page", &["--jobs", "1"]).unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), expected);
     assert_ne!(expected, before);
     // A damaged summary: said, and the profile is read.
-    std::fs::write(run.join("a.proflens-summary.json.gz"), b"\x1f\x8b\x08\x00garbage").unwrap();
+    std::fs::write(run.join("a.proflens-summary.bin.gz"), b"\x1f\x8b\x08\x00garbage").unwrap();
     let out = proflens(&["tool", run.to_str().unwrap(), "overview_page"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && stderr.contains("a.proflens-summary.json.gz: not used"), "{stderr}");
+    assert!(out.status.success() && stderr.contains("a.proflens-summary.bin.gz: not used"), "{stderr}");
     assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), expected);
     std::fs::remove_dir_all(&tmp).unwrap();
     std::fs::remove_dir_all(&fresh.0).unwrap();

@@ -48,9 +48,12 @@ pub struct Host {
 }
 
 /// The file name suffix of a host's summary, written beside its profile.
-pub const SUMMARY_SUFFIX: &str = ".proflens-summary.json.gz";
+pub const SUMMARY_SUFFIX: &str = ".proflens-summary.bin.gz";
 
-/// Host name of a summary file name (`host0.proflens-summary.json.gz` → `host0`).
+/// The suffix of the JSON summaries of earlier releases, skipped with a word.
+const JSON_SUMMARY_SUFFIX: &str = ".proflens-summary.json.gz";
+
+/// Host name of a summary file name (`host0.proflens-summary.bin.gz` → `host0`).
 pub fn summary_host_name(file_name: &str) -> Option<&str> {
     file_name.strip_suffix(SUMMARY_SUFFIX).filter(|h| !h.is_empty())
 }
@@ -145,6 +148,9 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
             found.push((dirs, host.to_string(), (Kind::XSpace, file)));
         } else if let Some(host) = summary_host_name(file_name) {
             found.push((dirs, host.to_string(), (Kind::Summary, file)));
+        } else if file_name.ends_with(JSON_SUMMARY_SUFFIX) {
+            // Not a trace JSON, though it ends like one.
+            skipped.push(Skipped { path: path.to_string(), reason: reason_for(file_name) });
         } else if let Some((host, tool)) = crate::legacy::tool_file(file_name) {
             let host = if host.is_empty() { "host".to_string() } else { host };
             found.push((dirs, host, (Kind::Tool(tool), file)));
@@ -291,6 +297,8 @@ fn unique_names(mut names: Vec<String>) -> Vec<String> {
 fn reason_for(file_name: &str) -> &'static str {
     if file_name.starts_with("events.out.tfevents") {
         "TensorBoard summary events, not a profile"
+    } else if file_name.ends_with(JSON_SUMMARY_SUFFIX) {
+        "a host summary of an earlier Proflens (JSON): run `proflens summarize` again"
     } else if file_name.ends_with(".pb") {
         "a protobuf file that is neither an XSpace (*.xplane.pb) nor a TensorBoard tool file (<host>.<tool>.pb)"
     } else {
@@ -305,8 +313,9 @@ mod tests {
         let found = discover(
             [
                 "run/plugins/profile/r1/a.xplane.pb",
+                "run/plugins/profile/r1/a.proflens-summary.bin.gz",
+                "run/plugins/profile/r1/b.proflens-summary.bin.gz",
                 "run/plugins/profile/r1/a.proflens-summary.json.gz",
-                "run/plugins/profile/r1/b.proflens-summary.json.gz",
             ],
             "root",
         );
@@ -315,7 +324,9 @@ mod tests {
         assert_eq!(named, vec![("a", Some(1)), ("b", Some(2))]);
         assert_eq!(hosts[0].files, HostFiles::Events(0));
         assert_eq!(hosts[1].files, HostFiles::Tools { tools: Vec::new(), trace: None });
-        assert!(found.skipped.is_empty());
+        // An earlier release's JSON summary is neither a summary nor a trace.
+        assert_eq!(found.skipped.len(), 1);
+        assert!(found.skipped[0].reason.contains("summarize` again"), "{:?}", found.skipped);
     }
 
     #[test]

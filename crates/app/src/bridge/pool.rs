@@ -3,7 +3,7 @@
 //! yet and their files ([`Response::Summarize`]); this module spawns
 //! `min(workers(), hosts)` workers of the same wasm (the loader's module,
 //! already compiled), hands each one host at a time
-//! ([`Request::Summarize`]), keeps the summaries' JSON as JS bytes (never in
+//! ([`Request::Summarize`]), keeps the summaries as JS bytes (never in
 //! the page's wasm memory), shows "hosts 12/64", and when every host is
 //! answered terminates the workers (their memory goes with them), gives the
 //! summaries to the analysis worker and asks for the tool again.
@@ -35,8 +35,8 @@ struct Pool {
     files: js_sys::Array,
     /// Hosts not handed out yet.
     todo: VecDeque<usize>,
-    /// Each host's summary JSON (`Uint8Array`), once answered.
-    jsons: Vec<Option<JsValue>>,
+    /// Each host's summary (`Uint8Array`), once answered.
+    summaries: Vec<Option<JsValue>>,
     failed: Vec<String>,
     answered: usize,
     workers: Vec<Slot>,
@@ -111,7 +111,7 @@ pub fn start(state: AppState, run: String, hosts: Vec<String>, paths: Vec<Vec<St
     let mut pool = Pool {
         run,
         todo: (0..hosts.len()).collect(),
-        jsons: vec![None; hosts.len()],
+        summaries: vec![None; hosts.len()],
         hosts,
         paths,
         files,
@@ -188,7 +188,7 @@ fn on_message(state: AppState, index: usize, data: &JsValue) {
         match response {
             Response::Summary { .. } => {
                 if let Some(host) = pool.workers[index].host.take() {
-                    pool.jsons[host] = protocol::attached(data, SUMMARY);
+                    pool.summaries[host] = protocol::attached(data, SUMMARY);
                     pool.answered += 1;
                 }
                 hand_out(pool, index);
@@ -258,15 +258,15 @@ fn finish_if_done(state: AppState) {
         slot.worker.terminate();
     }
     let mut names = Vec::new();
-    let jsons = js_sys::Array::new();
-    for (host, json) in pool.hosts.iter().zip(pool.jsons) {
-        if let Some(json) = json {
+    let summaries = js_sys::Array::new();
+    for (host, summary) in pool.hosts.iter().zip(pool.summaries) {
+        if let Some(summary) = summary {
             names.push(host.clone());
-            jsons.push(&json);
+            summaries.push(&summary);
         }
     }
     let request = Request::GiveSummaries { run: pool.run, hosts: names, failed: pool.failed };
-    match protocol::envelope(&request, None).and_then(|m| protocol::attach(&m, SUMMARIES, &jsons).map(|_| m)) {
+    match protocol::envelope(&request, None).and_then(|m| protocol::attach(&m, SUMMARIES, &summaries).map(|_| m)) {
         Ok(message) => super::give_summaries(state, message),
         Err(e) => web_sys::console::warn_1(&format!("Proflens: the summaries could not be passed on ({e})").into()),
     }

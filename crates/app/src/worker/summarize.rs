@@ -8,8 +8,8 @@
 //!   ([`Response::Summarize`]); [`take`] gives the summaries back to the
 //!   hosts, so that this worker holds summaries, not events;
 //! - in an extra worker, [`summarize`]: one host decoded, its summary's
-//!   JSON (the bytes of a summary file, ungzipped) sent back in a
-//!   transferred buffer; the events go with the host's context.
+//!   bytes (a summary file's, ungzipped) sent back in a transferred buffer;
+//!   the events go with the host's context.
 
 use std::rc::Rc;
 
@@ -47,14 +47,14 @@ pub fn ask(hosts: &Hosts, run: &str, host: &str, tool: &str, workers: u32) -> bo
     super::post_with(&response, FILES, &files).is_none()
 }
 
-/// The summaries of `names` (JSON, in the message's [`SUMMARIES`] field)
+/// The summaries of `names` (bytes, in the message's [`SUMMARIES`] field)
 /// given to their hosts of `run`; `failed` hosts are left to this worker.
 pub fn take(hosts: &Hosts, run: &str, names: Vec<String>, failed: Vec<String>, message: &JsValue) {
-    let jsons = protocol::attached(message, SUMMARIES).map(|a| js_sys::Array::from(&a)).unwrap_or_default();
+    let summaries = protocol::attached(message, SUMMARIES).map(|a| js_sys::Array::from(&a)).unwrap_or_default();
     let mut analyses = Vec::with_capacity(names.len() + failed.len());
     for (i, name) in names.into_iter().enumerate() {
-        let json = jsons.get(i as u32).dyn_into::<js_sys::Uint8Array>().ok().map(|a| a.to_vec());
-        let summary = json.ok_or_else(|| "no summary came".to_string()).and_then(|j| HostSummary::from_json(&j));
+        let bytes = summaries.get(i as u32).dyn_into::<js_sys::Uint8Array>().ok().map(|a| a.to_vec());
+        let summary = bytes.ok_or_else(|| "no summary came".to_string()).and_then(|b| HostSummary::from_bytes(&b));
         let analysis = match summary {
             Ok(s) => Some(s.analysis),
             Err(why) => {
@@ -85,13 +85,13 @@ pub fn summarize(host: String, paths: Vec<String>, files: Vec<File>) -> Option<R
         })
         .collect();
     let context = HostContext::new(host.clone(), host_files, Rc::new(ExtraHooks));
-    let json = match HostSummary::of(&context, source) {
-        Ok(summary) => summary.to_json(),
+    let summary = match HostSummary::of(&context, source) {
+        Ok(summary) => summary.to_bytes(),
         Err(message) => return Some(Response::SummaryFailed { host, message }),
     };
     drop(context);
-    let bytes = js_sys::Uint8Array::from(json.as_slice());
-    drop(json);
+    let bytes = js_sys::Uint8Array::from(summary.as_slice());
+    drop(summary);
     let message = match protocol::to_js(&Response::Summary { host: host.clone() })
         .and_then(|m| protocol::attach(&m, SUMMARY, &bytes).map(|_| m))
     {

@@ -1,5 +1,5 @@
 //! Host summaries found beside profiles (`proflens summarize` writes
-//! `<host>.proflens-summary.json.gz`): read when the files are opened and
+//! `<host>.proflens-summary.bin.gz`): read when the files are opened and
 //! given to the host's context, whose tools of all hosts then answer
 //! without reading the profile. The checks are the CLI's
 //! (`crates/cli/src/summaries.rs`) through the same `HostSummary`: another

@@ -1,0 +1,10 @@
+//! See `fuzz/bodies/decode_summary.rs`: the body is shared with the corpus
+//! replay test (`tests/fuzz_replay.rs`).
+#![no_main]
+
+#[path = "../bodies/common.rs"]
+mod common;
+#[path = "../bodies/decode_summary.rs"]
+mod body;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| body::run(data));
