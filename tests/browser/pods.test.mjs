@@ -9,7 +9,8 @@
 //
 // 1. All-hosts overview, pod viewer and framework op stats: the same text
 //    with one worker (`?workers=1`) and with extra workers (`?workers=3`,
-//    three more Web Workers seen starting and closing), and the op stats'
+//    three more Web Workers seen starting and closing; `?workers=2` with
+//    each worker renewed after a host, four), and the op stats'
 //    CSV (IDLE left out, as the CLI does) equal to
 //    `proflens tool RUN framework_op_stats --format csv`.
 // 2. Summaries beside the profiles: after `proflens summarize`, each
@@ -70,8 +71,8 @@ after(async () => {
  * csv, workers}` — each view's text, the op stats' CSV download, and how many
  * Web Workers started and closed.
  */
-async function allHosts(folder, workers) {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/?workers=${workers}#tool=${TOOLS[0]}`);
+async function allHosts(folder, workers, query = '') {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/?workers=${workers}${query}#tool=${TOOLS[0]}`);
   const started = [];
   const closed = [];
   page.on('worker', (w) => {
@@ -129,6 +130,13 @@ test('tools of all hosts: extra workers give the one worker\'s numbers, and the 
   assert.equal(many.started, 4);
   assert.equal(many.closed, 3);
   for (const tool of TOOLS) assert.equal(many.texts[tool], one.texts[tool], tool);
+  // A worker renewed after every host (`?renew_after_mb=0`): two extra
+  // workers for three hosts, the first to answer replaced for the third.
+  const renewed = await allHosts(run, 2, '&renew_after_mb=0');
+  await renewed.close();
+  assert.equal(renewed.started, 4);
+  assert.equal(renewed.closed, 3);
+  for (const tool of TOOLS) assert.equal(renewed.texts[tool], one.texts[tool], tool);
   // The CLI's op stats of all hosts (IDLE included, as shown at first).
   const cli = execFileSync(CLI, ['tool', run, 'framework_op_stats', '--format', 'csv'], { encoding: 'utf8' });
   assert.equal(many.csv.replace(/\r\n/g, '\n').trim(), cli.replace(/\r\n/g, '\n').trim());

@@ -141,8 +141,10 @@ pub enum Response {
     /// gives the summaries back ([`Request::GiveSummaries`]) and asks again.
     Summarize { run: String, host: String, tool: String, hosts: Vec<String>, paths: Vec<Vec<String>> },
     /// An extra worker's answer to [`Request::Summarize`]: the summary's
-    /// bytes are the message's [`SUMMARY`] field (a transferred `Uint8Array`).
-    Summary { host: String },
+    /// bytes are the message's [`SUMMARY`] field (a transferred `Uint8Array`);
+    /// the extra worker's wasm memory after it (its peak so far: for the
+    /// pod benchmark, `tests/browser/bench/pods.mjs`).
+    Summary { host: String, wasm_memory_bytes: u64 },
     /// An extra worker could not summarise `host`.
     SummaryFailed { host: String, message: String },
 }

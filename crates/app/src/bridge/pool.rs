@@ -3,7 +3,8 @@
 //! yet and their files ([`Response::Summarize`]); this module spawns
 //! `min(workers(), hosts)` workers of the same wasm (the loader's module,
 //! already compiled), hands each one host at a time
-//! ([`Request::Summarize`]), keeps the summaries as JS bytes (never in
+//! ([`Request::Summarize`]; a worker that has read 64 MiB is replaced by a
+//! fresh one, [`RENEW_AFTER_BYTES`]), keeps the summaries as JS bytes (never in
 //! the page's wasm memory), shows "hosts 12/64", and when every host is
 //! answered terminates the workers (their memory goes with them), gives the
 //! summaries to the analysis worker and asks for the tool again.
@@ -42,12 +43,41 @@ struct Pool {
     workers: Vec<Slot>,
 }
 
-/// An extra worker, the host it is on, and whether it still runs.
+/// An extra worker, the host it is on, whether it still runs, and the bytes
+/// of the hosts it was given since it started.
 struct Slot {
     worker: Worker,
     host: Option<usize>,
     alive: bool,
+    read_bytes: f64,
 }
+
+/// A worker that has read this much (the page's `?renew_after_mb=N` for
+/// tests and measurements, else [`RENEW_AFTER_BYTES`]) is replaced by a
+/// fresh one before its next host.
+fn renew_after_bytes() -> f64 {
+    url_number("renew_after_mb").map_or(RENEW_AFTER_BYTES, |mb| mb * 1024.0 * 1024.0)
+}
+
+/// The page's URL parameter `name` when it is a number of 0 or more.
+fn url_number(name: &str) -> Option<f64> {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+        .and_then(|p| p.get(name))
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|n| n.is_finite() && *n >= 0.0)
+}
+
+/// What a worker may read before it is renewed, by default. Each of its
+/// reads left a JavaScript buffer (`FileReaderSync` makes a new one every
+/// time) that V8 collects late. On 64 hosts of 45 MB with two workers
+/// (headless Chromium, one run each in one script) the renderer peaked
+/// 445 MiB above the idle page when each worker summarised 32 hosts,
+/// 273 MiB with a fresh worker every 64 MiB (every second host here) and
+/// 248 MiB with one for each host, in 36.2, 36.9 and 38.6 s; each worker's
+/// wasm memory was 80 MiB every way.
+const RENEW_AFTER_BYTES: f64 = 64.0 * 1024.0 * 1024.0;
 
 thread_local! {
     static POOL: RefCell<Option<Pool>> = const { RefCell::new(None) };
@@ -59,12 +89,7 @@ thread_local! {
 /// browser's `navigator.hardwareConcurrency` (1 when it does not say);
 /// fewer when their hosts would not fit memory ([`memory_cap`]).
 pub fn workers() -> u32 {
-    let from_url = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
-        .and_then(|p| p.get("workers"))
-        .and_then(|v| v.parse::<u32>().ok());
-    from_url.unwrap_or_else(|| {
+    url_number("workers").map(|n| n as u32).unwrap_or_else(|| {
         let navigator = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).ok();
         let cores = navigator.and_then(|n| js_sys::Reflect::get(&n, &"hardwareConcurrency".into()).ok());
         cores.and_then(|c| c.as_f64()).map_or(1, |c| c.max(1.0) as u32)
@@ -87,8 +112,13 @@ fn memory_cap(largest: f64) -> usize {
 
 /// The bytes of the largest host's files (`files`: an array of `File`s per host).
 fn largest_host_bytes(files: &js_sys::Array) -> f64 {
+    files.iter().map(|host| host_bytes(&host)).fold(0.0, f64::max)
+}
+
+/// The bytes of one host's files (an array of `File`s).
+fn host_bytes(files: &JsValue) -> f64 {
     let size = |file: JsValue| file.dyn_into::<web_sys::File>().map_or(0.0, |f| f.size());
-    files.iter().map(|host| js_sys::Array::from(&host).iter().map(size).sum::<f64>()).fold(0.0, f64::max)
+    js_sys::Array::from(files).iter().map(size).sum()
 }
 
 /// Stops the pool under way, if any (its workers terminated).
@@ -123,7 +153,7 @@ pub fn start(state: AppState, run: String, hosts: Vec<String>, paths: Vec<Vec<St
         match super::spawn_worker_js() {
             Ok(worker) => {
                 listen(state, &worker, generation, index);
-                pool.workers.push(Slot { worker, host: None, alive: true });
+                pool.workers.push(Slot { worker, host: None, alive: true, read_bytes: 0.0 });
             }
             Err(_) => break,
         }
@@ -191,6 +221,9 @@ fn on_message(state: AppState, index: usize, data: &JsValue) {
                     pool.summaries[host] = protocol::attached(data, SUMMARY);
                     pool.answered += 1;
                 }
+                if pool.workers[index].read_bytes >= renew_after_bytes() && !pool.todo.is_empty() {
+                    renew(state, pool, index);
+                }
                 hand_out(pool, index);
             }
             Response::SummaryFailed { message, .. } | Response::Error { message } => {
@@ -229,9 +262,20 @@ fn hand_out(pool: &mut Pool, index: usize) {
         pool.workers[index].worker.post_message(&message).map_err(|_| "the host could not be sent".to_string())
     });
     pool.workers[index].host = Some(host);
+    pool.workers[index].read_bytes += host_bytes(&files);
     if let Err(why) = sent {
         fail_current(pool, index, &why);
     }
+}
+
+/// Worker `index` replaced by a fresh one (see [`RENEW_AFTER_BYTES`]); kept
+/// when none can be started.
+fn renew(state: AppState, pool: &mut Pool, index: usize) {
+    let Ok(worker) = super::spawn_worker_js() else { return };
+    listen(state, &worker, GENERATION.with_borrow(|g| *g), index);
+    let slot = &mut pool.workers[index];
+    std::mem::replace(&mut slot.worker, worker).terminate();
+    slot.read_bytes = 0.0;
 }
 
 /// "Summarising hosts 12/64 in 16 workers", set outside the pool's borrow

@@ -92,9 +92,8 @@ pub fn summarize(host: String, paths: Vec<String>, files: Vec<File>) -> Option<R
     drop(context);
     let bytes = js_sys::Uint8Array::from(summary.as_slice());
     drop(summary);
-    let message = match protocol::to_js(&Response::Summary { host: host.clone() })
-        .and_then(|m| protocol::attach(&m, SUMMARY, &bytes).map(|_| m))
-    {
+    let answer = Response::Summary { host: host.clone(), wasm_memory_bytes: super::wasm_memory_bytes() };
+    let message = match protocol::to_js(&answer).and_then(|m| protocol::attach(&m, SUMMARY, &bytes).map(|_| m)) {
         Ok(message) => message,
         Err(e) => return Some(Response::SummaryFailed { host, message: e }),
     };
