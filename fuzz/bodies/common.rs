@@ -7,7 +7,7 @@
 //! fuzzed and what is replayed cannot drift apart.
 #![allow(dead_code)]
 
-use proflens_analysis::context::{Format, GroupBy, Hooks, HostContext, HostFile, Request};
+use proflens_analysis::context::{Format, GroupBy, Hooks, HostContext, HostFile, Request, Tool};
 use proflens_analysis::passes::trace::export::write_chrome_trace;
 use proflens_analysis::passes::trace::links::LinkIndex;
 use proflens_analysis::passes::trace::range_stats::range_stats;
@@ -49,12 +49,7 @@ pub fn run_everything(host: &Rc<HostContext>) {
     let _ = registry::available(host);
     let hosts = [host.clone()];
     for tool in registry::TOOLS {
-        for &format in tool.formats() {
-            let request = Request { format, ..Request::default() };
-            if let Ok(output) = registry::run(*tool, &hosts, &request) {
-                let _ = output.text(format);
-            }
-        }
+        run_in_every_format(*tool, &hosts);
     }
     // The op profile grouped by category, in XProf's JSON.
     if let Some(tool) = registry::find("op_profile") {
@@ -85,14 +80,19 @@ pub fn run_everything(host: &Rc<HostContext>) {
     // "All hosts": the same host twice (its passes are computed once).
     let twice = [host.clone(), host.clone()];
     for tool in registry::available_combined(&twice) {
-        for &format in tool.formats() {
-            let request = Request { format, ..Request::default() };
-            if let Ok(output) = registry::run(tool, &twice, &request) {
-                let _ = output.text(format);
-            }
-        }
+        run_in_every_format(tool, &twice);
     }
     trace_queries(host);
+}
+
+/// `tool` on `hosts` in every format it writes; any result is fine.
+pub fn run_in_every_format(tool: &dyn Tool, hosts: &[Rc<HostContext>]) {
+    for &format in tool.formats() {
+        let request = Request { format, ..Request::default() };
+        if let Ok(output) = registry::run(tool, hosts, &request) {
+            let _ = output.text(format);
+        }
+    }
 }
 
 /// Most tracks and events per track the queries look at: enough to reach

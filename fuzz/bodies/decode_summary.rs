@@ -2,9 +2,9 @@
 //! or gzipped), then, when they decode, the tools of all hosts on two hosts
 //! that have only that summary: an error or a view, never a panic.
 
-use super::common::NoHooks;
+use super::common::{run_in_every_format, NoHooks};
 use proflens_analysis::context::summary::{HostSummary, COMBINED_FROM_SUMMARIES};
-use proflens_analysis::context::{Format, HostContext, Request};
+use proflens_analysis::context::HostContext;
 use proflens_analysis::registry;
 use std::rc::Rc;
 
@@ -18,12 +18,7 @@ pub fn run(data: &[u8]) {
             host
         })
         .collect();
-    for id in COMBINED_FROM_SUMMARIES {
-        let Some(tool) = registry::find(id) else { continue };
-        if let Ok(output) = registry::run(tool, &hosts, &Request::default()) {
-            for format in [Format::Json, Format::Csv, Format::Xprof] {
-                let _ = output.text(format);
-            }
-        }
+    for tool in COMBINED_FROM_SUMMARIES.iter().filter_map(|id| registry::find(id)) {
+        run_in_every_format(tool, &hosts);
     }
 }
