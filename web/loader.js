@@ -266,6 +266,9 @@
       spare = null;
       taken.worker.onmessage = null;
       taken.worker.onerror = null;
+      // A spare that said it is ready is sent requests at once, not after
+      // its words are told again (crates/app/src/bridge/mod.rs).
+      taken.worker.proflensReady = taken.said.some(function (d) { return d && d.kind === 'ready'; });
       setTimeout(function () {
         taken.said.forEach(function (data) { taken.worker.dispatchEvent(new MessageEvent('message', { data: data })); });
       }, 0);
@@ -274,7 +277,9 @@
 
     // A worker of its own warms the analysis code up, then ends (why:
     // crates/app/src/worker/warm_up.rs). Beside the spare, so that a file
-    // chosen at once does not wait for it. How it ended is kept for
+    // chosen at once does not wait for it. The overview it computed is
+    // drawn once, unseen, to warm the page's code up too
+    // (crates/app/src/warm_render.rs). How it ended is kept for
     // tests/browser/boot.test.mjs: 'done', or why not.
     function warmUp() {
       var worker = spawnWorker();
@@ -284,7 +289,10 @@
       };
       worker.onmessage = function (e) {
         var kind = e.data && e.data.kind;
-        if (kind === 'warmed_up') done('done');
+        if (kind === 'warmed_up') {
+          done('done');
+          if (e.data.model !== undefined) wasm_bindgen.warm_render(e.data.model);
+        }
         else if (kind === 'error') done('failed: ' + e.data.message);
       };
       worker.onerror = function (e) { e.preventDefault(); done('failed: ' + e.message); };

@@ -2,7 +2,8 @@
 // usable before the worker's module is compiled; a worker spawned before that
 // still starts, and keeps what the page sent it meanwhile; a worker module
 // that cannot load is a message from the worker, not a stuck page; a worker
-// of its own warms the analysis code up at boot.
+// of its own warms the analysis code up at boot, and the page draws its
+// views unseen; a spare worker that is ready is sent the file at once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -108,14 +109,66 @@ test('each role runs its own wasm: the page has no worker entry, the worker no p
   }
 });
 
-test('a worker of its own runs the warm-up at boot and ends; a worker asked for one answers it', async () => {
+test('a worker of its own runs the warm-up at boot and ends, its views drawn unseen; a worker asked for one answers it', async () => {
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
   await page.waitForFunction(() => window.__proflensWarmUp != null, null, { timeout: 60_000 });
   assert.equal(await page.evaluate(() => window.__proflensWarmUp), 'done');
-  assert.deepEqual(await spawnAndPost(page, [{ kind: 'warm_up' }], 2), [{ kind: 'ready' }, { kind: 'warmed_up' }]);
+  // The page drew the warm-up's views (crates/app/src/warm_render.rs) and
+  // took it away in the next frame: no trace in the document, the page's
+  // render phases, or the focus.
+  await page.waitForFunction(() => window.__proflensWarmRender != null, null, { timeout: 10_000 });
+  assert.equal(await page.evaluate(() => window.__proflensWarmRender), 'drawn');
+  await page.waitForFunction(() => !document.querySelector('body > div[inert]'), null, { timeout: 10_000 });
+  assert.deepEqual(await page.evaluate(() => ({
+    overview: document.querySelectorAll('section.tool, #avg-step-time, canvas, table').length,
+    phases: (window.__proflensRender ?? []).length,
+    focus: document.activeElement === document.body,
+  })), { overview: 0, phases: 0, focus: true });
+  const answers = await spawnAndPost(page, [{ kind: 'warm_up' }], 2);
+  assert.deepEqual(answers.map((m) => m.kind), ['ready', 'warmed_up']);
+  // The views drawn: the fixture's overview (custom_loop: 10 steps, as
+  // columns) and its framework op stats.
+  const [[overview, overviewModel], [opStats, table]] = answers[1].model;
+  assert.deepEqual([overview, opStats], ['overview_page', 'framework_op_stats']);
+  assert.equal(overviewModel.input.steps.names.length, 10);
+  assert.ok(table.with_idle.rows.length > 0);
   // The fixture is inside the worker's wasm: nothing more is fetched.
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.requests.filter((u) => /demos\//.test(u)), []);
+  assert.deepEqual(seen.errors, []);
+  await close();
+});
+
+test('a spare worker that has said it is ready is sent the file at once, not after its words are told again', async () => {
+  // Which worker said what, in order (the spare's first "ready" is its own;
+  // once it is handed out, the loader tells it again to the page's handler).
+  const recorder = () => {
+    const order = [];
+    window.__order = order;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+      if (message?.request?.kind) order.push(`sent ${message.request.kind}`);
+      return post.call(this, message, ...rest);
+    };
+    const Native = window.Worker;
+    window.Worker = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => { if (e.data?.kind === 'ready') order.push('ready'); });
+      }
+    };
+  };
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`, {}, recorder);
+  // The warm-up worker and the spare have both said they are ready.
+  await page.waitForFunction(() => window.__proflensWarmUp != null
+    && window.__order.filter((e) => e === 'ready').length >= 2, null, { timeout: 60_000 });
+  await page.evaluate(() => { window.__order.length = 0; });
+  const fixture = path.resolve('../data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb');
+  await page.setInputFiles('#open-files', fixture);
+  await page.locator('#avg-step-time').waitFor({ timeout: 60_000 });
+  const order = await page.evaluate(() => window.__order);
+  assert.deepEqual(order.slice(0, 2), ['sent open', 'ready'], order.join(', '));
+  assert.ok(order.includes('sent tool'), order.join(', '));
   assert.deepEqual(seen.errors, []);
   await close();
 });

@@ -8,7 +8,7 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
+//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < warm_render < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
 //! Independent: views
 //!
 //! - [`demos`]: the list of demos (data only; xtask reads it too);
@@ -23,6 +23,8 @@
 //! - [`views`]: one view per view name of the registry's outputs, chosen
 //!   from one table; views get callbacks, never the bridge, and never
 //!   import each other;
+//! - [`warm_render`]: the warm-up's views drawn once at boot, unseen, so
+//!   that the first ones a user opens run on compiled code;
 //! - [`state`], [`url_state`]: what the page shows, and the URL hash of it;
 //! - [`intake`]: files from pickers and drops;
 //! - [`recent`], [`recent_handles`]: the recently opened profiles, in local
@@ -73,6 +75,8 @@ mod url_state;
 #[cfg(feature = "page")]
 mod views;
 #[cfg(feature = "page")]
+mod warm_render;
+#[cfg(feature = "page")]
 mod widgets;
 #[cfg(feature = "worker")]
 mod worker;
@@ -85,6 +89,14 @@ use wasm_bindgen::prelude::*;
 pub fn start_app() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(app::App);
+}
+
+/// Draws the warm-up's views (`[view, model]` pairs) once, unseen (main
+/// thread; see [`warm_render`]).
+#[cfg(feature = "page")]
+#[wasm_bindgen]
+pub fn warm_render(views: JsValue) {
+    warm_render::run(views);
 }
 
 /// Installs the worker's message handler and posts `{kind: "ready"}` (inside the worker).

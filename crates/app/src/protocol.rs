@@ -106,7 +106,9 @@ pub struct GraphRequest {
 pub enum Response {
     /// The worker is listening.
     Ready,
-    /// A [`Request::WarmUp`] is done (the loader then ends the worker that ran it).
+    /// A [`Request::WarmUp`] is done (the loader then ends the worker that
+    /// ran it); the views it computed are the message's [`MODEL`] field
+    /// (an array of `[view, model]` pairs).
     WarmedUp,
     /// The runs and hosts found in the opened files.
     Logdir { runs: Vec<RunEntry>, skipped: Vec<SkippedEntry> },

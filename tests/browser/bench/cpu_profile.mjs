@@ -43,6 +43,11 @@ try {
     await send(sessionId, 'Profiler.start');
     await send(sessionId, 'Runtime.runIfWaitingForDebugger');
   });
+  // Workers that ended (the boot's warm-up worker) can no longer be asked.
+  cdp.on('Target.detachedFromTarget', ({ sessionId }) => {
+    const at = workers.indexOf(sessionId);
+    if (at >= 0) workers.splice(at, 1);
+  });
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
   await page.goto(`${env.server.url}/#tool=overview_page`);
   await page.waitForFunction(() => !document.getElementById('boot') && document.querySelector('#open-files'));

@@ -370,7 +370,11 @@ fn ensure_worker(state: AppState) -> Result<(), String> {
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_message.forget();
     on_error.forget();
-    SESSION.with_borrow_mut(|s| s.bridge = Some(Bridge { worker, ready: false, queue: Vec::new() }));
+    // A spare worker that has said it is ready (its words are told again
+    // after a turn of the event loop) is sent requests at once: the file's
+    // opening then starts while the page is still drawing its choice.
+    let ready = js_sys::Reflect::get(&worker, &JsValue::from_str("proflensReady")).is_ok_and(|v| v.is_truthy());
+    SESSION.with_borrow_mut(|s| s.bridge = Some(Bridge { worker, ready, queue: Vec::new() }));
     Ok(())
 }
 

@@ -10,7 +10,7 @@
 //!   or computed by extra workers (one host each at a time) for the tools of all hosts;
 //! - [`compare`]: two sides side by side, through `proflens_analysis::compare`;
 //! - [`trace`], [`trace_queries`]: the trace viewer's questions about a timeline;
-//! - [`warm_up`]: one overview of a small profile of its own, before the user's first.
+//! - [`warm_up`]: the overview (and op stats) of a small profile of its own, before the user's first.
 //!
 //! No tool is named here: tools are found with `registry::find` and their
 //! view models go to the page as they are.
@@ -74,7 +74,7 @@ pub fn install() {
 fn handle(request: Request, files: Vec<File>, message: &JsValue) -> Option<Response> {
     Some(match request {
         Request::WarmUp => match warm_up::run() {
-            Ok(()) => Response::WarmedUp,
+            Ok(model) => return post_with(&Response::WarmedUp, MODEL, &model),
             Err(e) => Response::Error { message: format!("The warm-up failed: {e}.") },
         },
         Request::Open { paths, append } => open(source::files(paths.into_iter().zip(files).collect()), append),

@@ -1,7 +1,9 @@
-//! The overview of a small real profile, run at boot by a worker of its
-//! own (`web/loader.js` starts it beside the spare worker and ends it once
-//! it answers): the workers share the compiled module and V8's optimised
-//! code, so the first profile a user opens runs on optimised code.
+//! The overview (and framework op stats) of a small real profile, run at
+//! boot by a worker of its own (`web/loader.js` starts it beside the spare
+//! worker and ends it once it answers): the workers share the compiled
+//! module and V8's optimised code, so the first profile a user opens runs on
+//! optimised code. The models go to the page, which draws them unseen for
+//! the same reason (`crate::warm_render`).
 //!
 //! Why: V8 first runs each wasm function as baseline code and optimises a
 //! function only for its later calls (wasm has no on-stack replacement).
@@ -18,13 +20,16 @@ use std::rc::Rc;
 use proflens_analysis::context::{Hooks, HostContext, HostFile, Request as ToolRequest};
 use proflens_analysis::registry;
 use proflens_format::{ByteSource, Error, Limits};
+use wasm_bindgen::JsValue;
 
 /// The profile the warm-up opens (a test fixture, never shown).
 const PROFILE: &[u8] =
     include_bytes!("../../../../tests/data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb");
 
-/// The tool whose passes the warm-up runs: the one a file opens on.
-const TOOL: &str = "overview_page";
+/// The tools the warm-up runs: the one a file opens on (its passes), and
+/// the table a reader most often turns to next. Their models go to the page,
+/// whose code for reading and drawing them is then warm too.
+const TOOLS: &[&str] = &["overview_page", "framework_op_stats"];
 
 /// Reads while the fixture is decoded a first time: smaller than its lines,
 /// so that they are built as a long line of a user's file is, event by event
@@ -57,10 +62,11 @@ impl Hooks for Quiet {
 }
 
 /// Opens [`PROFILE`] as a picked file would be read (once in small reads,
-/// once as the host's file), runs [`TOOL`] on it and converts its view model
-/// as an answer would be, then drops it all; why it could not, if it could not.
-pub fn run() -> Result<(), String> {
-    let tool = registry::find(TOOL).ok_or_else(|| format!("no tool {TOOL}"))?;
+/// once as the host's file), runs [`TOOLS`] on it and converts their view
+/// models as answers would be, then drops the rest: the models go to the
+/// page, which draws them unseen (`crate::warm_render`), as an array of
+/// `[view, model]` pairs; why it could not, if it could not.
+pub fn run() -> Result<JsValue, String> {
     let path = "warm-up.xplane.pb";
     let limits = Limits::default();
     proflens_format::load_source::load_with_chunk(path, &AsFile(PROFILE), &limits, SMALL_READS, &mut |_| {})
@@ -71,6 +77,13 @@ pub fn run() -> Result<(), String> {
         read: Box::new(|| Ok(Box::new(AsFile(PROFILE)) as Box<dyn ByteSource>)),
     };
     let context = Rc::new(HostContext::new("warm-up", vec![file], Rc::new(Quiet)));
-    let output = registry::run(tool, &[context], &ToolRequest::default()).map_err(|e| e.to_string())?;
-    crate::protocol::to_js(output.model.as_serialize()).map(drop)
+    let views = js_sys::Array::new();
+    for id in TOOLS {
+        let tool = registry::find(id).ok_or_else(|| format!("no tool {id}"))?;
+        let output =
+            registry::run(tool, std::slice::from_ref(&context), &ToolRequest::default()).map_err(|e| e.to_string())?;
+        let model = crate::protocol::to_js(output.model.as_serialize())?;
+        views.push(&js_sys::Array::of2(&JsValue::from_str(output.view), &model));
+    }
+    Ok(views.into())
 }

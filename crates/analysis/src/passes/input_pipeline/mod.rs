@@ -7,6 +7,7 @@
 //! step tables of TPU tool files.
 
 pub mod legacy;
+pub mod step_columns;
 pub mod tpu;
 mod xprof;
 mod xprof_tpu;
@@ -161,6 +162,8 @@ pub struct InputPipelineAnalysis {
     pub hardware_type: HardwareType,
     /// Set when the steps are Proflens's inference, not XProf's: why.
     pub steps_note: Option<String>,
+    /// As columns to the page; rows in `--format json` ([`step_columns`]).
+    #[serde(with = "step_columns")]
     pub steps: Vec<StepBreakdown>,
     pub step_time: Summary,
     pub breakdown: BreakdownSummary,

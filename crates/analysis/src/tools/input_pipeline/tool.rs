@@ -1,9 +1,11 @@
 //! The input pipeline analyzer as a registry tool.
 
-use crate::context::{combined_analysis, Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{
+    combined_analysis, AsSerialize, Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError,
+};
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::legacy::{input_pipeline_from_proto, input_pipeline_from_tables};
-use crate::passes::input_pipeline::{input_ops_csv, to_xprof_json, InputPipelineAnalysis};
+use crate::passes::input_pipeline::{input_ops_csv, step_columns, to_xprof_json, InputPipelineAnalysis};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde_json::Value;
 use std::rc::Rc;
@@ -49,6 +51,14 @@ fn analysis(a: &HostAnalysis, request: &Request) -> Output {
 }
 
 impl Rendered for InputPipelineAnalysis {
+    /// The model, its step table as rows (the page gets it as columns).
+    fn json(&self) -> Result<Value, ToolError> {
+        let failed = |e: serde_json::Error| ToolError::Failed(e.to_string());
+        let mut value = serde_json::to_value(self.as_serialize()).map_err(failed)?;
+        step_columns::rows_at(&mut value, "/steps", &self.steps).map_err(failed)?;
+        Ok(value)
+    }
+
     fn csv(&self) -> Result<String, ToolError> {
         Ok(input_ops_csv(self))
     }

@@ -4,11 +4,11 @@
 use super::pytorch::{multi_rank, steps_csv, MultiRankOverview};
 use super::{legacy, overview, to_xprof_json, OverviewPage};
 use crate::context::{
-    combined_analysis, kineto_ranks, working_bytes_per_event, Format, Held, HostContext, Inputs, Output, Rendered,
-    Request, Tool, ToolError,
+    combined_analysis, kineto_ranks, working_bytes_per_event, AsSerialize, Format, Held, HostContext, Inputs, Output,
+    Rendered, Request, Tool, ToolError,
 };
 use crate::passes::host_analysis::HostAnalysis;
-use crate::passes::input_pipeline::steps_csv as input_steps_csv;
+use crate::passes::input_pipeline::{step_columns, steps_csv as input_steps_csv};
 use crate::passes::kineto::KinetoIndex;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use proflens_model::Origin;
@@ -93,6 +93,14 @@ fn ranks(names: &[String], indexes: &[Rc<KinetoIndex>]) -> Result<Output, ToolEr
 }
 
 impl Rendered for OverviewPage {
+    /// The model, its step table as rows (the page gets it as columns).
+    fn json(&self) -> Result<Value, ToolError> {
+        let failed = |e: serde_json::Error| ToolError::Failed(e.to_string());
+        let mut value = serde_json::to_value(self.as_serialize()).map_err(failed)?;
+        step_columns::rows_at(&mut value, "/input/steps", &self.input.steps).map_err(failed)?;
+        Ok(value)
+    }
+
     fn csv(&self) -> Result<String, ToolError> {
         Ok(input_steps_csv(&self.input))
     }
