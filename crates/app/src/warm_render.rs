@@ -48,7 +48,7 @@ fn mount(views: JsValue) -> Result<(), JsValue> {
     let window = web_sys::window().ok_or("no window")?;
     let document = window.document().ok_or("no document")?;
     let body = document.body().ok_or("no body")?;
-    let phases = render_phase_count(&window);
+    let phases = render_phases(&window).map_or(0, |list| list.length());
 
     let host: HtmlElement = document.create_element("div")?.unchecked_into();
     host.set_attribute("aria-hidden", "true")?;
@@ -78,7 +78,7 @@ fn mount(views: JsValue) -> Result<(), JsValue> {
     let remove = Closure::once(move || {
         drop(handle);
         host.remove();
-        if let (Some(window), Some(phases)) = (web_sys::window(), phases) {
+        if let Some(window) = web_sys::window() {
             truncate_render_phases(&window, phases);
         }
     });
@@ -102,10 +102,6 @@ fn inert_actions() -> Actions {
 
 fn render_phases(window: &web_sys::Window) -> Option<js_sys::Array> {
     js_sys::Reflect::get(window, &"__proflensRender".into()).ok()?.dyn_into().ok()
-}
-
-fn render_phase_count(window: &web_sys::Window) -> Option<u32> {
-    Some(render_phases(window).map_or(0, |list| list.length()))
 }
 
 fn truncate_render_phases(window: &web_sys::Window, count: u32) {

@@ -57,12 +57,17 @@ struct Columns {
     numbers: Vec<f64>,
 }
 
-/// `value`'s step table at `pointer` written as rows again (`--format json`).
-pub fn rows_at(value: &mut serde_json::Value, pointer: &str, steps: &[StepBreakdown]) -> Result<(), serde_json::Error> {
+/// `model` as `--format json` writes it: its step table at `pointer` as rows.
+pub fn json_with_rows<T: Serialize + ?Sized>(
+    model: &T,
+    pointer: &str,
+    steps: &[StepBreakdown],
+) -> Result<serde_json::Value, serde_json::Error> {
+    let mut value = serde_json::to_value(model)?;
     if let Some(slot) = value.pointer_mut(pointer) {
         *slot = serde_json::to_value(steps)?;
     }
-    Ok(())
+    Ok(value)
 }
 
 pub fn serialize<S: Serializer>(steps: &[StepBreakdown], serializer: S) -> Result<S::Ok, S::Error> {

@@ -53,10 +53,8 @@ fn analysis(a: &HostAnalysis, request: &Request) -> Output {
 impl Rendered for InputPipelineAnalysis {
     /// The model, its step table as rows (the page gets it as columns).
     fn json(&self) -> Result<Value, ToolError> {
-        let failed = |e: serde_json::Error| ToolError::Failed(e.to_string());
-        let mut value = serde_json::to_value(self.as_serialize()).map_err(failed)?;
-        step_columns::rows_at(&mut value, "/steps", &self.steps).map_err(failed)?;
-        Ok(value)
+        step_columns::json_with_rows(self.as_serialize(), "/steps", &self.steps)
+            .map_err(|e| ToolError::Failed(e.to_string()))
     }
 
     fn csv(&self) -> Result<String, ToolError> {

@@ -95,10 +95,8 @@ fn ranks(names: &[String], indexes: &[Rc<KinetoIndex>]) -> Result<Output, ToolEr
 impl Rendered for OverviewPage {
     /// The model, its step table as rows (the page gets it as columns).
     fn json(&self) -> Result<Value, ToolError> {
-        let failed = |e: serde_json::Error| ToolError::Failed(e.to_string());
-        let mut value = serde_json::to_value(self.as_serialize()).map_err(failed)?;
-        step_columns::rows_at(&mut value, "/input/steps", &self.input.steps).map_err(failed)?;
-        Ok(value)
+        step_columns::json_with_rows(self.as_serialize(), "/input/steps", &self.input.steps)
+            .map_err(|e| ToolError::Failed(e.to_string()))
     }
 
     fn csv(&self) -> Result<String, ToolError> {
