@@ -1,13 +1,15 @@
 //! Pure analysis over the profile model: no I/O, no web types; it runs
 //! natively (CLI) and in wasm (the app's worker).
 //!
-//! Layers: common < hlo < passes < context < tools < registry < compare
+//! Layers: common < hlo < passes < advice < context < tools < registry < compare
 //! Independent: tools
 //!
 //! - [`common`]: XProf's stat names, op-name rules, tables and CSV.
 //! - [`hlo`]: indexes over the HLO of a profile's XLA programs.
 //! - [`passes`]: what several tools share for one host (grouping, steps,
 //!   op metrics, kernels, the input analysis, the trace index…).
+//! - [`advice`]: the Advisor's detectors over the passes: findings ranked by
+//!   what a fix would gain, with evidence and the fix.
 //! - [`context`]: [`context::HostContext`], which runs each pass at most
 //!   once per host, lazily, and keeps tools' results; [`context::RunContext`],
 //!   a run's hosts together; and the [`context::Tool`] trait.
@@ -17,6 +19,7 @@
 //!
 //! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
+pub mod advice;
 pub mod common;
 pub mod compare;
 pub mod context;

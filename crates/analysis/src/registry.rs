@@ -9,7 +9,7 @@ pub mod xprof_only;
 
 use crate::context::{HostContext, Output, Request, RunContext, Tool, ToolError};
 use crate::tools::{
-    critical_path, framework_op_stats, graph_viewer, hlo_stats, idle_time_breakdown, info, input_pipeline,
+    advisor, critical_path, framework_op_stats, graph_viewer, hlo_stats, idle_time_breakdown, info, input_pipeline,
     kernel_launch_stats, kernel_sequences, kernel_stats, memory_bandwidth, memory_profile, memory_viewer, modules,
     op_profile, overview, pod_viewer, queue_length, roofline_model, stragglers, tf_data, trace_viewer,
 };
@@ -18,6 +18,7 @@ use std::rc::Rc;
 
 /// Every tool; the first is the default.
 pub static TOOLS: &[&dyn Tool] = &[
+    &advisor::AdvisorTool,
     &overview::OverviewTool,
     &input_pipeline::InputPipelineTool,
     &framework_op_stats::FrameworkOpStatsTool,

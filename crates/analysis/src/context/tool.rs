@@ -96,6 +96,8 @@ pub enum Format {
     Txt,
     /// An SVG drawing (the graph viewer's graph).
     Svg,
+    /// A short Markdown report (the Advisor's, for a pull request).
+    Md,
 }
 
 impl Format {
@@ -108,6 +110,7 @@ impl Format {
             Format::Hta => "hta",
             Format::Txt => "txt",
             Format::Svg => "svg",
+            Format::Md => "md",
         }
     }
 }
@@ -179,6 +182,7 @@ impl Output {
             Format::Csv => self.model.csv(),
             Format::Txt => self.model.txt(),
             Format::Svg => self.model.svg(),
+            Format::Md => self.model.md(),
         }
     }
 }
@@ -210,6 +214,10 @@ pub trait Rendered: AsSerialize {
     /// `--format svg`: a drawing.
     fn svg(&self) -> Result<String, ToolError> {
         Err(ToolError::NoFormat("it has no drawing; use --format json".into()))
+    }
+    /// `--format md`: a Markdown report.
+    fn md(&self) -> Result<String, ToolError> {
+        Err(ToolError::NoFormat("it has no Markdown report; use --format json".into()))
     }
     /// `--format hta`: HolisticTraceAnalysis 0.5.0's numbers, shaped as the
     /// goldens made from its API (PyTorch analyses that HTA has).

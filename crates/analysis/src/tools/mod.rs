@@ -3,6 +3,7 @@
 //! [`crate::context::Tool`] implementation; [`crate::registry`] lists them.
 //! Tools never import each other: what two tools share is a pass.
 
+pub mod advisor;
 pub mod critical_path;
 pub mod framework_op_stats;
 pub mod graph_viewer;

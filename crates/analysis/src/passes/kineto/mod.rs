@@ -12,6 +12,7 @@ pub mod hta;
 pub mod intervals;
 pub mod launch;
 pub mod memory;
+pub mod roles;
 
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE};
 use crate::passes::kernels::GpuVendor;

@@ -16,7 +16,7 @@ use crate::common::datatable::DataTable;
 use crate::common::stats::general;
 use crate::passes::duty_cycle::DutyCycle;
 use crate::passes::host_analysis::HostAnalysis;
-use crate::passes::input_pipeline::{self, host_input_ops, Diagnostic, HardwareType, InputPipelineAnalysis, NextStep};
+use crate::passes::input_pipeline::{self, host_input_ops, Diagnostic, HardwareType, InputPipelineAnalysis};
 use crate::passes::op_metrics::{OpMetrics, OpMetricsDb};
 use crate::passes::performance_counters::PerformanceCounters;
 use crate::passes::run_environment::RunEnvironment;
@@ -134,6 +134,8 @@ pub struct OverviewPage {
 }
 
 const TOP_OPS: usize = 10;
+/// Findings of the Advisor the overview shows.
+const TOP_ADVICE: usize = 3;
 /// Eager share of op time above which a statement is made (XProf's threshold).
 const EAGER_REPORT_PERCENT: f64 = 10.0;
 
@@ -207,7 +209,7 @@ pub fn overview(db: &StepDb, a: &HostAnalysis) -> OverviewPage {
         kernel_launch_statement: b.kernel_launch_statement.clone(),
         all_other_statement: b.all_other_statement.clone(),
         device_collectives_statement: b.device_collectives_statement.clone(),
-        advice: advice(&input, &precision_statement, &eager_statement, env),
+        advice: advice(a, &input),
         precision_statement,
         eager_statement,
     };
@@ -259,53 +261,31 @@ fn top_ops(db: &OpMetricsDb) -> Vec<TopOp> {
         .collect()
 }
 
-/// Proflens's own advice, chosen by the verdicts.
-fn advice(input: &InputPipelineAnalysis, precision: &str, eager: &str, env: &RunEnvironment) -> Vec<Advice> {
-    let mut out = Vec::new();
-    let mut add = |title: &str, text: &str| out.push(Advice { title: title.into(), text: text.into() });
-    let b = &input.bottleneck;
-    match input.next_step {
-        NextStep::LookAtHostAnalysis => add(
-            "Feed the device faster",
-            "Overlap input with compute: end the pipeline with prefetch(tf.data.AUTOTUNE); give map and interleave num_parallel_calls=tf.data.AUTOTUNE; cache() data that fits in memory after the expensive steps; batch before a vectorised map so that one call processes a whole batch. The Input pipeline analyzer shows which stage costs the most.",
-        ),
-        NextStep::UseTfData => add(
-            "Use tf.data for the input",
-            "Most of each step waits for input that is not produced by tf.data, so the profiler cannot see inside it. Moving the pipeline to tf.data lets it run in parallel with training (prefetch, parallel map and interleave) and makes it visible here.",
-        ),
-        NextStep::Skip => {}
-    }
-    if b.kernel_launch_classification != "no" {
-        add(
-            "Launch fewer, larger kernels",
-            "Much of each step is spent launching work. Wrap the step in tf.function (or jax.jit), compile it with XLA to fuse small ops, and avoid Python-side work and host ops between steps; with tf.data on the same host, TF_GPU_THREAD_MODE=gpu_private gives launches their own threads.",
-        );
-    }
-    if b.all_other_classification != "no" || (b.input_classification == "both" && b.all_other_percent >= 3.0) {
-        add(
-            "Cut host overhead between steps",
-            "Time that no op accounts for is usually Python: logging, metrics or data conversion between steps. Run several steps per tf.function call (steps_per_execution in Keras), keep summaries out of the hot loop, and avoid converting tensors to NumPy each step.",
-        );
-    }
-    if !precision.is_empty() && env.hardware_type == HardwareType::Gpu {
-        add(
-            "Use 16-bit compute",
-            "Enable mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16') or bfloat16), keep layer sizes and batch dimensions multiples of 8 so that TensorCores can be used, and prefer the NHWC layout for convolutions.",
-        );
-    }
-    if !eager.is_empty() {
-        add(
-            "Run ops in graphs, not eagerly",
-            "A large share of op time ran eagerly, one op at a time. Decorate the training step with tf.function so that it runs as one graph.",
-        );
-    }
-    if b.input_classification == "device" {
-        add(
-            "Speed up the device work",
-            "The device is the bottleneck: look at the most expensive operations below and in Framework op stats; fusing ops (XLA), mixed precision and larger batches usually help most.",
-        );
-    }
-    out
+/// The Advisor's top findings (one source of advice), from the detectors
+/// that read the step analysis; XLA's op-level findings are the Advisor's
+/// alone, since the overview does not compute XLA's op table.
+fn advice(a: &HostAnalysis, input: &InputPipelineAnalysis) -> Vec<Advice> {
+    let host = crate::advice::xspace::Host {
+        input,
+        analysis: Some(a),
+        xla: None,
+        framework: crate::advice::framework_of(&a.host_ops, false),
+    };
+    let found = crate::advice::of_xspace(&host);
+    found
+        .findings
+        .iter()
+        .take(TOP_ADVICE)
+        .map(|f| Advice {
+            title: f.title.clone(),
+            text: format!(
+                "{} A fix would save {}–{} a step; the Advisor shows the evidence and the fix.",
+                f.summary,
+                crate::advice::ms(f.gain_ms_per_step.low),
+                crate::advice::ms(f.gain_ms_per_step.high)
+            ),
+        })
+        .collect()
 }
 
 /// XProf 2.24's `overview_page` JSON.

@@ -1,0 +1,402 @@
+//! Detectors over one PyTorch (Kineto) trace: its `ProfilerStep` windows as
+//! the PyTorch overview splits them into roles (`passes::kineto::roles`:
+//! the step time, the DataLoader wait and the GPU's idle time are that
+//! table's means), and the CPU ops, runtime calls and GPU kernels and
+//! copies inside them. Other times are unions of intervals clipped to the
+//! windows, per step (and per GPU for device time), so overlapping events
+//! count once.
+
+use super::fixes::fix;
+use super::ranks::{median, step_outliers};
+use super::{ms, pct, Basis, Confidence, Draft, Evidence, Found, Framework, Link, Outcome};
+use crate::passes::kernels::uses_tensor_core_on;
+use crate::passes::kineto::intervals::Intervals;
+use crate::passes::kineto::roles::{is_dataloader, step_roles, Roles, StepBreakdown};
+use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, KinetoIndex};
+use rustc_hash::FxHashMap;
+
+/// Thresholds (share of the step, or of the GPU's step time); `docs/advisor.md`
+/// gives each one's source.
+pub const DATALOADER_MIN_SHARE: f64 = 0.05;
+pub const SYNC_MIN_SHARE: f64 = 0.02;
+pub const PAGEABLE_MIN_SHARE: f64 = 0.01;
+pub const COPY_MIN_SHARE: f64 = 0.05;
+pub const IDLE_MIN_SHARE: f64 = 0.10;
+pub const LAUNCH_MIN_SHARE: f64 = 0.10;
+pub const KERNEL_MIN_SHARE: f64 = 0.02;
+pub const FP32_MIN_SHARE: f64 = 0.05;
+pub const COLLECTIVE_MIN_SHARE: f64 = 0.05;
+pub const ELEMENTWISE_MIN_SHARE: f64 = 0.20;
+pub const SMALL_KERNEL_PS: i64 = 10_000_000;
+
+struct Frame<'a> {
+    index: &'a KinetoIndex,
+    /// The steps' windows (start, duration), ps.
+    steps: Vec<(i64, i64)>,
+    average: StepBreakdown,
+    basis: Basis,
+    step_ms: f64,
+    gpus: Vec<i64>,
+}
+
+impl Frame<'_> {
+    fn count(&self) -> f64 {
+        self.steps.len().max(1) as f64
+    }
+
+    /// Union of `spans` inside the steps, ms per step.
+    fn per_step(&self, spans: Vec<(i64, i64)>) -> f64 {
+        let inside = Intervals::union_of(spans).intersect(&self.step_intervals());
+        inside.len_ps() as f64 / 1e9 / self.count()
+    }
+
+    /// Device time: the union per GPU, averaged over the GPUs, ms per step.
+    fn per_gpu_step(&self, pick: impl Fn(&DeviceEvent) -> bool) -> f64 {
+        if self.gpus.is_empty() {
+            return 0.0;
+        }
+        let total: f64 = self
+            .gpus
+            .iter()
+            .map(|&g| {
+                self.per_step(
+                    self.index.device.iter().filter(|d| d.device == g && pick(d)).map(|d| (d.start_ps, d.end_ps)).collect(),
+                )
+            })
+            .sum();
+        total / self.gpus.len() as f64
+    }
+
+    fn step_intervals(&self) -> Intervals {
+        Intervals::union_of(self.steps.iter().map(|&(s, d)| (s, s + d)).collect())
+    }
+
+    fn name(&self, e: &HostEvent) -> &str {
+        self.index.text(e.name)
+    }
+
+    fn kernel_name(&self, d: &DeviceEvent) -> &str {
+        self.index.text(d.name)
+    }
+
+    fn share(&self, cost: f64) -> f64 {
+        if self.step_ms > 0.0 {
+            cost / self.step_ms
+        } else {
+            0.0
+        }
+    }
+
+    fn draft<'a>(&self, id: &'a str, cost_ms: f64, gain: (f64, f64), title: &str) -> Draft<'a> {
+        Draft {
+            id,
+            title: title.into(),
+            summary: String::new(),
+            cost_ms,
+            step_ms: self.step_ms,
+            gain_fraction: gain,
+            reasoning: String::new(),
+            confidence: Confidence::Medium,
+            evidence: Vec::new(),
+            fix: fix(id, Framework::PyTorch),
+        }
+    }
+
+    /// The longest of `events` as a trace viewer link.
+    fn longest<'e>(&self, events: impl Iterator<Item = (i64, i64)>) -> Option<Link> {
+        events.max_by_key(|&(s, e)| (e - s, -s)).map(|(s, e)| Link::trace(s, e))
+    }
+}
+
+/// Every detector's answer for one rank.
+pub fn detect(index: &KinetoIndex) -> (Basis, f64, usize, Found) {
+    let Roles { steps, average, whole_trace } = step_roles(index);
+    let basis = if whole_trace { Basis::ProfiledTime } else { Basis::Step };
+    let step_ms = average.window_ps as f64 / 1e9;
+    let steps: Vec<(i64, i64)> = steps.iter().map(|s| (s.start_ps, s.window_ps)).collect();
+    let mut gpus: Vec<i64> = index.device.iter().map(|d| d.device).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    let f = Frame { index, steps, average, basis, step_ms, gpus };
+    let mut found = Found::default();
+    found.add("input_bound", dataloader(&f));
+    found.add("sync_in_step", syncs(&f));
+    found.add("pageable_memcpy", pageable(&f));
+    found.add("host_to_device", copies(&f));
+    found.add("device_idle", gpu_idle(&f));
+    found.add("kernel_launch_bound", launch_bound(&f));
+    found.add("small_kernels", small_kernels(&f));
+    found.add("fp32_compute", fp32_gemms(&f));
+    found.add("layout_transposes", kernels_named(&f, "layout_transposes"));
+    found.add("unfused_elementwise", kernels_named(&f, "unfused_elementwise"));
+    found.add("collective_wait", collectives(&f));
+    let outliers = if whole_trace { &[][..] } else { &f.steps[..] };
+    found.add("step_outliers", step_outliers(outliers, step_ms, Framework::PyTorch, None));
+    found.add(
+        "memory_near_limit",
+        Outcome::Unmeasured {
+            title: "Memory near the device's limit".into(),
+            why: "costs no time until it fails; the Memory profile tool shows this trace's allocator peaks".into(),
+        },
+    );
+    (basis, step_ms, f.steps.len().max(1), found)
+}
+
+fn dataloader(f: &Frame<'_>) -> Outcome {
+    let events: Vec<&HostEvent> = f.index.host.iter().filter(|h| is_dataloader(f.name(h))).collect();
+    // The overview's data loading role: waits no GPU work or runtime call overlaps.
+    let cost = f.average.dataloader_ps as f64 / 1e9;
+    if cost <= 0.0 || f.share(cost) < DATALOADER_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("input_bound", cost, (0.5, 1.0), "The training loop waits for the DataLoader");
+    d.summary = format!(
+        "Waiting for the next batch (DataLoader's __next__, with the GPU idle) takes {} of each {} step ({}).",
+        ms(cost),
+        ms(f.step_ms),
+        pct(f.share(cost))
+    );
+    d.reasoning = format!(
+        "Worker processes prepare batches while the step runs: all of the wait ({}) when they keep up, at least half with two or more workers.",
+        ms(cost)
+    );
+    d.confidence = Confidence::High;
+    if let Some(link) = f.longest(events.iter().map(|h| (h.start_ps, h.end_ps))) {
+        d.evidence.push(Evidence { label: "The longest wait for a batch".into(), value: ms(cost), link });
+    }
+    d.finish()
+}
+
+const SYNC_CALLS: &[&str] = &[
+    "cudaDeviceSynchronize",
+    "cudaStreamSynchronize",
+    "cudaEventSynchronize",
+    "hipDeviceSynchronize",
+    "hipStreamSynchronize",
+    "hipEventSynchronize",
+];
+
+fn is_sync(f: &Frame<'_>, h: &HostEvent) -> bool {
+    let name = f.name(h);
+    match h.kind {
+        HostKind::Runtime => SYNC_CALLS.contains(&name),
+        HostKind::CpuOp => name == "aten::item" || name == "aten::_local_scalar_dense",
+        _ => false,
+    }
+}
+
+fn syncs(f: &Frame<'_>) -> Outcome {
+    let events: Vec<&HostEvent> = f.index.host.iter().filter(|h| is_sync(f, h)).collect();
+    let cost = f.per_step(events.iter().map(|h| (h.start_ps, h.end_ps)).collect());
+    if cost <= 0.0 || f.share(cost) < SYNC_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("sync_in_step", cost, (0.5, 1.0), "The host waits for the GPU inside the step (.item(), synchronize)");
+    let mut calls: Vec<&str> = events.iter().map(|h| f.name(h)).collect();
+    calls.sort_unstable();
+    calls.dedup();
+    d.summary = format!(
+        "{} calls that wait for the GPU ({}) block the host for {} of each step ({}).",
+        events.len(),
+        calls.join(", "),
+        ms(cost),
+        pct(f.share(cost))
+    );
+    d.reasoning = "While the host waits it queues no work, so the GPU idles after the sync: removing it saves all the wait when the queue then stays full, at least half.".into();
+    d.confidence = Confidence::High;
+    if let Some(link) = f.longest(events.iter().map(|h| (h.start_ps, h.end_ps))) {
+        d.evidence.push(Evidence { label: "The longest wait".into(), value: "timeline".into(), link });
+    }
+    d.finish()
+}
+
+fn is_copy(f: &Frame<'_>, d: &DeviceEvent) -> bool {
+    let name = f.kernel_name(d);
+    d.kind == DeviceKind::Memcpy && (name.contains("HtoD") || name.contains("DtoH"))
+}
+
+fn pageable(f: &Frame<'_>) -> Outcome {
+    let cost = f.per_gpu_step(|d| is_copy(f, d) && f.kernel_name(d).contains("Pageable"));
+    if cost <= 0.0 || f.share(cost) < PAGEABLE_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("pageable_memcpy", cost, (0.3, 0.7), "Copies from pageable host memory");
+    d.summary = format!("Host-device copies from pageable memory take {} of each step on the GPU.", ms(cost));
+    d.reasoning = "From pinned memory a copy runs at full PCIe/NVLink speed and can overlap compute: 30-70% of the copy time.".into();
+    d.evidence.push(Evidence {
+        label: "Pageable copy time per step".into(),
+        value: ms(cost),
+        link: Link::tool("memory_bandwidth"),
+    });
+    d.finish()
+}
+
+fn copies(f: &Frame<'_>) -> Outcome {
+    let all = f.per_gpu_step(|d| is_copy(f, d));
+    // Only the part no kernel overlaps is on the critical path.
+    let overlapped = f.per_gpu_step(|d| is_copy(f, d) || d.kind == DeviceKind::Kernel)
+        - f.per_gpu_step(|d| d.kind == DeviceKind::Kernel);
+    let cost = overlapped.min(all);
+    if cost <= 0.0 || f.share(cost) < COPY_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("host_to_device", cost, (0.5, 1.0), "Host-device copies that no kernel overlaps");
+    d.summary = format!(
+        "Copies between host and GPU take {} a step, {} of it with no kernel running beside them.",
+        ms(all),
+        ms(cost)
+    );
+    d.reasoning = "Issued early from pinned memory (non_blocking) they overlap the previous step's kernels: all of the exposed time at best, at least half.".into();
+    d.evidence.push(Evidence { label: "Exposed copy time per step".into(), value: ms(cost), link: Link::tool("memory_bandwidth") });
+    d.finish()
+}
+
+fn gpu_idle(f: &Frame<'_>) -> Outcome {
+    if f.gpus.is_empty() || f.basis == Basis::ProfiledTime {
+        return Outcome::Clear;
+    }
+    // The overview's window less its kernel, memcpy and memset roles.
+    let a = &f.average;
+    let cost = (a.window_ps - a.kernel_ps - a.memcpy_ps - a.memset_ps).max(0) as f64 / 1e9;
+    if f.share(cost) < IDLE_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("device_idle", cost, (0.25, 0.75), "The GPU sits idle during the step");
+    d.summary = format!(
+        "The GPU runs nothing for {} of each {} step ({}).",
+        ms(cost),
+        ms(f.step_ms),
+        pct(f.share(cost))
+    );
+    d.reasoning = "Idle time closes as far as the host can queue work ahead: 25-75%, since some gaps wait on the host's own work.".into();
+    d.evidence.push(Evidence { label: "GPU idle time per step".into(), value: ms(cost), link: Link::tool("overview_page") });
+    d.finish()
+}
+
+fn launch_bound(f: &Frame<'_>) -> Outcome {
+    // HTA's rule for a launch-bound kernel: it runs for less time than its launch call takes.
+    let kernel_ps: FxHashMap<i64, i64> = f
+        .index
+        .device
+        .iter()
+        .filter(|d| d.kind == DeviceKind::Kernel)
+        .filter_map(|d| Some((d.correlation_id.get()?, d.end_ps - d.start_ps)))
+        .collect();
+    let launches: Vec<(i64, i64)> = f
+        .index
+        .host
+        .iter()
+        .filter(|h| h.kind == HostKind::Runtime)
+        .filter(|h| h.correlation_id.get().and_then(|c| kernel_ps.get(&c)).is_some_and(|&k| k < h.end_ps - h.start_ps))
+        .map(|h| (h.start_ps, h.end_ps))
+        .collect();
+    let cost = f.per_step(launches.clone());
+    if cost <= 0.0 || f.share(cost) < LAUNCH_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("kernel_launch_bound", cost, (0.3, 0.8), "Kernel-launch bound: kernels shorter than their launch");
+    d.summary = format!(
+        "{} kernels ran for less time than the host took to launch them; those launches take {} of each step.",
+        launches.len(),
+        ms(cost)
+    );
+    d.reasoning = "Fused or captured in a CUDA graph, the launches shrink to a few: 30-80% of their time, by how much of the step fuses.".into();
+    d.evidence.push(Evidence { label: "Launch time of short kernels per step".into(), value: ms(cost), link: Link::tool("kernel_launch_stats") });
+    d.finish()
+}
+
+fn small_kernels(f: &Frame<'_>) -> Outcome {
+    let kernels = || f.index.device.iter().filter(|d| d.kind == DeviceKind::Kernel);
+    let small = |d: &DeviceEvent| d.end_ps - d.start_ps < SMALL_KERNEL_PS;
+    let (count, all) = (kernels().filter(|d| small(d)).count(), kernels().count());
+    if all == 0 || count * 2 < all {
+        return Outcome::Clear;
+    }
+    let cost = f.per_gpu_step(|d| d.kind == DeviceKind::Kernel && small(d));
+    if f.share(cost) < KERNEL_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("small_kernels", cost, (0.2, 0.5), "Most kernels are tiny (under 10 µs)");
+    d.summary = format!("{count} of {all} kernels ran under 10 µs; together {} of each step per GPU.", ms(cost));
+    d.reasoning = "Fused into larger kernels, their launch gaps and memory round trips go: 20-50% of their time.".into();
+    d.evidence.push(Evidence { label: "Kernels under 10 µs".into(), value: format!("{count} of {all}"), link: Link::tool("kernel_stats") });
+    d.finish()
+}
+
+fn is_gemm(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("gemm") || lower.contains("matmul")
+}
+
+fn fp32_gemms(f: &Frame<'_>) -> Outcome {
+    let vendor = f.index.vendor;
+    let cost = f.per_gpu_step(|d| {
+        let name = f.kernel_name(d);
+        d.kind == DeviceKind::Kernel && is_gemm(name) && !uses_tensor_core_on(vendor, name)
+    });
+    if cost <= 0.0 || f.share(cost) < FP32_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("fp32_compute", cost, (0.3, 0.6), "Matrix multiplies run in fp32 without tensor cores");
+    d.summary = format!("GEMM kernels without tensor cores take {} of each step per GPU.", ms(cost));
+    d.reasoning = "Under autocast (bf16/fp16) or TF32 the same GEMMs run on tensor cores at 2x or more: 30-60% of their time.".into();
+    d.evidence.push(Evidence { label: "fp32 GEMM time per step".into(), value: ms(cost), link: Link::tool("kernel_stats") });
+    d.finish()
+}
+
+fn kernels_named(f: &Frame<'_>, id: &str) -> Outcome {
+    let transposes = id == "layout_transposes";
+    let pick = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        if transposes {
+            lower.contains("nchwtonhwc") || lower.contains("nhwctonchw") || lower.contains("transpose")
+        } else {
+            lower.contains("elementwise_kernel")
+        }
+    };
+    let cost = f.per_gpu_step(|d| d.kind == DeviceKind::Kernel && pick(f.kernel_name(d)));
+    let min = if transposes { KERNEL_MIN_SHARE } else { ELEMENTWISE_MIN_SHARE };
+    if cost <= 0.0 || f.share(cost) < min {
+        return Outcome::Clear;
+    }
+    let (title, gain) = if transposes {
+        ("Layout transposes (NCHW ↔ NHWC) on the GPU", (0.7, 1.0))
+    } else {
+        ("Elementwise kernels that did not fuse", (0.3, 0.7))
+    };
+    let mut d = f.draft(id, cost, gain, title);
+    d.summary = format!("{title}: {} of each step per GPU.", ms(cost));
+    d.reasoning = if transposes {
+        "With channels_last throughout, the transposes go: 70-100% of their time.".into()
+    } else {
+        "torch.compile fuses chains of elementwise ops into one kernel: 30-70% of their time.".into()
+    };
+    d.evidence.push(Evidence { label: "Kernel time per step".into(), value: ms(cost), link: Link::tool("kernel_stats") });
+    d.finish()
+}
+
+fn is_collective(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("nccl") || lower.contains("rccl")
+}
+
+fn collectives(f: &Frame<'_>) -> Outcome {
+    let kernel = |d: &DeviceEvent| d.kind == DeviceKind::Kernel;
+    let comm = f.per_gpu_step(|d| kernel(d) && is_collective(f.kernel_name(d)));
+    // Exposed: communication time with no compute kernel beside it.
+    let exposed = f.per_gpu_step(kernel) - f.per_gpu_step(|d| kernel(d) && !is_collective(f.kernel_name(d)));
+    let cost = exposed.clamp(0.0, comm);
+    if cost <= 0.0 || f.share(cost) < COLLECTIVE_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d = f.draft("collective_wait", cost, (0.2, 0.6), "Communication (NCCL) not overlapped with compute");
+    d.summary = format!("NCCL kernels take {} a step, {} of it with no compute kernel beside them.", ms(comm), ms(cost));
+    d.reasoning = "Overlapping all-reduce with the backward pass and balancing the ranks recovers 20-60% of the exposed time.".into();
+    let median_step = median(f.steps.iter().map(|s| s.1 as f64 / 1e9).collect());
+    d.evidence.push(Evidence {
+        label: "Exposed communication per step".into(),
+        value: format!("{} (median step {})", ms(cost), ms(median_step)),
+        link: Link::tool("stragglers"),
+    });
+    d.finish()
+}
