@@ -33,7 +33,9 @@ fn check_arithmetic(advice: &Advice, file: &Path) {
         close(f.cost_share, share, &format!("{}: {} share", file.display(), f.id));
         let g = f.gain_ms_per_step;
         assert!(0.0 <= g.low && g.low <= g.high + 1e-12, "{}: {} gain {g:?}", file.display(), f.id);
-        assert!(g.high <= f.cost_ms_per_step * (1.0 + 1e-12), "{}: {} gains more than it costs", file.display(), f.id);
+        // Host work on a CPU-only host also slows the ops beside it: its gain may pass its cost.
+        let most = if f.id == "host_between_steps" { advice.step_ms } else { f.cost_ms_per_step };
+        assert!(g.high <= most * (1.0 + 1e-12), "{}: {} gains more than it may", file.display(), f.id);
         assert!(!f.fix.is_empty() && !f.evidence.is_empty(), "{}: {} has no fix or evidence", file.display(), f.id);
         assert!(registry::find(&f.id).is_none(), "a finding id is not a tool id");
         for e in &f.evidence {
@@ -57,7 +59,11 @@ fn same_column(advice: &Advice, input: &InputPipelineAnalysis, id: &str, part: f
     let avg = mean(&input.steps, part);
     match advice.finding(id) {
         Some(f) => close(f.cost_ms_per_step, avg, id),
-        None => assert!(avg / advice.step_ms < min || avg <= 0.0, "{id}: {avg} ms a step of {} and no finding", advice.step_ms),
+        None => assert!(
+            avg / advice.step_ms < min || avg <= 0.0,
+            "{id}: {avg} ms a step of {} and no finding",
+            advice.step_ms
+        ),
     }
 }
 
@@ -137,8 +143,9 @@ fn pytorch_findings_equal_the_overview_roles() {
         let host = host_context("rank", &file);
         let advice: Advice = run(&host, "advisor");
         check_arithmetic(&advice, &file);
-        let out = registry::run(registry::find("overview_page").unwrap(), std::slice::from_ref(&host), &Request::default())
-            .expect("overview");
+        let out =
+            registry::run(registry::find("overview_page").unwrap(), std::slice::from_ref(&host), &Request::default())
+                .expect("overview");
         let ranks = out
             .model_as::<proflens_analysis::tools::overview::pytorch::MultiRankOverview>()
             .expect("a PyTorch overview");
@@ -201,18 +208,21 @@ fn legacy_tool_files_give_the_input_pipeline_findings() {
     use proflens_analysis::context::HostFile;
     use proflens_format::legacy::LegacyTool;
     let dir = data_dir().join("legacy/tf-legacy-gpu-input-bound");
-    let files = [("localhost.input_pipeline.pb", LegacyTool::InputPipeline), ("localhost.overview_page.pb", LegacyTool::OverviewPage)]
-        .into_iter()
-        .map(|(name, tool)| {
-            let path = dir.join(name);
-            let read_path = path.clone();
-            HostFile {
-                path: path.display().to_string(),
-                tool: Some(tool),
-                read: Box::new(move || proflens_format::source::open_file(&read_path)),
-            }
-        })
-        .collect();
+    let files = [
+        ("localhost.input_pipeline.pb", LegacyTool::InputPipeline),
+        ("localhost.overview_page.pb", LegacyTool::OverviewPage),
+    ]
+    .into_iter()
+    .map(|(name, tool)| {
+        let path = dir.join(name);
+        let read_path = path.clone();
+        HostFile {
+            path: path.display().to_string(),
+            tool: Some(tool),
+            read: Box::new(move || proflens_format::source::open_file(&read_path)),
+        }
+    })
+    .collect();
     let host = Rc::new(HostContext::new("localhost", files, Rc::new(Quiet)));
     let advice: Advice = run(&host, "advisor");
     let input: InputPipelineAnalysis = run(&host, "input_pipeline_analyzer");

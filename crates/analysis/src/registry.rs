@@ -65,7 +65,7 @@ pub fn available(host: &HostContext) -> Vec<&'static dyn Tool> {
             .copied()
             .filter(|t| {
                 let inputs = t.inputs();
-                inputs.tool_files.iter().any(|k| kinds.contains(k)) || (host.has_events() && inputs.tool_set_trace)
+                kinds.iter().any(|k| inputs.reads(k)) || (host.has_events() && inputs.tool_set_trace)
             })
             .collect();
     }
@@ -131,7 +131,7 @@ pub fn run_combined(tool: &dyn Tool, run: &RunContext, request: &Request) -> Res
 fn check(tool: &dyn Tool, host: &HostContext) -> Result<(), ToolError> {
     let inputs = tool.inputs();
     let kinds = host.tool_file_kinds();
-    if inputs.tool_files.iter().any(|k| kinds.contains(k)) {
+    if kinds.iter().any(|k| inputs.reads(k)) {
         return Ok(());
     }
     if !kinds.is_empty() {

@@ -9,10 +9,12 @@
 use super::fixes::fix;
 use super::ranks::{median, step_outliers};
 use super::{ms, pct, Basis, Confidence, Draft, Evidence, Found, Framework, Link, Outcome};
+use crate::common::schema::HOST_PLANE;
 use crate::passes::kernels::uses_tensor_core_on;
 use crate::passes::kineto::intervals::Intervals;
 use crate::passes::kineto::roles::{is_dataloader, step_roles, Roles, StepBreakdown};
 use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, KinetoIndex};
+use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 
 /// Thresholds (share of the step, or of the GPU's step time); `docs/advisor.md`
@@ -31,6 +33,8 @@ pub const SMALL_KERNEL_PS: i64 = 10_000_000;
 
 struct Frame<'a> {
     index: &'a KinetoIndex,
+    /// The trace the index was built from, to name an event's place.
+    profile: Option<&'a Profile>,
     /// The steps' windows (start, duration), ps.
     steps: Vec<(i64, i64)>,
     average: StepBreakdown,
@@ -60,7 +64,12 @@ impl Frame<'_> {
             .iter()
             .map(|&g| {
                 self.per_step(
-                    self.index.device.iter().filter(|d| d.device == g && pick(d)).map(|d| (d.start_ps, d.end_ps)).collect(),
+                    self.index
+                        .device
+                        .iter()
+                        .filter(|d| d.device == g && pick(d))
+                        .map(|d| (d.start_ps, d.end_ps))
+                        .collect(),
                 )
             })
             .sum();
@@ -102,14 +111,38 @@ impl Frame<'_> {
         }
     }
 
-    /// The longest of `events` as a trace viewer link.
-    fn longest<'e>(&self, events: impl Iterator<Item = (i64, i64)>) -> Option<Link> {
-        events.max_by_key(|&(s, e)| (e - s, -s)).map(|(s, e)| Link::trace(s, e))
+    /// The longest of the host events `events` as a trace viewer link that
+    /// selects it.
+    fn longest<'e>(&self, events: impl Iterator<Item = &'e HostEvent>) -> Option<Link> {
+        let h = events.max_by_key(|h| (h.end_ps - h.start_ps, -h.start_ps))?;
+        Some(Link { event: self.profile.and_then(|p| host_event_at(p, h)), ..Link::trace(h.start_ps, h.end_ps) })
     }
 }
 
-/// Every detector's answer for one rank.
-pub fn detect(index: &KinetoIndex) -> (Basis, f64, usize, Found) {
+/// Where host event `h` is in `profile` (plane, line, index), as the trace
+/// viewer's `event=` names it: the index's host events come from the host
+/// plane's line `h.line`, whose events are sorted by start.
+fn host_event_at(profile: &Profile, h: &HostEvent) -> Option<(u32, u32, u32)> {
+    let plane = profile.planes.iter().position(|p| profile.str(p.name) == HOST_PLANE)?;
+    let events = &profile.planes[plane].lines.get(h.line as usize)?.events;
+    let (mut lo, mut hi) = (0, events.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if events.start_ps.at(mid) < h.start_ps {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let i = (lo..events.len())
+        .take_while(|&i| events.start_ps.at(i) == h.start_ps)
+        .find(|&i| events.end_ps(i) == h.end_ps)?;
+    Some((u32::try_from(plane).ok()?, h.line, u32::try_from(i).ok()?))
+}
+
+/// Every detector's answer for one rank; `profile` (the trace the index
+/// was built from) lets evidence select its event in the trace viewer.
+pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, usize, Found) {
     let Roles { steps, average, whole_trace } = step_roles(index);
     let basis = if whole_trace { Basis::ProfiledTime } else { Basis::Step };
     let step_ms = average.window_ps as f64 / 1e9;
@@ -117,7 +150,7 @@ pub fn detect(index: &KinetoIndex) -> (Basis, f64, usize, Found) {
     let mut gpus: Vec<i64> = index.device.iter().map(|d| d.device).collect();
     gpus.sort_unstable();
     gpus.dedup();
-    let f = Frame { index, steps, average, basis, step_ms, gpus };
+    let f = Frame { index, profile, steps, average, basis, step_ms, gpus };
     let mut found = Found::default();
     found.add("input_bound", dataloader(&f));
     found.add("sync_in_step", syncs(&f));
@@ -161,7 +194,7 @@ fn dataloader(f: &Frame<'_>) -> Outcome {
         ms(cost)
     );
     d.confidence = Confidence::High;
-    if let Some(link) = f.longest(events.iter().map(|h| (h.start_ps, h.end_ps))) {
+    if let Some(link) = f.longest(events.iter().copied()) {
         d.evidence.push(Evidence { label: "The longest wait for a batch".into(), value: ms(cost), link });
     }
     d.finish()
@@ -191,7 +224,8 @@ fn syncs(f: &Frame<'_>) -> Outcome {
     if cost <= 0.0 || f.share(cost) < SYNC_MIN_SHARE {
         return Outcome::Clear;
     }
-    let mut d = f.draft("sync_in_step", cost, (0.5, 1.0), "The host waits for the GPU inside the step (.item(), synchronize)");
+    let mut d =
+        f.draft("sync_in_step", cost, (0.5, 1.0), "The host waits for the GPU inside the step (.item(), synchronize)");
     let mut calls: Vec<&str> = events.iter().map(|h| f.name(h)).collect();
     calls.sort_unstable();
     calls.dedup();
@@ -204,7 +238,7 @@ fn syncs(f: &Frame<'_>) -> Outcome {
     );
     d.reasoning = "While the host waits it queues no work, so the GPU idles after the sync: removing it saves all the wait when the queue then stays full, at least half.".into();
     d.confidence = Confidence::High;
-    if let Some(link) = f.longest(events.iter().map(|h| (h.start_ps, h.end_ps))) {
+    if let Some(link) = f.longest(events.iter().copied()) {
         d.evidence.push(Evidence { label: "The longest wait".into(), value: "timeline".into(), link });
     }
     d.finish()
@@ -222,7 +256,9 @@ fn pageable(f: &Frame<'_>) -> Outcome {
     }
     let mut d = f.draft("pageable_memcpy", cost, (0.3, 0.7), "Copies from pageable host memory");
     d.summary = format!("Host-device copies from pageable memory take {} of each step on the GPU.", ms(cost));
-    d.reasoning = "From pinned memory a copy runs at full PCIe/NVLink speed and can overlap compute: 30-70% of the copy time.".into();
+    d.reasoning =
+        "From pinned memory a copy runs at full PCIe/NVLink speed and can overlap compute: 30-70% of the copy time."
+            .into();
     d.evidence.push(Evidence {
         label: "Pageable copy time per step".into(),
         value: ms(cost),
@@ -247,7 +283,11 @@ fn copies(f: &Frame<'_>) -> Outcome {
         ms(cost)
     );
     d.reasoning = "Issued early from pinned memory (non_blocking) they overlap the previous step's kernels: all of the exposed time at best, at least half.".into();
-    d.evidence.push(Evidence { label: "Exposed copy time per step".into(), value: ms(cost), link: Link::tool("memory_bandwidth") });
+    d.evidence.push(Evidence {
+        label: "Exposed copy time per step".into(),
+        value: ms(cost),
+        link: Link::tool("memory_bandwidth"),
+    });
     d.finish()
 }
 
@@ -262,14 +302,14 @@ fn gpu_idle(f: &Frame<'_>) -> Outcome {
         return Outcome::Clear;
     }
     let mut d = f.draft("device_idle", cost, (0.25, 0.75), "The GPU sits idle during the step");
-    d.summary = format!(
-        "The GPU runs nothing for {} of each {} step ({}).",
-        ms(cost),
-        ms(f.step_ms),
-        pct(f.share(cost))
-    );
+    d.summary =
+        format!("The GPU runs nothing for {} of each {} step ({}).", ms(cost), ms(f.step_ms), pct(f.share(cost)));
     d.reasoning = "Idle time closes as far as the host can queue work ahead: 25-75%, since some gaps wait on the host's own work.".into();
-    d.evidence.push(Evidence { label: "GPU idle time per step".into(), value: ms(cost), link: Link::tool("overview_page") });
+    d.evidence.push(Evidence {
+        label: "GPU idle time per step".into(),
+        value: ms(cost),
+        link: Link::tool("overview_page"),
+    });
     d.finish()
 }
 
@@ -294,14 +334,19 @@ fn launch_bound(f: &Frame<'_>) -> Outcome {
     if cost <= 0.0 || f.share(cost) < LAUNCH_MIN_SHARE {
         return Outcome::Clear;
     }
-    let mut d = f.draft("kernel_launch_bound", cost, (0.3, 0.8), "Kernel-launch bound: kernels shorter than their launch");
+    let mut d =
+        f.draft("kernel_launch_bound", cost, (0.3, 0.8), "Kernel-launch bound: kernels shorter than their launch");
     d.summary = format!(
         "{} kernels ran for less time than the host took to launch them; those launches take {} of each step.",
         launches.len(),
         ms(cost)
     );
     d.reasoning = "Fused or captured in a CUDA graph, the launches shrink to a few: 30-80% of their time, by how much of the step fuses.".into();
-    d.evidence.push(Evidence { label: "Launch time of short kernels per step".into(), value: ms(cost), link: Link::tool("kernel_launch_stats") });
+    d.evidence.push(Evidence {
+        label: "Launch time of short kernels per step".into(),
+        value: ms(cost),
+        link: Link::tool("kernel_launch_stats"),
+    });
     d.finish()
 }
 
@@ -318,8 +363,13 @@ fn small_kernels(f: &Frame<'_>) -> Outcome {
     }
     let mut d = f.draft("small_kernels", cost, (0.2, 0.5), "Most kernels are tiny (under 10 µs)");
     d.summary = format!("{count} of {all} kernels ran under 10 µs; together {} of each step per GPU.", ms(cost));
-    d.reasoning = "Fused into larger kernels, their launch gaps and memory round trips go: 20-50% of their time.".into();
-    d.evidence.push(Evidence { label: "Kernels under 10 µs".into(), value: format!("{count} of {all}"), link: Link::tool("kernel_stats") });
+    d.reasoning =
+        "Fused into larger kernels, their launch gaps and memory round trips go: 20-50% of their time.".into();
+    d.evidence.push(Evidence {
+        label: "Kernels under 10 µs".into(),
+        value: format!("{count} of {all}"),
+        link: Link::tool("kernel_stats"),
+    });
     d.finish()
 }
 
@@ -339,8 +389,14 @@ fn fp32_gemms(f: &Frame<'_>) -> Outcome {
     }
     let mut d = f.draft("fp32_compute", cost, (0.3, 0.6), "Matrix multiplies run in fp32 without tensor cores");
     d.summary = format!("GEMM kernels without tensor cores take {} of each step per GPU.", ms(cost));
-    d.reasoning = "Under autocast (bf16/fp16) or TF32 the same GEMMs run on tensor cores at 2x or more: 30-60% of their time.".into();
-    d.evidence.push(Evidence { label: "fp32 GEMM time per step".into(), value: ms(cost), link: Link::tool("kernel_stats") });
+    d.reasoning =
+        "Under autocast (bf16/fp16) or TF32 the same GEMMs run on tensor cores at 2x or more: 30-60% of their time."
+            .into();
+    d.evidence.push(Evidence {
+        label: "fp32 GEMM time per step".into(),
+        value: ms(cost),
+        link: Link::tool("kernel_stats"),
+    });
     d.finish()
 }
 
@@ -371,7 +427,11 @@ fn kernels_named(f: &Frame<'_>, id: &str) -> Outcome {
     } else {
         "torch.compile fuses chains of elementwise ops into one kernel: 30-70% of their time.".into()
     };
-    d.evidence.push(Evidence { label: "Kernel time per step".into(), value: ms(cost), link: Link::tool("kernel_stats") });
+    d.evidence.push(Evidence {
+        label: "Kernel time per step".into(),
+        value: ms(cost),
+        link: Link::tool("kernel_stats"),
+    });
     d.finish()
 }
 
@@ -390,8 +450,11 @@ fn collectives(f: &Frame<'_>) -> Outcome {
         return Outcome::Clear;
     }
     let mut d = f.draft("collective_wait", cost, (0.2, 0.6), "Communication (NCCL) not overlapped with compute");
-    d.summary = format!("NCCL kernels take {} a step, {} of it with no compute kernel beside them.", ms(comm), ms(cost));
-    d.reasoning = "Overlapping all-reduce with the backward pass and balancing the ranks recovers 20-60% of the exposed time.".into();
+    d.summary =
+        format!("NCCL kernels take {} a step, {} of it with no compute kernel beside them.", ms(comm), ms(cost));
+    d.reasoning =
+        "Overlapping all-reduce with the backward pass and balancing the ranks recovers 20-60% of the exposed time."
+            .into();
     let median_step = median(f.steps.iter().map(|s| s.1 as f64 / 1e9).collect());
     d.evidence.push(Evidence {
         label: "Exposed communication per step".into(),

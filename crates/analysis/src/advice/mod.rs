@@ -9,6 +9,7 @@
 //! are listed, with their sources, in `docs/advisor.md`.
 
 pub mod compare;
+pub mod dispatch;
 pub mod fixes;
 pub mod kineto;
 pub mod markdown;
@@ -233,7 +234,10 @@ impl Draft<'_> {
             summary: self.summary,
             cost_ms_per_step: self.cost_ms,
             cost_share: share,
-            gain_ms_per_step: Range { low: self.cost_ms * self.gain_fraction.0, high: self.cost_ms * self.gain_fraction.1 },
+            gain_ms_per_step: Range {
+                low: self.cost_ms * self.gain_fraction.0,
+                high: self.cost_ms * self.gain_fraction.1,
+            },
             gain_reasoning: self.reasoning,
             confidence: self.confidence,
             evidence: self.evidence,
@@ -300,9 +304,10 @@ pub fn of_xspace(host: &xspace::Host<'_>) -> Advice {
     Advice::new(host.framework, basis, step_ms, steps, found)
 }
 
-/// The advice for one PyTorch rank.
-pub fn of_kineto(index: &crate::passes::kineto::KinetoIndex) -> Advice {
-    let (basis, step_ms, steps, found) = kineto::detect(index);
+/// The advice for one PyTorch rank (`profile`: the trace the index was
+/// built from, for links that select an event).
+pub fn of_kineto(index: &crate::passes::kineto::KinetoIndex, profile: Option<&proflens_model::Profile>) -> Advice {
+    let (basis, step_ms, steps, found) = kineto::detect(index, profile);
     Advice::new(Framework::PyTorch, basis, step_ms, steps, found)
 }
 

@@ -65,6 +65,13 @@ pub fn working_bytes_per_event(held: Held) -> u64 {
     }
 }
 
+impl Inputs {
+    /// Whether the tool can read tool files of `kind`.
+    pub fn reads(&self, kind: &LegacyTool) -> bool {
+        self.tool_files.contains(kind) || self.reads_tool_files.contains(kind)
+    }
+}
+
 /// What a tool reads.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Inputs {
@@ -75,6 +82,9 @@ pub struct Inputs {
     pub kineto: bool,
     /// TensorBoard's legacy per-tool files that hold this tool's numbers.
     pub tool_files: &'static [LegacyTool],
+    /// Tool files the tool reads beside the one tool that shows each (the
+    /// Advisor reads the input pipeline's and the overview's).
+    pub reads_tool_files: &'static [LegacyTool],
     /// The trace (`<host>.trace.json.gz`) beside a host's legacy tool files.
     pub tool_set_trace: bool,
     /// Combines the hosts of a run (XProf's "all hosts").

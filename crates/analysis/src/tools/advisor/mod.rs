@@ -25,7 +25,7 @@ impl Tool for AdvisorTool {
         Inputs {
             xspace: true,
             kineto: true,
-            tool_files: &[LegacyTool::InputPipeline, LegacyTool::OverviewPage],
+            reads_tool_files: &[LegacyTool::InputPipeline, LegacyTool::OverviewPage],
             all_hosts: true,
             all_ranks: true,
             ..Inputs::default()
@@ -58,17 +58,20 @@ fn advice_of(host: &HostContext) -> Result<Advice, ToolError> {
         return legacy(host);
     }
     if host.is_kineto()? {
-        return Ok(advice::of_kineto(&*host.kineto()?));
+        return Ok(advice::of_kineto(&*host.kineto()?, Some(&*host.profile()?)));
     }
     let analysis = host.analysis()?;
     let programs = host.xla_programs_if_any()?;
     let xla = if programs.modules.is_empty() { None } else { Some(host.xla_ops()?) };
     let input = analysis.input_pipeline();
+    let spans: Vec<(i64, i64)> = analysis.shown_steps().0.steps.iter().map(|s| (s.begin_ps, s.duration_ps)).collect();
+    let dispatches = advice::dispatch::dispatches_per_step(&*host.profile()?, &spans);
     Ok(advice::of_xspace(&xspace::Host {
         input: &input,
         analysis: Some(&analysis),
         xla: xla.as_deref(),
         framework: advice::framework_of(&analysis.host_ops, !programs.modules.is_empty()),
+        dispatches_per_step: dispatches,
     }))
 }
 
@@ -96,7 +99,13 @@ fn legacy(host: &HostContext) -> Result<Advice, ToolError> {
             host.name()
         )));
     };
-    Ok(advice::of_xspace(&xspace::Host { input: &input, analysis: None, xla: None, framework: Framework::TensorFlow }))
+    Ok(advice::of_xspace(&xspace::Host {
+        input: &input,
+        analysis: None,
+        xla: None,
+        framework: Framework::TensorFlow,
+        dispatches_per_step: None,
+    }))
 }
 
 impl Rendered for Advice {

@@ -270,6 +270,7 @@ fn advice(a: &HostAnalysis, input: &InputPipelineAnalysis) -> Vec<Advice> {
         analysis: Some(a),
         xla: None,
         framework: crate::advice::framework_of(&a.host_ops, false),
+        dispatches_per_step: None,
     };
     let found = crate::advice::of_xspace(&host);
     found

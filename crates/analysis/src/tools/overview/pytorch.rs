@@ -93,7 +93,7 @@ pub fn overview(index: &KinetoIndex) -> PytorchOverview {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::kineto::{DeviceEvent, HostEvent, OptId, StepSpan};
+    use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, OptId, StepSpan};
 
     fn host(
         index: &mut KinetoIndex,
