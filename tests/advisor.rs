@@ -101,6 +101,11 @@ fn the_overview_shows_the_advisors_top_findings() {
         let host = host_context("vm", &file);
         let advice: Advice = run(&host, "advisor");
         let page: OverviewPage = run(&host, "overview_page");
+        if advice.basis == Basis::ProfiledTime {
+            // Without steps the overview has no step time to measure against.
+            assert!(page.recommendation.advice.is_empty(), "{}", file.display());
+            continue;
+        }
         // The overview has no XLA op table: the XLA op findings are the Advisor's alone.
         let top: Vec<&Finding> = advice
             .findings

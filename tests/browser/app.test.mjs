@@ -23,8 +23,15 @@ after(async () => {
   await env?.close();
 });
 
-/** These tests look at Profile info; the app opens on the Overview otherwise. */
+/** These tests look at Profile info; the app opens on the Advisor otherwise. */
 const INFO = '#tool=info';
+
+/** Opens the demo from the menu: it opens on the Advisor; then Profile info is chosen. */
+async function openDemoOnInfo(page) {
+  await page.click('#open-demo');
+  await page.locator('#tool-advisor').waitFor({ timeout: 60_000 });
+  await page.selectOption('#tool', 'info');
+}
 
 function openPage(url) {
   return open(env.browser, url);
@@ -97,7 +104,7 @@ test('a whole logdir folder opens with its run and host selectors', async () => 
 
 test('the demo opens with no network', async () => {
   const { page, seen, close } = await openPage(`${server.url}/${INFO}`);
-  await page.click('#open-demo');
+  await openDemoOnInfo(page);
   assert.deepEqual(await shownPlanes(page), expectedPlanes('custom_loop'));
   assertOwnOrigin(seen, server.url);
   await close();
@@ -119,7 +126,7 @@ test('bad files get a plain-words error, not a blank page', async () => {
   await page.setInputFiles('#open-files', path.join(DATA, 'bad', 'trace.xplane.pb'));
   await page.locator('#planes tr[data-plane]').first().waitFor({ timeout: 30_000 });
   // The app still works afterwards.
-  await page.click('#open-demo');
+  await openDemoOnInfo(page);
   assert.equal((await shownPlanes(page))[0].name, '/host:CPU');
   await close();
 });
@@ -136,7 +143,7 @@ test('a long decode shows progress and can be cancelled', async () => {
   await page.click('#cancel');
   await page.locator('body').filter({ hasText: 'Cancelled' }).waitFor({ timeout: 10_000 });
   // A fresh worker serves the next file.
-  await page.click('#open-demo');
+  await openDemoOnInfo(page);
   assert.equal((await shownPlanes(page))[0].events, 9587);
   fs.unlinkSync(big);
   await close();
@@ -145,7 +152,7 @@ test('a long decode shows progress and can be cancelled', async () => {
 test('the single-file build works opened from disk', async () => {
   const url = pathToFileURL(path.join(DIST, 'proflens.html')).href + INFO;
   const { page, seen, close } = await openPage(url);
-  await page.click('#open-demo');
+  await openDemoOnInfo(page);
   assert.deepEqual(await shownPlanes(page), expectedPlanes('custom_loop'));
   const foreign = seen.requests.filter((u) => !(u.startsWith('file://') || u.startsWith('blob:') || u.startsWith('data:')));
   assert.deepEqual(foreign, []);

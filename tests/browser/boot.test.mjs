@@ -127,11 +127,12 @@ test('a worker of its own runs the warm-up at boot and ends, its views drawn uns
   const answers = await spawnAndPost(page, [{ kind: 'warm_up' }], 2);
   assert.deepEqual(answers.map((m) => m.kind), ['ready', 'warmed_up']);
   // The views drawn: the fixture's overview (custom_loop: 10 steps, as
-  // columns) and its framework op stats.
-  const [[overview, overviewModel], [opStats, table]] = answers[1].model;
-  assert.deepEqual([overview, opStats], ['overview_page', 'framework_op_stats']);
+  // columns), its framework op stats and its advice (over the same steps).
+  const [[overview, overviewModel], [opStats, table], [advisor, advice]] = answers[1].model;
+  assert.deepEqual([overview, opStats, advisor], ['overview_page', 'framework_op_stats', 'advisor']);
   assert.equal(overviewModel.input.steps.names.length, 10);
   assert.ok(table.with_idle.rows.length > 0);
+  assert.equal(Number(advice.steps), 10);
   // The fixture is inside the worker's wasm: nothing more is fetched.
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.requests.filter((u) => /demos\//.test(u)), []);
@@ -158,7 +159,7 @@ test('a spare worker that has said it is ready is sent the file at once, not aft
       }
     };
   };
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`, {}, recorder);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`, {}, recorder);
   // The warm-up worker and the spare have both said they are ready.
   await page.waitForFunction(() => window.__proflensWarmUp != null
     && window.__order.filter((e) => e === 'ready').length >= 2, null, { timeout: 60_000 });

@@ -137,7 +137,7 @@ test('one profile, then another added: overview and op-table comparisons, swap, 
 });
 
 test('a host compared with itself shows no change', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', CUSTOM_LOOP);
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   await page.selectOption('#compare-base', pick(LOOSE, 'vm'));
@@ -192,7 +192,7 @@ test('three files opened at once: the op-profile tree, a side without XLA, memor
 });
 
 test('two PyTorch traces opened at once: overview, operators and the trace diff', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', [CONTROL, TEST]);
   await page.locator('#tool-overview_page, #tool-pytorch_overview').first().waitFor({ timeout: 60_000 });
   // Two loose files are two hosts of one run.
@@ -247,7 +247,7 @@ test('two PyTorch traces opened at once: overview, operators and the trace diff'
 });
 
 test('a PyTorch trace compared with an XSpace says what differs', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', CUSTOM_LOOP);
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   await page.setInputFiles('#add-files', CONTROL);

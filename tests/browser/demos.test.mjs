@@ -1,5 +1,5 @@
-// Browser tests of the demo menu: each demo opens from the menu on its tool
-// with real content, says what to look at, and is fetched from the page's own
+// Browser tests of the demo menu: each demo opens from the menu on the
+// Advisor, then shows real content in the tool its caption points to, says what to look at, and is fetched from the page's own
 // origin (dist/demos/); a link `#demo=NAME` opens one; the single-file build
 // opens a demo embedded in itself from disk. Writes each demo's first view,
 // light and dark, to docs/screenshots/ (shown in the README).
@@ -23,38 +23,52 @@ after(async () => {
   await env?.close();
 });
 
-/** Each demo: what its first view must show (numbers or rows from the profile). */
+/** Each demo: the tool its caption points to, and what it must show there (numbers or rows from the profile). */
 const DEMOS = {
-  cpu: async (page) => {
+  cpu: ['overview_page', async (page) => {
     await page.locator('#tool-overview_page #step-time-graph[data-bars]').waitFor({ timeout: 60_000 });
     assert.ok(Number(await page.locator('#step-time-graph').getAttribute('data-bars')) > 0);
     assert.match(await page.locator('#verdict').textContent(), /\d/);
-  },
-  'tf-gpu': async (page) => {
+  }],
+  'tf-gpu': ['overview_page', async (page) => {
     await page.locator('#tool-overview_page').waitFor({ timeout: 90_000 });
     assert.equal(await page.locator('#host').inputValue(), 'All hosts');
     // Two hosts of 8 GPUs each, counted together.
     await page.locator('#env-device-count').filter({ hasText: '16' }).waitFor({ timeout: 30_000 });
     const hosts = await page.$$eval('#host option', (o) => o.map((x) => x.textContent.trim()));
     assert.deepEqual(hosts, ['All hosts', '34.83.195.179_6003', '34.83.195.180_6003']);
-  },
-  jax: async (page) => {
+  }],
+  jax: ['roofline_model', async (page) => {
     await page.locator('#tool-roofline_model #roofline-chart[data-points]').waitFor({ timeout: 60_000 });
     assert.ok(Number(await page.locator('#roofline-chart').getAttribute('data-points')) > 0);
     assert.ok((await page.locator('#roofline-table tbody tr').count()) > 1);
-  },
-  pytorch: async (page) => {
+  }],
+  pytorch: ['stragglers', async (page) => {
     await page.locator('#tool-stragglers').waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('#host').inputValue(), 'All hosts');
     assert.match(await page.locator('#stragglers-verdict').textContent(), /^Potential straggler: rank 1 started/);
     assert.equal(await page.locator('#stragglers-table tbody tr[data-row]').count(), 2);
-  },
-  'input-bound': async (page) => {
+  }],
+  'input-bound': ['input_pipeline_analyzer', async (page) => {
     await page.locator('#tool-input_pipeline_analyzer').waitFor({ timeout: 60_000 });
     assert.match(await page.locator('#verdict').textContent(), /HIGHLY input-bound because 92\.6%/);
     assert.ok((await page.locator('#input-ops tbody tr').count()) > 0);
-  },
+  }],
 };
+
+/**
+ * A demo opened: it is on the Advisor, with its findings (or the line that
+ * there are none); then its caption's tool, chosen, shows what it must.
+ * (The Advisor's own checks, links and themes are in advisor.test.mjs.)
+ */
+async function checkDemo(page, id) {
+  await page.locator('#tool-advisor #advisor-basis').waitFor({ timeout: 90_000 });
+  assert.equal(await page.locator('#tool').inputValue(), 'advisor');
+  assert.ok((await page.locator('#advisor-findings > li.finding, #advisor-none').count()) > 0, `${id}: findings or none`);
+  const [tool, check] = DEMOS[id];
+  await page.selectOption('#tool', tool);
+  await check(page);
+}
 
 /** The caption names the demo chosen in the menu, and says what to look at. */
 async function checkCaption(page, id) {
@@ -80,12 +94,12 @@ test('the menu lists every demo, labelled, with the smallest chosen', async () =
   await close();
 });
 
-for (const [id, check] of Object.entries(DEMOS)) {
-  test(`demo ${id}: opens from the menu on its tool, with its caption, fetched from the origin`, async () => {
+for (const id of Object.keys(DEMOS)) {
+  test(`demo ${id}: opens from the menu on the Advisor, then its tool, with its caption, fetched from the origin`, async () => {
     const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
     await page.selectOption('#demo-choice', id);
     await page.click('#open-demo');
-    await check(page);
+    await checkDemo(page, id);
     await checkCaption(page, id);
     assert.match(await page.evaluate(() => location.hash), new RegExp(`^#demo=${id}&`));
     // Fetched on demand from dist/demos/, nothing else.
@@ -114,7 +128,7 @@ test('the wasm no longer carries a profile: the first load fetches no demo', asy
 
 test('a link #demo=NAME opens that demo; plain #demo opens the smallest', async () => {
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#demo=input-bound`);
-  await DEMOS['input-bound'](page);
+  await checkDemo(page, 'input-bound');
   await checkCaption(page, 'input-bound');
   // The link's own selection wins over the demo's tool.
   await page.goto(`${env.server.url}/index.html#demo=jax&tool=hlo_stats`);
@@ -124,7 +138,7 @@ test('a link #demo=NAME opens that demo; plain #demo opens the smallest', async 
   await page.evaluate(() => { location.hash = '#demo=cpu'; });
   await checkCaption(page, 'cpu');
   await page.goto(`${env.server.url}/?again#demo`);
-  await DEMOS.cpu(page);
+  await checkDemo(page, 'cpu');
   await checkCaption(page, 'cpu');
   assertOwnOrigin(seen, env.server.url);
   await close();
@@ -138,7 +152,7 @@ test('the single-file build opens demos embedded in itself, from disk', async ()
   for (const id of ['pytorch', 'jax']) {
     await page.selectOption('#demo-choice', id);
     await page.click('#open-demo');
-    await DEMOS[id](page);
+    await checkDemo(page, id);
     await checkCaption(page, id);
   }
   const foreign = seen.requests.filter((u) => !(u.startsWith('file://') || u.startsWith('blob:') || u.startsWith('data:')));

@@ -46,7 +46,7 @@ test('a legacy TensorBoard set: overview, input pipeline and TensorFlow stats fr
 
   // Tools the set has no file for are disabled in the selector; asked for
   // anyway (a shared link), one says which tools the set has.
-  assert.deepEqual(await offered(page), ['overview_page', 'input_pipeline_analyzer', 'framework_op_stats']);
+  assert.deepEqual(await offered(page), ['advisor', 'overview_page', 'input_pipeline_analyzer', 'framework_op_stats']);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();
@@ -64,7 +64,7 @@ test('a legacy tool JSON known only by its content opens in its tool', async () 
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   assert.match(await page.locator('#env-device-type').textContent(), /TPU/);
   // Its only tool stays enabled; asked for another, it names its tool.
-  assert.deepEqual(await offered(page), ['overview_page']);
+  assert.deepEqual(await offered(page), ['advisor', 'overview_page']);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();
@@ -88,7 +88,7 @@ test('a PyTorch (Kineto) trace: steps broken down, kernels, operators, trace vie
   await page.setInputFiles('#open-files', FALCON_H100);
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.deepEqual(await offered(page), [
-    'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'kernel_sequences', 'modules',
+    'advisor', 'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'kernel_sequences', 'modules',
     'idle_time_breakdown', 'queue_length', 'memory_bandwidth', 'critical_path', 'memory_profile', 'trace_viewer', 'info',
   ]);
   const stepNames = await page.$$eval('.pytorch-steps tbody .step', (c) => c.map((x) => x.textContent));
@@ -139,7 +139,7 @@ test('two ranks of one PyTorch job: each rank and the distributed view', async (
   await page.locator('#tool-overview_page.pytorch').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
   assert.deepEqual(await offered(page), [
-    'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'idle_time_breakdown', 'queue_length',
+    'advisor', 'overview_page', 'framework_op_stats', 'kernel_stats', 'kernel_launch_stats', 'idle_time_breakdown', 'queue_length',
     'memory_bandwidth', 'stragglers', 'trace_viewer',
   ]);
   assert.deepEqual(await page.$$eval('#distributed-table tbody .rank', (c) => c.map((x) => x.textContent)), ['sampled_rank-0', 'sampled_rank-1']);

@@ -253,7 +253,7 @@ test('pod viewer: two hosts, a bar per worker for the chosen step, hover card', 
   await page.selectOption('#host', 'All hosts');
   await page.locator('#pod-chart[data-bars="2"]').waitFor({ timeout: 30_000 });
   assert.deepEqual(await offeredTools(page), [
-    'overview_page', 'input_pipeline_analyzer', 'framework_op_stats', 'kernel_stats', 'pod_viewer',
+    'advisor', 'overview_page', 'input_pipeline_analyzer', 'framework_op_stats', 'kernel_stats', 'pod_viewer',
     'tf_data_bottleneck_analysis', 'trace_viewer', 'op_profile',
   ]);
 

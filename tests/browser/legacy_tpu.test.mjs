@@ -33,7 +33,7 @@ test('a legacy TPU set: each step on the TPU, utilisation, pod tables and the .t
   await page.setInputFiles('#open-folder', SET);
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#host').inputValue(), 'localhost');
-  assert.deepEqual(await offered(page), ['overview_page', 'input_pipeline_analyzer', 'pod_viewer', 'trace_viewer', 'info']);
+  assert.deepEqual(await offered(page), ['advisor', 'overview_page', 'input_pipeline_analyzer', 'pod_viewer', 'trace_viewer', 'info']);
 
   // Overview: the TensorCore column of every step is the file's, not 0 ms.
   const overview = read('localhost.overview_page.json');

@@ -64,7 +64,7 @@ const tableRows = (page, id) =>
     trs.map((tr) => [...tr.querySelectorAll(':scope > th, :scope > td')].map((c) => c.textContent.trim().replace(/\s+/g, ' '))));
 
 test('overview page: a plotters chart saved as PNG and SVG, a table as CSV, its text alternative', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', INPUT_BOUND);
   await page.locator('#tool-overview_page #step-time-graph').waitFor({ timeout: 30_000 });
   const frame = '#tool-overview_page figure.chart-frame[data-chart="step-time"]';
@@ -186,7 +186,7 @@ test('queue length: an SVG chart saved as SVG (standalone) and as PNG through a 
 });
 
 test('save report: the overview page as one HTML file that opens from disk with no request', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', INPUT_BOUND);
   await page.locator('#tool-overview_page #step-time-graph').waitFor({ timeout: 30_000 });
   await page.waitForFunction(() => typeof document.querySelector('#step-time-graph')?.proflensSvg === 'string');

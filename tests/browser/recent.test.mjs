@@ -28,14 +28,15 @@ after(async () => {
 
 /** A full load of the start screen (a new query, so not a mere hash change). */
 async function startScreen(page, n) {
-  await page.goto(`${env.server.url}/index.html?load=${n}`);
+  // Files reopened from the list open on the overview, which these tests wait for.
+  await page.goto(`${env.server.url}/index.html?load=${n}#tool=overview_page`);
   await page.locator('#open-demo').waitFor();
 }
 
 const items = (page) => page.$$eval('#recent li', (li) => li.map((x) => x.textContent.trim()));
 
 test('an opened file is listed after a reload, by name only', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   assert.equal(await page.locator('#recent').count(), 0, 'nothing opened yet, no list');
   await page.setInputFiles('#open-files', KERAS_FILE);
   await page.locator('#tool-overview_page').waitFor({ timeout: 60_000 });
@@ -52,12 +53,13 @@ test('an opened file is listed after a reload, by name only', async () => {
 });
 
 test('a demo reopens from the list in one click, newest first; the list clears', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', KERAS_FILE);
   await page.locator('#tool-overview_page').waitFor({ timeout: 60_000 });
   await page.selectOption('#demo-choice', 'jax');
   await page.click('#open-demo');
-  await page.locator('#tool-roofline_model').waitFor({ timeout: 60_000 });
+  // A demo opens on the Advisor, whatever tool was chosen.
+  await page.locator('#tool-advisor #advisor-basis').waitFor({ timeout: 60_000 });
   await startScreen(page, 1);
   const listed = await items(page);
   assert.equal(listed.length, 2);
@@ -68,6 +70,8 @@ test('a demo reopens from the list in one click, newest first; the list clears',
   const again = demo.locator('button');
   assert.equal(await again.getAttribute('aria-label'), `Open the demo ${title} again`);
   await again.click();
+  await page.locator('#tool-advisor #advisor-basis').waitFor({ timeout: 60_000 });
+  await page.selectOption('#tool', 'roofline_model');
   await page.locator('#tool-roofline_model #roofline-chart[data-points]').waitFor({ timeout: 60_000 });
   await page.locator('#demo-caption[data-demo="jax"]').waitFor();
   // Reopened: first in the list now.
@@ -87,7 +91,7 @@ test('Chromium: files picked with the browser picker reopen from the list after 
     t.skip('the File System Access pickers and handles are Chromium-only');
     return;
   }
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.locator('#open-demo').waitFor();
   assert.equal(await page.evaluate(() => window.proflensRecentHandles.supported), true);
   const b64 = fs.readFileSync(KERAS_FILE).toString('base64');

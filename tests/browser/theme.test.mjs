@@ -11,13 +11,13 @@ import { launch, assertOwnOrigin, offeredTools, DATA, DIST, ARTIFACTS, isFirefox
 const MI300X_CONV = path.join(DATA, 'xspace/external/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb');
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
 /** Tools visited on the demo, when it offers them (at least three must be). */
-const TOOLS = ['overview_page', 'framework_op_stats', 'input_pipeline_analyzer', 'memory_profile', 'trace_viewer'];
+const TOOLS = ['advisor', 'overview_page', 'framework_op_stats', 'input_pipeline_analyzer', 'memory_profile', 'trace_viewer'];
 /** Text that must reach 4.5:1 against what is behind it (CSS selectors). */
 const TEXT = [
   'body', '.brand', '.field label', 'select', '.button', '.drop-hint', '.privacy', 'table.data td',
   'table.data thead th', 'table.sortable button.sort', 'table.data caption', '.subtitle', '.note', '.notice',
   '.summary dt', '.summary dd', '.legend li', '.link-button', 'a', '.verdict', '.step-table summary',
-  '.pager .range', '.trace-status', 'kbd', 'button',
+  '.pager .range', '.trace-status', 'kbd', 'button', '.finding-gain', '.finding-rank', 'pre.finding-fix code',
 ];
 
 let env;
@@ -29,6 +29,13 @@ before(async () => {
 after(async () => {
   await env?.close();
 });
+
+/** Opens the demo from the menu and asks for its overview (it opens on the Advisor). */
+async function openDemoOverview(page) {
+  await page.click('#open-demo');
+  await page.locator('#tool-advisor').waitFor({ timeout: 60_000 });
+  await page.selectOption('#tool', 'overview_page');
+}
 
 /** A page whose system setting is `scheme`, recording requests, errors and CSP violations. */
 async function openPage(url, scheme) {
@@ -128,7 +135,7 @@ async function waitForColour(page, selector, colour) {
 
 test('the system setting picks the theme; the selector overrides it, is remembered and applied before the app starts', async () => {
   const { page, ctx, seen, close } = await openPage(`${env.server.url}/`, 'dark');
-  await page.click('#open-demo');
+  await openDemoOverview(page);
   await page.locator('#tool-overview_page #step-time-graph[data-bars]').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#theme-choice').inputValue(), 'system');
   assert.equal(await page.getAttribute('html', 'data-theme'), null);
@@ -192,7 +199,7 @@ for (const scheme of ['light', 'dark']) {
     // The open bar, before a profile.
     const report = { open: await page.evaluate((t) => window.__theme.textContrast(t), TEXT) };
     await page.click('#open-demo');
-    await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
+    await page.locator('#tool-advisor').waitFor({ timeout: 30_000 });
     const offered = await offeredTools(page);
     const tools = TOOLS.filter((t) => offered.includes(t));
     assert.ok(tools.length >= 3, `demo offers ${offered}`);
@@ -314,7 +321,7 @@ test('the single-file build applies the remembered theme from disk, its inline s
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
   await installHelpers(page);
   assert.ok((await groundLuminance(page)) < 0.05);
-  await page.click('#open-demo');
+  await openDemoOverview(page);
   await page.locator('#tool-overview_page #step-time-graph[data-bars]').waitFor({ timeout: 30_000 });
   const chartBg = await page.evaluate(() => window.__theme.cssVar('--chart-bg').slice(0, 3));
   assert.deepEqual(await cornerPixel(page, '#step-time-graph'), chartBg);

@@ -27,8 +27,8 @@ function golden(caseName, tool) {
   return JSON.parse(fs.readFileSync(path.join(DATA, 'goldens', caseName, `${tool}.json`), 'utf8'));
 }
 
-/** Opens `file` on a fresh page at `hash` and waits for the tool `tool` to show. */
-async function openProfile(file, tool = 'overview_page', hash = '') {
+/** Opens `file` on a fresh page at `hash` (by default, one that asks for `tool`) and waits for the tool `tool` to show. */
+async function openProfile(file, tool = 'overview_page', hash = `#tool=${tool}`) {
   const opened = await openPage(env.browser, `${env.server.url}/${hash}`);
   await opened.page.setInputFiles('#open-files', file);
   await opened.page.locator(`#tool-${tool}`).waitFor({ timeout: 30_000 });
@@ -122,7 +122,8 @@ test('overview: verdict, step-time graph with hover card, top ops, run environme
   assert.equal((await page.locator('#top-ops tbody tr .operation').first().textContent()), 'Iterator::Root::Prefetch::MapAndBatch::ParallelMapV2');
   assert.equal(await page.locator('#env-device-type').textContent(), 'CPU');
   assert.match(await page.locator('#env-hosts').textContent(), /1 \(vm\)/);
-  assert.match(await page.locator('#recommendation #advice').textContent(), /prefetch/);
+  // The overview's advice points to the Advisor, which has the fix.
+  assert.match(await page.locator('#recommendation #advice').textContent(), /the Advisor shows the evidence and the fix/);
   assert.equal(await page.locator('#diagnostics').count(), 0);
 
   await page.screenshot({ path: path.join(ARTIFACTS, 'overview.png'), fullPage: true });
@@ -304,6 +305,9 @@ test('the single-file build draws the overview from disk', async () => {
   const url = pathToFileURL(path.join(DIST, 'proflens.html')).href;
   const { page, seen, close } = await openPage(env.browser, url);
   await page.click('#open-demo');
+  // The demo opens on the Advisor; the overview is asked for.
+  await page.locator('#tool-advisor').waitFor({ timeout: 60_000 });
+  await page.selectOption('#tool', 'overview_page');
   await page.locator('#tool-overview_page #step-time-graph[data-bars]').waitFor({ timeout: 30_000 });
   assert.ok((await canvasPixels(page, '#step-time-graph')).inked > 1000);
   assert.ok((await page.locator('#verdict').textContent()).length > 20);
@@ -323,7 +327,7 @@ test('a run of two hosts opens as all hosts together, and the host selector narr
   for (const host of ['34.83.195.179_6003', '34.83.195.180_6003']) {
     fs.copyFileSync(NVIDIA_GPU, path.join(run, `${host}.xplane.pb`));
   }
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/`);
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-folder', dir);
   await page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
   const hosts = await page.$$eval('#host option', (o) => o.map((x) => x.textContent.trim()));

@@ -7,22 +7,20 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement};
 
-use std::sync::Arc;
-
 use proflens_analysis::compare;
 
 use crate::bridge::{self, TraceSink};
 use crate::demo_menu::{DemoCaption, DemoMenu};
 use crate::demos;
 use crate::intake;
-use crate::protocol::EventAt;
 use crate::recent_handles;
 use crate::recent_list::RecentList;
 use crate::selectors::Selectors;
 use crate::state::{AppState, Pick, Status};
 use crate::theme::ThemeToggle;
 use crate::url_state::UrlState;
-use crate::views::{self, trace_viewer, Actions, TraceRange, TraceTarget, ViewProps};
+use crate::view_actions::actions;
+use crate::views::{self, trace_viewer, TraceRange, TraceTarget, ViewProps};
 use crate::widgets::fmt;
 use crate::widgets::how_to_read::ShownView;
 
@@ -385,54 +383,6 @@ fn ToolArea() -> impl IntoView {
             };
             views::render(&shown.view, props)
         })
-    }
-}
-
-/// What a view of `(run, host)` may ask for: another XLA module, trace queries.
-fn actions(state: AppState, run: &str, host: &str) -> Actions {
-    let (run, host) = (run.to_string(), host.to_string());
-    Actions {
-        choose_module: Arc::new(move |module| {
-            state.module.set(Some(module));
-            bridge::show_tool(state);
-        }),
-        choose_graph: Arc::new(move |module, graph| {
-            if module.is_some() {
-                state.module.set(module);
-            }
-            state.graph.set(Some(graph));
-            bridge::show_tool(state);
-        }),
-        choose_step: Arc::new(move |step| {
-            state.step.set(Some(step));
-            bridge::show_tool(state);
-        }),
-        trace_query: {
-            let (run, host) = (run.clone(), host.clone());
-            Arc::new(move |seq, query| bridge::post_trace(state, run.clone(), host.clone(), seq, query))
-        },
-        show_in_trace: Arc::new(move |other: Option<String>, at| {
-            show_in_trace(state, &run, other.unwrap_or(host.clone()), at)
-        }),
-        trace_target: state.trace_target,
-        trace_range: state.trace_range,
-    }
-}
-
-/// Switches to the trace viewer of `host` (of `run`), asked to select the event at `at`.
-fn show_in_trace(state: AppState, run: &str, host: String, at: EventAt) {
-    let known = state.opened.with_untracked(|o| o.as_ref().is_some_and(|o| o.has(run, &host)));
-    let host_changed = known && host != state.host.get_untracked();
-    let host = if known { host } else { state.host.get_untracked() };
-    state.trace_target.set(Some(TraceTarget { run: run.to_string(), host: host.clone(), at }));
-    // Zoomed to the event, not to the range last shown.
-    state.trace_range.set(None);
-    state.tool.set("trace_viewer");
-    if host_changed {
-        state.host.set(host);
-        bridge::load_host(state);
-    } else {
-        bridge::show_tool(state);
     }
 }
 

@@ -1,5 +1,6 @@
 // The demos: real profiles of the test fixtures, one per kind of job, each
-// opening on the tool that tells its story with a one-line caption.
+// opening on the Advisor (what to fix first, its evidence linked to the
+// tools) with a one-line caption of what else to look at.
 //
 // Not bundled in the wasm: `cargo xtask dist` copies each demo's files
 // (gzipped) into `dist/demos/`, where the worker fetches them on demand,
@@ -19,7 +20,9 @@ pub struct Demo {
     pub caption: &'static str,
     /// The run its files make (the run selector shows it).
     pub run: &'static str,
-    /// The tool it opens on; `None` keeps the chosen one.
+    /// The tool it opens on (from the menu; a link's own tool wins); `None`
+    /// keeps the chosen one. The Advisor for all: whatever tool was on
+    /// screen, a demo opens on what it would fix first.
     pub tool: Option<&'static str>,
     pub files: &'static [DemoFile],
 }
@@ -43,6 +46,9 @@ pub const DIR: &str = "demos";
 /// The id of a demo file's element in the single-file build, before `served`.
 pub const ELEMENT_PREFIX: &str = "proflens-demo-";
 
+/// The tool every demo opens on.
+const ADVISOR: &str = "advisor";
+
 const BERT: &str = "tests/data/xspace/external/34.83.195.179_6003.xplane.pb";
 
 pub const DEMOS: &[Demo] = &[
@@ -51,7 +57,7 @@ pub const DEMOS: &[Demo] = &[
         title: "TensorFlow training loop on CPU (smallest)",
         caption: "a small TensorFlow custom training loop on one CPU host — look at the step-time graph and what each step spends its time on.",
         run: "custom_loop (demo)",
-        tool: None,
+        tool: Some(ADVISOR),
         files: &[DemoFile {
             source: "tests/data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb",
             served: "custom_loop.xplane.pb.gz",
@@ -63,7 +69,7 @@ pub const DEMOS: &[Demo] = &[
         title: "TensorFlow GPU job on two hosts (BERT)",
         caption: "XProf's public BERT multi-worker profile, all hosts together — look at where the step time goes, and at the run environment: 16 GPUs. Both hosts are one file served twice, so their numbers match.",
         run: "bert_multiworker (demo)",
-        tool: Some("overview_page"),
+        tool: Some(ADVISOR),
         files: &[
             DemoFile { source: BERT, served: "bert.xplane.pb.gz", name: "34.83.195.179_6003.xplane.pb.gz" },
             DemoFile { source: BERT, served: "bert.xplane.pb.gz", name: "34.83.195.180_6003.xplane.pb.gz" },
@@ -74,7 +80,7 @@ pub const DEMOS: &[Demo] = &[
         title: "JAX XLA program on a GPU (MI300X GEMM)",
         caption: "a JAX matrix-multiply program compiled by XLA — look at where each XLA op sits under the memory and compute roofs; op profile, HLO op stats, memory viewer and graph viewer show the same program.",
         run: "jax_gemm_mi300x (demo)",
-        tool: Some("roofline_model"),
+        tool: Some(ADVISOR),
         files: &[DemoFile {
             source: "tests/data/xspace/external/tw003.xplane.pb",
             served: "jax_gemm.xplane.pb.gz",
@@ -86,7 +92,7 @@ pub const DEMOS: &[Demo] = &[
         title: "PyTorch job on two ranks (NCCL)",
         caption: "two ranks of a PyTorch job, all ranks together — look at which rank starts its NCCL collective late.",
         run: "pytorch_two_ranks (demo)",
-        tool: Some("stragglers"),
+        tool: Some(ADVISOR),
         files: &[
             DemoFile {
                 source: "tests/data/kineto/kineto-multirank-sampled/sampled_rank-0.json.gz",
@@ -105,7 +111,7 @@ pub const DEMOS: &[Demo] = &[
         title: "Input-bound tf.data job",
         caption: "a TensorFlow job whose steps wait for input — look at how much of each step is input, then at the tf.data bottleneck analysis.",
         run: "input_bound (demo)",
-        tool: Some("input_pipeline_analyzer"),
+        tool: Some(ADVISOR),
         files: &[DemoFile {
             source: "tests/data/xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb",
             served: "input_bound.xplane.pb.gz",

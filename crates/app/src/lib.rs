@@ -8,7 +8,7 @@
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < warm_render < state < url_state < intake < recent < recent_handles < bridge < selectors < demo_menu < recent_list < app
+//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < warm_render < state < url_state < intake < recent < recent_handles < bridge < view_actions < selectors < demo_menu < recent_list < app
 //! Independent: views
 //!
 //! - [`demos`]: the list of demos (data only; xtask reads it too);
@@ -30,6 +30,7 @@
 //! - [`recent`], [`recent_handles`]: the recently opened profiles, in local
 //!   storage, and the handles that reopen files where the browser allows;
 //! - [`bridge`]: requests to the worker and its replies into state;
+//! - [`view_actions`]: what views may ask for, links to other tools among it;
 //! - [`selectors`]: run, host and tool, and the compare controls;
 //! - [`demo_menu`], [`recent_list`]: the demo menu and caption, the recent list;
 //! - [`app`]: the shell, which wires views to the bridge.
@@ -72,6 +73,8 @@ mod theme;
 mod tool_names;
 #[cfg(feature = "page")]
 mod url_state;
+#[cfg(feature = "page")]
+mod view_actions;
 #[cfg(feature = "page")]
 mod views;
 #[cfg(feature = "page")]

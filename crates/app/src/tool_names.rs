@@ -19,6 +19,7 @@ const fn tool(id: &'static str, label: &'static str) -> ToolName {
 
 /// `registry::TOOLS`' ids and labels, same order; the first is the default.
 pub static TOOLS: &[ToolName] = &[
+    tool("advisor", "Advisor"),
     tool("overview_page", "Overview"),
     tool("input_pipeline_analyzer", "Input pipeline analyzer"),
     tool("framework_op_stats", "Framework op stats"),

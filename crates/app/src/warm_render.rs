@@ -1,4 +1,4 @@
-//! The overview (and framework op stats) drawn once at boot where no one
+//! The overview (and framework op stats, and the Advisor) drawn once at boot where no one
 //! sees them, so that a user's first overview runs on the page's compiled code.
 //!
 //! Why: V8 compiles each wasm function when it is first called, as baseline
@@ -23,7 +23,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, ShadowRootInit, ShadowRootMode};
 
-use crate::views::{self, Actions, ViewProps};
+use crate::views::{self, Actions, OpenLink, ViewProps};
 
 /// Draws `views` (`[view, model]` pairs) unseen, then removes them; the
 /// outcome is kept in `window.__proflensWarmRender` for the browser tests.
@@ -97,6 +97,7 @@ fn inert_actions() -> Actions {
         show_in_trace: Arc::new(|_, _| {}),
         trace_target: RwSignal::new(None),
         trace_range: RwSignal::new(None),
+        open_link: OpenLink { href: Arc::new(|_| String::new()), open: Arc::new(|_| {}) },
     }
 }
 

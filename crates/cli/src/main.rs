@@ -3,6 +3,7 @@
 //! Every failure is one line on stderr (`proflens: …`) and a non-zero exit;
 //! the panic hook keeps even a bug from printing a backtrace at users.
 
+mod advise;
 mod bench;
 mod compare;
 mod export_trace;
@@ -20,7 +21,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "proflens", version, about = "Analyse TensorFlow / JAX profiles (*.xplane.pb) offline")]
+#[command(
+    name = "proflens",
+    version,
+    about = "Analyse TensorFlow / JAX profiles (*.xplane.pb) and PyTorch traces offline: tools, comparisons, \
+             and the Advisor's ranked findings (`proflens advise`)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -65,7 +71,7 @@ enum Command {
         base: PathBuf,
         /// The candidate (may be the same path as the baseline, with other --*-run/--*-host).
         candidate: PathBuf,
-        /// overview_page, framework_op_stats, kernel_stats, hlo_stats, op_profile, memory_profile,
+        /// overview_page, advisor (the findings that grew or are new), framework_op_stats, kernel_stats, hlo_stats, op_profile, memory_profile,
         /// memory_viewer, or trace_diff (HTA's trace diff of two PyTorch traces).
         #[arg(long, default_value = "overview_page")]
         tool: String,
@@ -100,6 +106,29 @@ enum Command {
         #[arg(long, value_name = "PCT")]
         fail_if_slower: Option<f64>,
     },
+    /// The Advisor: what costs the profile the most, ranked by what a fix would gain, with the
+    /// evidence (each with its tool and the app's link) and the fix.
+    ///
+    /// Exit code 2 (with --fail-on) means a named finding is present; any failure exits 1.
+    Advise {
+        /// A profile file, a run directory or a whole log directory.
+        path: PathBuf,
+        /// The run, when PATH holds several.
+        #[arg(long)]
+        run: Option<String>,
+        /// One host (or rank) of the run; without it, all hosts of the run together.
+        #[arg(long)]
+        host: Option<String>,
+        /// json: the findings ranked, with evidence and fixes; md: a Markdown report.
+        #[arg(long, value_enum, default_value = "json")]
+        format: advise::Format,
+        /// Exit 2 when any of these findings is present (finding ids, comma-separated).
+        #[arg(long, value_name = "ID[,ID…]", value_delimiter = ',')]
+        fail_on: Vec<String>,
+        /// Write to FILE instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Write each XSpace host's summary beside its profile (<host>.proflens-summary.bin.gz):
     /// the tools of all hosts (overview, input pipeline, framework op stats, kernel stats, pod
     /// viewer) then read the summaries instead of the profiles, and the summaries alone are a run.
@@ -133,7 +162,8 @@ enum Command {
         host: Option<String>,
         /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON
         /// (graph_viewer: its long_txt HLO text); hta: HolisticTraceAnalysis 0.5.0's numbers
-        /// (PyTorch analyses HTA has); txt, svg: graph_viewer's HLO text and graph drawing.
+        /// (PyTorch analyses HTA has); txt, svg: graph_viewer's HLO text and graph drawing;
+        /// md: the advisor's Markdown report.
         #[arg(long, value_enum, default_value = "json")]
         format: output::Format,
         /// Write to FILE instead of standard output.
@@ -187,7 +217,8 @@ fn main() -> ExitCode {
     }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // Usage errors exit 1 like every failure: 2 is `compare`'s "slower".
+        // Usage errors exit 1 like every failure: 2 is `compare`'s "slower"
+        // and `advise`'s "found".
         Err(e) if e.use_stderr() => {
             let _ = e.print();
             return ExitCode::FAILURE;
@@ -198,6 +229,12 @@ fn main() -> ExitCode {
         Command::Info { path } => info::run(&path),
         Command::Bench { path, repeat } => bench::run(&path, repeat),
         Command::Tools { json } => tools::run(json),
+        Command::Advise { path, run, host, format, fail_on, output } => {
+            match advise::run(&advise::Args { path, run, host, format, fail_on, output }) {
+                Ok(advise::Verdict::Found) => return ExitCode::from(advise::FOUND),
+                other => other.map(|_| ()),
+            }
+        }
         Command::Summarize { path, run, jobs } => summarize::run(&path, run.as_deref(), jobs),
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())

@@ -19,6 +19,8 @@ pub enum Format {
     Txt,
     /// An SVG drawing (graph_viewer: the graph around the node).
     Svg,
+    /// A Markdown report (advisor: the findings for a pull request).
+    Md,
 }
 
 impl From<Format> for proflens_analysis::context::Format {
@@ -30,6 +32,7 @@ impl From<Format> for proflens_analysis::context::Format {
             Format::Hta => Self::Hta,
             Format::Txt => Self::Txt,
             Format::Svg => Self::Svg,
+            Format::Md => Self::Md,
         }
     }
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{app_host, data, fixtures, proflens};
-use proflens_analysis::compare::{self, Comparison, DiffNode, Side, Status};
+use proflens_analysis::compare::{self, ChangeStatus, Comparison, DiffNode, Side, Status};
 use proflens_analysis::context::{HostContext, Request};
 use proflens_analysis::registry;
 use proflens_analysis::tools::memory_viewer::MemoryViewerPage;
@@ -38,6 +38,15 @@ fn assert_unchanged(c: &Comparison, what: &str) {
     }
     if let Some(tree) = &c.tree {
         assert!(tree_unchanged(tree), "{what}");
+    }
+    if let Some(advice) = &c.advice {
+        assert_eq!(advice.step_change_ms, 0.0, "{what}");
+        for r in &advice.rows {
+            assert!(
+                r.status == ChangeStatus::Same && r.change_ms == 0.0 && r.share_of_step_change.is_none(),
+                "{what}: {r:?}"
+            );
+        }
     }
     if let Some(diff) = &c.trace_diff {
         for r in &diff.rows {
@@ -249,4 +258,73 @@ fn two_captures_of_one_tensorflow_program_have_the_same_ops() {
         assert_eq!(row["base_count"], row["candidate_count"], "{}", row["key"]);
     }
     assert_eq!(printed["differences"], serde_json::json!([]));
+}
+
+/// Each finding's cost per step on one side, from `proflens advise`.
+fn advised(path: &str) -> (f64, std::collections::HashMap<String, f64>) {
+    let advice = common::json(&["advise", path]);
+    let costs = advice["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap().to_string(), f["cost_ms_per_step"].as_f64().unwrap()))
+        .collect();
+    (advice["step_ms"].as_f64().unwrap(), costs)
+}
+
+#[test]
+fn the_advisor_comparison_is_each_sides_advice_finding_by_finding() {
+    let trace_diff = data("kineto/kineto-trace-diff-a100-v100");
+    let pairs = [
+        (recapture("base"), recapture("changed")),
+        (
+            trace_diff.join("control.json.gz").to_str().unwrap().to_string(),
+            trace_diff.join("test.json.gz").to_str().unwrap().to_string(),
+        ),
+    ];
+    for (b, c) in &pairs {
+        let out = proflens(&["compare", b, c, "--tool", "advisor", "--format", "json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let comparison: Comparison = serde_json::from_slice(&out.stdout).unwrap();
+        let advice = comparison.advice.as_ref().expect("an advisor comparison");
+        let ((base_step, base), (candidate_step, candidate)) = (advised(b), advised(c));
+        assert_eq!((advice.base_step_ms, advice.candidate_step_ms), (base_step, candidate_step), "{c}");
+        let step_change = candidate_step - base_step;
+        assert_eq!(advice.step_change_ms, step_change, "{c}");
+        // One row per finding on either side.
+        let mut ids: Vec<&String> = base.keys().chain(candidate.keys()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(advice.rows.len(), ids.len(), "{c}");
+        for r in &advice.rows {
+            let (bv, cv) = (base.get(&r.id).copied(), candidate.get(&r.id).copied());
+            assert_eq!((r.base_ms, r.candidate_ms), (bv, cv), "{c} {}", r.id);
+            let change = cv.unwrap_or(0.0) - bv.unwrap_or(0.0);
+            assert!((r.change_ms - change).abs() < 1e-12, "{c} {}: {} vs {change}", r.id, r.change_ms);
+            let share = r.share_of_step_change.expect("the step time changed");
+            assert!((share - change / step_change).abs() < 1e-12, "{c} {}", r.id);
+            let expected = match (bv, cv) {
+                (None, _) => ChangeStatus::New,
+                (_, None) => ChangeStatus::Gone,
+                _ if change > 0.0 => ChangeStatus::Grew,
+                _ if change < 0.0 => ChangeStatus::Shrank,
+                _ => ChangeStatus::Same,
+            };
+            assert_eq!(r.status, expected, "{c} {}", r.id);
+        }
+        // What made it slower first, largest first; then what got faster.
+        let slower = |s: ChangeStatus| matches!(s, ChangeStatus::New | ChangeStatus::Grew);
+        let first_faster = advice.rows.iter().position(|r| !slower(r.status)).unwrap_or(advice.rows.len());
+        assert!(advice.rows[first_faster..].iter().all(|r| !slower(r.status)), "{c}");
+        for pair in advice.rows[..first_faster].windows(2) {
+            assert!(pair[0].change_ms >= pair[1].change_ms, "{c}");
+        }
+        // The CSV has a line per row; the report a table of them.
+        let csv =
+            String::from_utf8(proflens(&["compare", b, c, "--tool", "advisor", "--format", "csv"]).stdout).unwrap();
+        assert!(csv.starts_with("id,title,status,"), "{csv}");
+        assert_eq!(csv.lines().count(), advice.rows.len() + 1, "{csv}");
+        let md = String::from_utf8(proflens(&["compare", b, c, "--tool", "advisor", "--format", "md"]).stdout).unwrap();
+        assert!(md.contains("The Advisor's findings") && md.contains("| Share of step change |"), "{md}");
+    }
 }

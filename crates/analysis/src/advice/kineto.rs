@@ -8,9 +8,9 @@
 
 use super::fixes::fix;
 use super::ranks::{median, step_outliers};
-use super::{ms, pct, Basis, Confidence, Draft, Evidence, Found, Framework, Link, Outcome};
+use super::{ms, pct, Basis, Confidence, Draft, Found, Framework, Link, Outcome};
 use crate::common::schema::HOST_PLANE;
-use crate::passes::kernels::uses_tensor_core_on;
+use crate::passes::kernels::{uses_tensor_core_on, GpuVendor};
 use crate::passes::kineto::intervals::Intervals;
 use crate::passes::kineto::roles::{is_dataloader, step_roles, Roles, StepBreakdown};
 use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, KinetoIndex};
@@ -159,9 +159,9 @@ pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, us
     found.add("device_idle", gpu_idle(&f));
     found.add("kernel_launch_bound", launch_bound(&f));
     found.add("small_kernels", small_kernels(&f));
-    found.add("fp32_compute", fp32_gemms(&f));
-    found.add("layout_transposes", kernels_named(&f, "layout_transposes"));
-    found.add("unfused_elementwise", kernels_named(&f, "unfused_elementwise"));
+    for rule in KERNEL_RULES {
+        found.add(rule.id, kernels_of(&f, rule));
+    }
     found.add("collective_wait", collectives(&f));
     let outliers = if whole_trace { &[][..] } else { &f.steps[..] };
     found.add("step_outliers", step_outliers(outliers, step_ms, Framework::PyTorch, None));
@@ -195,7 +195,7 @@ fn dataloader(f: &Frame<'_>) -> Outcome {
     );
     d.confidence = Confidence::High;
     if let Some(link) = f.longest(events.iter().copied()) {
-        d.evidence.push(Evidence { label: "The longest wait for a batch".into(), value: ms(cost), link });
+        d.cite("The longest wait for a batch", ms(cost), link);
     }
     d.finish()
 }
@@ -239,7 +239,7 @@ fn syncs(f: &Frame<'_>) -> Outcome {
     d.reasoning = "While the host waits it queues no work, so the GPU idles after the sync: removing it saves all the wait when the queue then stays full, at least half.".into();
     d.confidence = Confidence::High;
     if let Some(link) = f.longest(events.iter().copied()) {
-        d.evidence.push(Evidence { label: "The longest wait".into(), value: "timeline".into(), link });
+        d.cite("The longest wait", "timeline".into(), link);
     }
     d.finish()
 }
@@ -259,11 +259,7 @@ fn pageable(f: &Frame<'_>) -> Outcome {
     d.reasoning =
         "From pinned memory a copy runs at full PCIe/NVLink speed and can overlap compute: 30-70% of the copy time."
             .into();
-    d.evidence.push(Evidence {
-        label: "Pageable copy time per step".into(),
-        value: ms(cost),
-        link: Link::tool("memory_bandwidth"),
-    });
+    d.cite("Pageable copy time per step", ms(cost), Link::tool("memory_bandwidth"));
     d.finish()
 }
 
@@ -283,11 +279,7 @@ fn copies(f: &Frame<'_>) -> Outcome {
         ms(cost)
     );
     d.reasoning = "Issued early from pinned memory (non_blocking) they overlap the previous step's kernels: all of the exposed time at best, at least half.".into();
-    d.evidence.push(Evidence {
-        label: "Exposed copy time per step".into(),
-        value: ms(cost),
-        link: Link::tool("memory_bandwidth"),
-    });
+    d.cite("Exposed copy time per step", ms(cost), Link::tool("memory_bandwidth"));
     d.finish()
 }
 
@@ -305,11 +297,7 @@ fn gpu_idle(f: &Frame<'_>) -> Outcome {
     d.summary =
         format!("The GPU runs nothing for {} of each {} step ({}).", ms(cost), ms(f.step_ms), pct(f.share(cost)));
     d.reasoning = "Idle time closes as far as the host can queue work ahead: 25-75%, since some gaps wait on the host's own work.".into();
-    d.evidence.push(Evidence {
-        label: "GPU idle time per step".into(),
-        value: ms(cost),
-        link: Link::tool("overview_page"),
-    });
+    d.cite("GPU idle time per step", ms(cost), Link::tool("overview_page"));
     d.finish()
 }
 
@@ -342,11 +330,7 @@ fn launch_bound(f: &Frame<'_>) -> Outcome {
         ms(cost)
     );
     d.reasoning = "Fused or captured in a CUDA graph, the launches shrink to a few: 30-80% of their time, by how much of the step fuses.".into();
-    d.evidence.push(Evidence {
-        label: "Launch time of short kernels per step".into(),
-        value: ms(cost),
-        link: Link::tool("kernel_launch_stats"),
-    });
+    d.cite("Launch time of short kernels per step", ms(cost), Link::tool("kernel_launch_stats"));
     d.finish()
 }
 
@@ -365,73 +349,65 @@ fn small_kernels(f: &Frame<'_>) -> Outcome {
     d.summary = format!("{count} of {all} kernels ran under 10 µs; together {} of each step per GPU.", ms(cost));
     d.reasoning =
         "Fused into larger kernels, their launch gaps and memory round trips go: 20-50% of their time.".into();
-    d.evidence.push(Evidence {
-        label: "Kernels under 10 µs".into(),
-        value: format!("{count} of {all}"),
-        link: Link::tool("kernel_stats"),
-    });
+    d.cite("Kernels under 10 µs", format!("{count} of {all}"), Link::tool("kernel_stats"));
     d.finish()
 }
 
-fn is_gemm(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("gemm") || lower.contains("matmul")
+/// A kind of kernel, told by its name, that costs time a known fix removes.
+struct KernelRule {
+    id: &'static str,
+    title: &'static str,
+    /// Whether a kernel of `name` (on GPUs of this vendor) is of the kind.
+    pick: fn(&str, GpuVendor) -> bool,
+    min_share: f64,
+    gain: (f64, f64),
+    reasoning: &'static str,
 }
 
-fn fp32_gemms(f: &Frame<'_>) -> Outcome {
-    let vendor = f.index.vendor;
-    let cost = f.per_gpu_step(|d| {
-        let name = f.kernel_name(d);
-        d.kind == DeviceKind::Kernel && is_gemm(name) && !uses_tensor_core_on(vendor, name)
-    });
-    if cost <= 0.0 || f.share(cost) < FP32_MIN_SHARE {
-        return Outcome::Clear;
-    }
-    let mut d = f.draft("fp32_compute", cost, (0.3, 0.6), "Matrix multiplies run in fp32 without tensor cores");
-    d.summary = format!("GEMM kernels without tensor cores take {} of each step per GPU.", ms(cost));
-    d.reasoning =
-        "Under autocast (bf16/fp16) or TF32 the same GEMMs run on tensor cores at 2x or more: 30-60% of their time."
-            .into();
-    d.evidence.push(Evidence {
-        label: "fp32 GEMM time per step".into(),
-        value: ms(cost),
-        link: Link::tool("kernel_stats"),
-    });
-    d.finish()
-}
-
-fn kernels_named(f: &Frame<'_>, id: &str) -> Outcome {
-    let transposes = id == "layout_transposes";
-    let pick = |name: &str| {
-        let lower = name.to_ascii_lowercase();
-        if transposes {
+const KERNEL_RULES: &[KernelRule] = &[
+    KernelRule {
+        id: "fp32_compute",
+        title: "Matrix multiplies run in fp32 without tensor cores",
+        pick: |name, vendor| {
+            let lower = name.to_ascii_lowercase();
+            (lower.contains("gemm") || lower.contains("matmul")) && !uses_tensor_core_on(vendor, name)
+        },
+        min_share: FP32_MIN_SHARE,
+        gain: (0.3, 0.6),
+        reasoning:
+            "Under autocast (bf16/fp16) or TF32 the same GEMMs run on tensor cores at 2x or more: 30-60% of their time.",
+    },
+    KernelRule {
+        id: "layout_transposes",
+        title: "Layout transposes (NCHW ↔ NHWC) on the GPU",
+        pick: |name, _| {
+            let lower = name.to_ascii_lowercase();
             lower.contains("nchwtonhwc") || lower.contains("nhwctonchw") || lower.contains("transpose")
-        } else {
-            lower.contains("elementwise_kernel")
-        }
-    };
-    let cost = f.per_gpu_step(|d| d.kind == DeviceKind::Kernel && pick(f.kernel_name(d)));
-    let min = if transposes { KERNEL_MIN_SHARE } else { ELEMENTWISE_MIN_SHARE };
-    if cost <= 0.0 || f.share(cost) < min {
+        },
+        min_share: KERNEL_MIN_SHARE,
+        gain: (0.7, 1.0),
+        reasoning: "With channels_last throughout, the transposes go: 70-100% of their time.",
+    },
+    KernelRule {
+        id: "unfused_elementwise",
+        title: "Elementwise kernels that did not fuse",
+        pick: |name, _| name.to_ascii_lowercase().contains("elementwise_kernel"),
+        min_share: ELEMENTWISE_MIN_SHARE,
+        gain: (0.3, 0.7),
+        reasoning: "torch.compile fuses chains of elementwise ops into one kernel: 30-70% of their time.",
+    },
+];
+
+fn kernels_of(f: &Frame<'_>, rule: &KernelRule) -> Outcome {
+    let vendor = f.index.vendor;
+    let cost = f.per_gpu_step(|d| d.kind == DeviceKind::Kernel && (rule.pick)(f.kernel_name(d), vendor));
+    if cost <= 0.0 || f.share(cost) < rule.min_share {
         return Outcome::Clear;
     }
-    let (title, gain) = if transposes {
-        ("Layout transposes (NCHW ↔ NHWC) on the GPU", (0.7, 1.0))
-    } else {
-        ("Elementwise kernels that did not fuse", (0.3, 0.7))
-    };
-    let mut d = f.draft(id, cost, gain, title);
-    d.summary = format!("{title}: {} of each step per GPU.", ms(cost));
-    d.reasoning = if transposes {
-        "With channels_last throughout, the transposes go: 70-100% of their time.".into()
-    } else {
-        "torch.compile fuses chains of elementwise ops into one kernel: 30-70% of their time.".into()
-    };
-    d.evidence.push(Evidence {
-        label: "Kernel time per step".into(),
-        value: ms(cost),
-        link: Link::tool("kernel_stats"),
-    });
+    let mut d = f.draft(rule.id, cost, rule.gain, rule.title);
+    d.summary = format!("{}: {} of each step per GPU ({}).", rule.title, ms(cost), pct(f.share(cost)));
+    d.reasoning = rule.reasoning.into();
+    d.cite("Kernel time per step", ms(cost), Link::tool("kernel_stats"));
     d.finish()
 }
 
@@ -456,10 +432,10 @@ fn collectives(f: &Frame<'_>) -> Outcome {
         "Overlapping all-reduce with the backward pass and balancing the ranks recovers 20-60% of the exposed time."
             .into();
     let median_step = median(f.steps.iter().map(|s| s.1 as f64 / 1e9).collect());
-    d.evidence.push(Evidence {
-        label: "Exposed communication per step".into(),
-        value: format!("{} (median step {})", ms(cost), ms(median_step)),
-        link: Link::tool("stragglers"),
-    });
+    d.cite(
+        "Exposed communication per step",
+        format!("{} (median step {})", ms(cost), ms(median_step)),
+        Link::tool("stragglers"),
+    );
     d.finish()
 }

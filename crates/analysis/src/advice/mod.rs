@@ -226,6 +226,11 @@ pub struct Draft<'a> {
 }
 
 impl Draft<'_> {
+    /// Adds a piece of evidence: what the number is, the number, where it shows.
+    pub fn cite(&mut self, label: impl Into<String>, value: String, link: Link) {
+        self.evidence.push(Evidence { label: label.into(), value, link });
+    }
+
     pub fn finish(self) -> Outcome {
         let share = if self.step_ms > 0.0 { (self.cost_ms / self.step_ms).clamp(0.0, 1.0) } else { 0.0 };
         Outcome::Found(Box::new(Finding {

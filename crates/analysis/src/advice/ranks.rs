@@ -22,6 +22,11 @@ impl Step for (i64, i64) {
     }
 }
 
+/// A step slower than this many times the median is an outlier.
+pub const OUTLIER_FACTOR: f64 = 1.5;
+/// The outliers' time over the median, per step, that makes a finding.
+pub const OUTLIER_MIN_SHARE: f64 = 0.03;
+
 pub fn median(mut values: Vec<f64>) -> f64 {
     if values.is_empty() {
         return 0.0;
@@ -35,7 +40,7 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-/// Steps slower than [`super::xspace::OUTLIER_FACTOR`] times the median:
+/// Steps slower than [`OUTLIER_FACTOR`] times the median:
 /// their time above the median, spread over all steps, is the cost.
 pub fn step_outliers<S: Step>(steps: &[S], step_ms: f64, framework: Framework, host: Option<&str>) -> Outcome {
     if steps.len() < 4 {
@@ -46,13 +51,13 @@ pub fn step_outliers<S: Step>(steps: &[S], step_ms: f64, framework: Framework, h
     }
     let times: Vec<f64> = steps.iter().map(|s| s.span().1 as f64 / 1e9).collect();
     let med = median(times.clone());
-    let slow: Vec<usize> = (0..steps.len()).filter(|&i| times[i] > super::xspace::OUTLIER_FACTOR * med).collect();
+    let slow: Vec<usize> = (0..steps.len()).filter(|&i| times[i] > OUTLIER_FACTOR * med).collect();
     let excess: f64 = slow.iter().map(|&i| times[i] - med).sum();
     let cost = excess / steps.len() as f64;
-    if slow.is_empty() || step_ms <= 0.0 || cost / step_ms < super::xspace::OUTLIER_MIN_SHARE {
+    if slow.is_empty() || step_ms <= 0.0 || cost / step_ms < OUTLIER_MIN_SHARE {
         return Outcome::Clear;
     }
-    let floor: f64 = slow.iter().map(|&i| times[i] - super::xspace::OUTLIER_FACTOR * med).sum::<f64>();
+    let floor: f64 = slow.iter().map(|&i| times[i] - OUTLIER_FACTOR * med).sum::<f64>();
     let worst = slow.iter().copied().max_by(|&a, &b| times[a].total_cmp(&times[b])).expect("slow is not empty");
     let (begin, duration) = steps[worst].span();
     let mut d = Draft {
@@ -62,7 +67,7 @@ pub fn step_outliers<S: Step>(steps: &[S], step_ms: f64, framework: Framework, h
             "{} of {} steps took more than {}× the median step ({}); the slowest took {}.",
             slow.len(),
             steps.len(),
-            super::xspace::OUTLIER_FACTOR,
+            OUTLIER_FACTOR,
             ms(med),
             ms(times[worst])
         ),
@@ -88,7 +93,7 @@ pub fn step_outliers<S: Step>(steps: &[S], step_ms: f64, framework: Framework, h
         "Removing the cause brings the slow steps back to the median: {} a step on average; at least {} if they only come down to {}× the median.",
         ms(cost),
         ms(low),
-        super::xspace::OUTLIER_FACTOR
+        OUTLIER_FACTOR
     );
     d.finish()
 }

@@ -5,7 +5,7 @@
 //! kernel times are framework op stats', kernel stats' and HLO op stats'.
 
 use super::fixes::fix;
-use super::{ms, pct, Basis, Confidence, Draft, Evidence, Found, Framework, Link, Outcome};
+use super::{ms, pct, Basis, Confidence, Draft, Found, Framework, Link, Outcome};
 use crate::common::hardware::HardwareType;
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::{InputPipelineAnalysis, StepBreakdown};
@@ -21,6 +21,11 @@ pub struct Host<'a> {
     pub analysis: Option<&'a HostAnalysis>,
     /// XLA's ops, where the profile ran XLA programs.
     pub xla: Option<&'a XlaOpDb>,
+    /// Why the profile's XLA programs could not be read, if so.
+    pub xla_unreadable: Option<String>,
+    /// The profile's wall time (first event to last), ms: the "step" of a
+    /// profile without steps.
+    pub profiled_ms: Option<f64>,
     pub framework: Framework,
     /// Ops dispatched one at a time per step ([`super::dispatch`]), where the
     /// profile's events were counted.
@@ -97,10 +102,6 @@ impl Frame<'_> {
     }
 }
 
-fn evidence(label: &str, value: String, link: Link) -> Evidence {
-    Evidence { label: label.into(), value, link }
-}
-
 /// The step-breakdown detectors' thresholds (share of the step) and gain
 /// fractions; `docs/advisor.md` gives each one's source.
 pub const INPUT_MIN_SHARE: f64 = 0.05;
@@ -112,8 +113,6 @@ pub const COLLECTIVES_MIN_SHARE: f64 = 0.05;
 pub const EAGER_MIN_SHARE: f64 = 0.10;
 /// Share of a step-by-op step's host time that compiling the step removes.
 pub const EAGER_GAIN: (f64, f64) = (0.5, 0.95);
-pub const OUTLIER_FACTOR: f64 = 1.5;
-pub const OUTLIER_MIN_SHARE: f64 = 0.03;
 pub const OP_MIN_SHARE: f64 = 0.02;
 pub const SMALL_KERNEL_NS: f64 = 10_000.0;
 pub const IDLE_MIN_SHARE: f64 = 0.10;
@@ -126,8 +125,7 @@ pub fn detect(host: &Host<'_>) -> (Basis, f64, usize, Found) {
         a.map(|a| a.shown_steps().0.steps.iter().map(|s| (s.begin_ps, s.duration_ps)).collect()).unwrap_or_default();
     let (basis, step_ms) = match (steps.is_empty(), a) {
         (false, _) => (Basis::Step, steps.iter().map(|s| s.step_time_ms).sum::<f64>() / steps.len() as f64),
-        (true, Some(a)) => (Basis::ProfiledTime, a.host_ops.total_time_ps.max(a.device_ops.total_time_ps) as f64 / 1e9),
-        (true, None) => (Basis::ProfiledTime, 0.0),
+        (true, _) => (Basis::ProfiledTime, host.profiled_ms.unwrap_or(0.0)),
     };
     let frame = Frame {
         steps,
@@ -140,11 +138,10 @@ pub fn detect(host: &Host<'_>) -> (Basis, f64, usize, Found) {
     };
     let mut found = Found::default();
     found.add("input_bound", input_bound(&frame, a));
-    found.add("host_between_steps", host_between_steps(&frame));
-    found.add("kernel_launch_bound", kernel_launch(&frame));
-    found.add("compile_in_steps", compile_in_steps(&frame));
-    found.add("host_to_device", host_to_device(&frame));
-    found.add("collective_wait", collectives(&frame));
+    found.add(HOST_WORK.id, host_between_steps(&frame));
+    for c in CATEGORIES {
+        found.add(c.id, category(&frame, c, c.reasoning.into()));
+    }
     let times: Vec<(i64, i64)> = if frame.spans.len() == steps.len() {
         frame.spans.clone()
     } else {
@@ -174,8 +171,15 @@ pub fn detect(host: &Host<'_>) -> (Basis, f64, usize, Found) {
             }
         }
     }
-    found.add("xla_copies", xla_category(&frame, host.xla, "xla_copies", "data formatting"));
-    found.add("unfused_elementwise", xla_category(&frame, host.xla, "unfused_elementwise", "non-fusion elementwise"));
+    for (id, category) in [("xla_copies", "data formatting"), ("unfused_elementwise", "non-fusion elementwise")] {
+        let outcome = match &host.xla_unreadable {
+            Some(why) => {
+                Outcome::Unmeasured { title: format!("XLA ops of category “{category}”"), why: why.clone() }
+            }
+            None => xla_category(&frame, host.xla, id, category),
+        };
+        found.add(id, outcome);
+    }
     found.add(
         "memory_near_limit",
         Outcome::Unmeasured {
@@ -217,34 +221,94 @@ fn input_bound(f: &Frame<'_>, a: Option<&HostAnalysis>) -> Outcome {
         ms(cost * 0.5)
     );
     d.confidence = Confidence::High;
-    d.evidence.push(evidence("Input time per step (average)", ms(cost), Link::tool("input_pipeline_analyzer")));
+    d.cite("Input time per step (average)", ms(cost), Link::tool("input_pipeline_analyzer"));
     if let Some(step) = f.worst_step(part) {
-        d.evidence.push(evidence("The step that waited longest", "timeline".into(), step));
+        d.cite("The step that waited longest", "timeline".into(), step);
     }
     let ops = a.map(|a| crate::passes::input_pipeline::host_input_ops(&a.host_ops)).unwrap_or_default();
     if let Some(top) = ops.iter().max_by_key(|o| o.self_time_ps) {
-        d.evidence.push(evidence(
-            &format!("Slowest input stage: {}", top.name),
+        d.cite(
+            format!("Slowest input stage: {}", top.name),
             ms(top.self_time_ps as f64 / 1e9),
             Link::tool("input_pipeline_analyzer"),
-        ));
+        );
     }
     d.finish()
 }
 
-/// One step-breakdown category above a share of the step: the arithmetic
-/// the breakdown detectors share.
-struct Category<'a> {
-    id: &'a str,
+/// One step-breakdown category above a share of the step: the detectors
+/// that differ only in their column, threshold, gain and words.
+struct Category {
+    id: &'static str,
     part: Part,
     min_share: f64,
     gain: (f64, f64),
-    label: &'a str,
+    label: &'static str,
+    title: &'static str,
+    reasoning: &'static str,
+    gpu_only: bool,
 }
 
-fn category(f: &Frame<'_>, c: Category<'_>, title: String, reasoning: String) -> Outcome {
+const CATEGORIES: &[Category] = &[
+    Category {
+        id: "kernel_launch_bound",
+        part: |s| s.kernel_launch_ms,
+        min_share: LAUNCH_MIN_SHARE,
+        gain: (0.3, 0.8),
+        label: "Kernel launch time",
+        title: "Kernel-launch bound: the host launches many small kernels",
+        reasoning: "Fusing ops (XLA) or capturing the step as a graph removes most launches: 30-80% of the launch time, by how much of the step fuses.",
+        gpu_only: true,
+    },
+    Category {
+        id: "compile_in_steps",
+        part: |s| s.compile_ms,
+        min_share: COMPILE_MIN_SHARE,
+        gain: (0.9, 1.0),
+        label: "Compilation inside steps",
+        title: "Recompilation inside training steps",
+        reasoning: "A program compiled once is reused: nearly all compile time inside steps goes (90-100%; the first compile stays, outside the steps).",
+        gpu_only: false,
+    },
+    Category {
+        id: "host_to_device",
+        part: |s| s.host_to_device_ms + s.output_ms,
+        min_share: H2D_MIN_SHARE,
+        gain: (0.5, 1.0),
+        label: "Host-device copies in the step",
+        title: "Host-device copies on the step's critical path",
+        reasoning: "Copies prefetched to the device during the previous step leave the critical path: all of it when they overlap fully, at least half.",
+        gpu_only: true,
+    },
+    Category {
+        id: "collective_wait",
+        part: |s| s.device_collectives_ms,
+        min_share: COLLECTIVES_MIN_SHARE,
+        gain: (0.2, 0.6),
+        label: "Collective communication",
+        title: "Waiting for collectives (all-reduce) across devices",
+        reasoning: "Overlapping communication with compute and balancing the hosts recovers 20-60% of it, by how much compute is left to overlap with.",
+        gpu_only: false,
+    },
+];
+
+const HOST_WORK: Category = Category {
+    id: "host_between_steps",
+    part: |s| s.other_ms,
+    min_share: OTHER_MIN_SHARE,
+    gain: (0.5, 1.0),
+    label: "Time no op accounts for (\"all others\")",
+    title: "Host work between steps (Python outside any op)",
+    reasoning: "Work moved out of the step loop disappears from it entirely (the high end); at least half, since some of it is the framework's own dispatch that stays.",
+    gpu_only: false,
+};
+
+fn category(f: &Frame<'_>, c: &Category, reasoning: String) -> Outcome {
     if f.basis == Basis::ProfiledTime {
-        return no_steps(&title);
+        return no_steps(c.title);
+    }
+    if c.gpu_only && !f.gpu {
+        return Outcome::Clear;
     }
     let cost = f.per_step(c.part);
     if f.share(cost) < c.min_share || cost <= 0.0 {
@@ -252,113 +316,36 @@ fn category(f: &Frame<'_>, c: Category<'_>, title: String, reasoning: String) ->
     }
     let mut d = f.draft(c.id, cost, c.gain);
     d.summary = format!("{}: {} of each {} step ({}).", c.label, ms(cost), ms(f.step_ms), pct(f.share(cost)));
-    d.title = title;
+    d.title = c.title.into();
     d.reasoning = reasoning;
-    d.evidence.push(evidence(&format!("{} per step (average)", c.label), ms(cost), Link::tool("overview_page")));
+    d.cite(format!("{} per step (average)", c.label), ms(cost), Link::tool("overview_page"));
     if let Some(step) = f.worst_step(c.part) {
-        d.evidence.push(evidence("The step with the most of it", "timeline".into(), step));
+        d.cite("The step with the most of it", "timeline".into(), step);
     }
     d.finish()
 }
 
 fn host_between_steps(f: &Frame<'_>) -> Outcome {
-    let c = Category {
-        id: "host_between_steps",
-        part: |s| s.other_ms,
-        min_share: OTHER_MIN_SHARE,
-        gain: (0.5, 1.0),
-        label: "Time no op accounts for (\"all others\")",
-    };
-    let other = f.per_step(c.part);
+    let other = f.per_step(HOST_WORK.part);
     // On a CPU-only host the Python work also takes cores from the ops of
     // the same step: up to its share of the step of their time.
-    let contention =
-        if f.cpu_only { f.per_step(|s| s.host_compute_ms + s.host_wait_input_ms) * f.share(other) } else { 0.0 };
+    let ops = f.per_step(|s| s.host_compute_ms + s.host_wait_input_ms);
+    let contention = if f.cpu_only { ops * f.share(other) } else { 0.0 };
     let reasoning = if contention > 0.0 {
         format!(
             "Work moved out of the step loop disappears from it: at least half of it, since some is the framework's own dispatch that stays; at most all of it plus {} the ops lose to it on this CPU-only host (their {} of compute and input time a step, times its {} share of the step).",
             ms(contention),
-            ms(f.per_step(|s| s.host_compute_ms + s.host_wait_input_ms)),
+            ms(ops),
             pct(f.share(other))
         )
     } else {
-        "Work moved out of the step loop disappears from it entirely (the high end); at least half, since some of it is the framework's own dispatch that stays.".to_string()
+        HOST_WORK.reasoning.to_string()
     };
-    let mut outcome = category(f, c, "Host work between steps (Python outside any op)".into(), reasoning);
+    let mut outcome = category(f, &HOST_WORK, reasoning);
     if let Outcome::Found(finding) = &mut outcome {
         finding.gain_ms_per_step.high += contention;
     }
     outcome
-}
-
-fn kernel_launch(f: &Frame<'_>) -> Outcome {
-    if !f.gpu {
-        return Outcome::Clear;
-    }
-    let c = Category {
-        id: "kernel_launch_bound",
-        part: |s| s.kernel_launch_ms,
-        min_share: LAUNCH_MIN_SHARE,
-        gain: (0.3, 0.8),
-        label: "Kernel launch time",
-    };
-    category(
-        f,
-        c,
-        "Kernel-launch bound: the host launches many small kernels".into(),
-        "Fusing ops (XLA) or capturing the step as a graph removes most launches: 30-80% of the launch time, by how much of the step fuses.".into(),
-    )
-}
-
-fn compile_in_steps(f: &Frame<'_>) -> Outcome {
-    let c = Category {
-        id: "compile_in_steps",
-        part: |s| s.compile_ms,
-        min_share: COMPILE_MIN_SHARE,
-        gain: (0.9, 1.0),
-        label: "Compilation inside steps",
-    };
-    category(
-        f,
-        c,
-        "Recompilation inside training steps".into(),
-        "A program compiled once is reused: nearly all compile time inside steps goes (90-100%; the first compile stays, outside the steps).".into(),
-    )
-}
-
-fn host_to_device(f: &Frame<'_>) -> Outcome {
-    if !f.gpu {
-        return Outcome::Clear;
-    }
-    let c = Category {
-        id: "host_to_device",
-        part: |s| s.host_to_device_ms + s.output_ms,
-        min_share: H2D_MIN_SHARE,
-        gain: (0.5, 1.0),
-        label: "Host-device copies in the step",
-    };
-    category(
-        f,
-        c,
-        "Host-device copies on the step's critical path".into(),
-        "Copies prefetched to the device during the previous step leave the critical path: all of it when they overlap fully, at least half.".into(),
-    )
-}
-
-fn collectives(f: &Frame<'_>) -> Outcome {
-    let c = Category {
-        id: "collective_wait",
-        part: |s| s.device_collectives_ms,
-        min_share: COLLECTIVES_MIN_SHARE,
-        gain: (0.2, 0.6),
-        label: "Collective communication",
-    };
-    category(
-        f,
-        c,
-        "Waiting for collectives (all-reduce) across devices".into(),
-        "Overlapping communication with compute and balancing the hosts recovers 20-60% of it, by how much compute is left to overlap with.".into(),
-    )
 }
 
 /// A step run op by op: XProf's eager rule (eager ops take 10% or more of
@@ -400,14 +387,11 @@ fn eager(f: &Frame<'_>, host: &OpMetricsDb, dispatches: Option<f64>) -> Outcome 
         ms(cost)
     );
     if let Some(n) = many {
-        d.evidence.push(evidence("Python dispatches per step", format!("{n:.0}"), Link::tool("trace_viewer")));
+        let step = f.worst_step(|s| s.host_compute_ms + s.other_ms).unwrap_or_else(|| Link::tool("trace_viewer"));
+        d.cite("Python dispatches per step (the link: the step with the most host time)", format!("{n:.0}"), step);
     }
-    d.evidence.push(evidence(
-        "Host op time that ran eagerly (XProf's rule)",
-        pct(eager_share),
-        Link::tool("framework_op_stats"),
-    ));
-    d.evidence.push(evidence("Host compute + all others per step", ms(cost), Link::tool("input_pipeline_analyzer")));
+    d.cite("Host op time that ran eagerly (XProf's rule)", pct(eager_share), Link::tool("framework_op_stats"));
+    d.cite("Host compute + all others per step", ms(cost), Link::tool("input_pipeline_analyzer"));
     d.finish()
 }
 
@@ -427,7 +411,7 @@ fn fp32(f: &Frame<'_>, a: &HostAnalysis) -> Outcome {
     d.title = "Device compute runs in 32-bit; 16-bit would do".into();
     d.summary = format!("{} of the device's compute time is 32-bit: about {} a step.", pct(share32), ms(cost));
     d.reasoning = "bf16/fp16 math runs on tensor cores at 2x or more the fp32 rate and halves memory traffic; ops bound by other things gain less: 30-60% of the 32-bit compute time.".into();
-    d.evidence.push(evidence("32-bit share of device compute", pct(share32), Link::tool("overview_page")));
+    d.cite("32-bit share of device compute", pct(share32), Link::tool("overview_page"));
     d.finish()
 }
 
@@ -450,7 +434,7 @@ fn tensor_cores(f: &Frame<'_>, a: &HostAnalysis) -> Outcome {
     d.reasoning =
         "Tensor cores run matrix math several times faster; with memory time left, 30-70% of those kernels' time."
             .into();
-    d.evidence.push(evidence("Eligible kernels without tensor cores", ms(cost), Link::tool("kernel_stats")));
+    d.cite("Eligible kernels without tensor cores", ms(cost), Link::tool("kernel_stats"));
     d.finish()
 }
 
@@ -470,7 +454,7 @@ fn small_kernels(f: &Frame<'_>, kernels: &[KernelRow], device: &OpMetricsDb) -> 
     d.summary = format!("{count} of {all} kernel runs average under 10 µs; together about {} of each step.", ms(cost));
     d.reasoning =
         "Fused into larger kernels, their launch gaps and memory round trips go: 20-50% of their time.".into();
-    d.evidence.push(evidence("Kernel runs under 10 µs", format!("{count} of {all}"), Link::tool("kernel_stats")));
+    d.cite("Kernel runs under 10 µs", format!("{count} of {all}"), Link::tool("kernel_stats"));
     d.finish()
 }
 
@@ -491,11 +475,7 @@ fn device_idle(f: &Frame<'_>, device: &OpMetricsDb) -> Outcome {
         ms(cost)
     );
     d.reasoning = "Idle time closes as far as the host can queue work ahead: 25-75%, since some gaps are dependencies on the host.".into();
-    d.evidence.push(evidence(
-        "Device idle share",
-        pct(idle as f64 / device.total_time_ps as f64),
-        Link::tool("framework_op_stats"),
-    ));
+    d.cite("Device idle share", pct(idle as f64 / device.total_time_ps as f64), Link::tool("framework_op_stats"));
     d.finish()
 }
 
@@ -517,7 +497,7 @@ fn transposes(f: &Frame<'_>, device: &OpMetricsDb) -> Outcome {
     d.title = "Layout transposes (NCHW ↔ NHWC) on the device".into();
     d.summary = format!("Transposes between data layouts take about {} of each step.", ms(cost));
     d.reasoning = "With one layout throughout, the transposes go: 70-100% of their time (some reshapes stay).".into();
-    d.evidence.push(evidence("Transpose op time per step", ms(cost), Link::tool("framework_op_stats")));
+    d.cite("Transpose op time per step", ms(cost), Link::tool("framework_op_stats"));
     d.finish()
 }
 
@@ -541,6 +521,6 @@ fn xla_category(f: &Frame<'_>, xla: Option<&XlaOpDb>, id: &str, category: &str) 
     } else {
         "Fused into their neighbours, elementwise ops stop reading and writing memory: 30-70% of their time.".into()
     };
-    d.evidence.push(evidence(&format!("“{category}” time per step"), ms(cost), Link::tool("hlo_stats")));
+    d.cite(format!("“{category}” time per step"), ms(cost), Link::tool("hlo_stats"));
     d.finish()
 }

@@ -9,6 +9,7 @@
 //! - [`tree`]: the op profile's tree with a delta per node;
 //! - [`memory`]: memory peaks;
 //! - [`trace_diff`]: HTA's trace diff of two PyTorch traces;
+//! - the Advisor's findings finding by finding ([`crate::advice::compare`]);
 //! - [`report`]: CSV and the Markdown report.
 
 mod memory;
@@ -22,6 +23,7 @@ mod tree;
 pub use model::*;
 pub use trace_diff::trace_diff;
 
+use crate::advice::{self, Advice};
 use crate::context::{HostContext, Output, Request, ToolError};
 use crate::registry;
 use std::rc::Rc;
@@ -29,6 +31,7 @@ use std::rc::Rc;
 /// The tools a comparison exists for, in the selector's order.
 pub const TOOLS: &[&str] = &[
     "overview_page",
+    ADVISOR,
     "framework_op_stats",
     "kernel_stats",
     "hlo_stats",
@@ -37,6 +40,9 @@ pub const TOOLS: &[&str] = &[
     "memory_viewer",
     TRACE_DIFF,
 ];
+
+/// The Advisor: each side's findings, and which of them made the step slower.
+pub const ADVISOR: &str = "advisor";
 
 /// HTA's trace diff: not a tool of the registry, only a comparison.
 pub const TRACE_DIFF: &str = "trace_diff";
@@ -68,6 +74,12 @@ impl Side {
             other => ToolError::Failed(format!("the {role} ({}): {other}", self.label)),
         })
     }
+}
+
+/// A side's Advice, from the Advisor's output.
+fn advice_of<'a>(out: &'a Output, role: &str, side: &Side) -> Result<&'a Advice, ToolError> {
+    out.model_as::<Advice>()
+        .ok_or_else(|| ToolError::Failed(format!("the {role} ({}): the Advisor gave no findings", side.label)))
 }
 
 /// A tool's name for people.
@@ -103,6 +115,16 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
             };
             let (control, test) = (one(base, "baseline")?, one(candidate, "candidate")?);
             comparison.trace_diff = Some(trace_diff(&control, &test, None, None)?);
+        }
+        ADVISOR => {
+            let (b, c) = (base.run(tool, "baseline", request)?, candidate.run(tool, "candidate", request)?);
+            let diff = advice::compare::diff(advice_of(&b, "baseline", base)?, advice_of(&c, "candidate", candidate)?);
+            if diff.rows.is_empty() {
+                comparison.notes.push(
+                    "Neither side has a finding above its detector's threshold: there is nothing to compare.".into(),
+                );
+            }
+            comparison.advice = Some(diff);
         }
         "op_profile" => {
             let (b, c) = (base.run(tool, "baseline", request)?, candidate.run(tool, "candidate", request)?);

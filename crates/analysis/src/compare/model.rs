@@ -2,6 +2,7 @@
 //! Compare view renders. Every number is a [`Delta`]: baseline, candidate,
 //! their difference and the difference as a share of the baseline.
 
+pub use crate::advice::compare::{AdviceDiff, ChangeStatus, FindingChange};
 use serde::{Deserialize, Serialize};
 
 /// One tool's comparison of a baseline with a candidate.
@@ -28,6 +29,9 @@ pub struct Comparison {
     pub tree: Option<DiffNode>,
     /// HTA's trace diff (PyTorch traces).
     pub trace_diff: Option<TraceDiff>,
+    /// The Advisor's findings on both sides (`advisor`).
+    #[serde(default)]
+    pub advice: Option<AdviceDiff>,
 }
 
 /// [`SideFacts::kind`] of a PyTorch (Kineto) trace.

@@ -1,7 +1,9 @@
 //! A comparison as CSV (its main table) and as a short Markdown report for
 //! a pull request.
 
-use super::model::{Comparison, Delta, DiffNode};
+use super::model::{AdviceDiff, Comparison, Delta, DiffNode};
+use crate::advice::markdown::{cell, text};
+use crate::advice::{ms, pct as share};
 use crate::common::csv::csv_field;
 use std::fmt::Write;
 
@@ -10,8 +12,8 @@ const REPORT_ROWS: usize = 15;
 /// Longest name in the report, in characters.
 const REPORT_NAME_CHARS: usize = 120;
 
-/// The comparison's main table: the trace diff, the keyed table, the tree
-/// (one row per node, with its path), or the figures.
+/// The comparison's main table: the trace diff, the Advisor's findings, the
+/// keyed table, the tree (one row per node, with its path), or the figures.
 pub fn csv(c: &Comparison) -> String {
     let mut out = String::new();
     let pct = |p: Option<f64>| p.map_or(String::new(), |p| format!("{p:.2}"));
@@ -29,6 +31,22 @@ pub fn csv(c: &Comparison) -> String {
                 r.diff_counts,
                 r.diff_duration,
                 csv_field(&r.counts_change_categories)
+            );
+        }
+    } else if let Some(advice) = &c.advice {
+        out += "id,title,status,base_ms_per_step,candidate_ms_per_step,change_ms_per_step,share_of_step_change_pct\n";
+        let cost = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
+        for r in &advice.rows {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{:.3},{}",
+                csv_field(&r.id),
+                csv_field(&r.title),
+                r.status.name(),
+                cost(r.base_ms),
+                cost(r.candidate_ms),
+                r.change_ms,
+                pct(r.share_of_step_change.map(|s| 100.0 * s))
             );
         }
     } else if let Some(table) = &c.table {
@@ -169,6 +187,9 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
+    if let Some(advice) = c.advice.as_ref().filter(|a| !a.rows.is_empty()) {
+        advice_rows(advice, &mut out);
+    }
     if let Some(diff) = c.trace_diff.as_ref().filter(|d| !d.rows.is_empty()) {
         out += "Largest changes per event name (µs, HTA's trace diff):\n\n| Name | Counts | Duration (µs) | Change (µs) |\n|---|---:|---:|---:|\n";
         // The rows come largest change first.
@@ -197,6 +218,33 @@ pub fn markdown(c: &Comparison) -> String {
     out
 }
 
+/// The Advisor's findings on both sides: what grew first.
+fn advice_rows(a: &AdviceDiff, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "The Advisor's findings (ms per step; its step time {} → {}, {:+.2} ms):\n",
+        ms(a.base_step_ms),
+        ms(a.candidate_step_ms),
+        a.step_change_ms
+    );
+    out.push_str("| Finding | Status | Baseline | Candidate | Change | Share of step change |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|\n");
+    let cost = |v: Option<f64>| v.map_or("—".to_string(), ms);
+    for r in a.rows.iter().take(REPORT_ROWS) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:+.2} ms | {} |",
+            cell(&r.title),
+            r.status.name(),
+            cost(r.base_ms),
+            cost(r.candidate_ms),
+            r.change_ms,
+            r.share_of_step_change.map_or("—".to_string(), share)
+        );
+    }
+    out.push('\n');
+}
+
 fn delta_text(d: &Delta, unit: &str) -> String {
     let pct = d.delta_pct.map_or(String::new(), |p| format!(", {p:+.1} %"));
     format!("{:.2} {unit} → {:.2} {unit} ({:+.2} {unit}{pct})", d.base, d.candidate, d.delta)
@@ -208,30 +256,6 @@ fn change(d: &Delta) -> String {
         None if d.delta == 0.0 => "0".into(),
         None => format!("{:+.2} (new)", d.delta),
     }
-}
-
-/// Profile text as table-cell text: one line, no Markdown or HTML.
-fn cell(s: &str) -> String {
-    text(s).replace('|', "\\|")
-}
-
-/// Profile text as Markdown text: one line, HTML and emphasis escaped.
-fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '&' => out += "&amp;",
-            '*' | '_' | '`' | '[' | ']' | '\\' | '#' => {
-                out.push('\\');
-                out.push(ch);
-            }
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A name as a code span (shown verbatim), cut to [`REPORT_NAME_CHARS`].

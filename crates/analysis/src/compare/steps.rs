@@ -62,6 +62,7 @@ pub fn compare(tool: &str, base: &Side, candidate: &Side, request: &Request) -> 
         table: None,
         tree: None,
         trace_diff: None,
+        advice: None,
     })
 }
 

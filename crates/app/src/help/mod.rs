@@ -7,6 +7,7 @@
 //! except for the PyTorch variants (`pytorch_overview`, `operator_stats`)
 //! and compare mode (`compare`).
 
+mod advisor;
 mod memory;
 mod ops;
 mod pytorch;
@@ -27,6 +28,7 @@ pub struct Help {
 
 /// Every guide, by view name.
 pub static TOPICS: &[(&str, &Help)] = &[
+    ("advisor", &advisor::ADVISOR),
     ("overview_page", &steps::OVERVIEW),
     ("pytorch_overview", &pytorch::OVERVIEW),
     ("input_pipeline_analyzer", &steps::INPUT_PIPELINE),

@@ -4,6 +4,7 @@
 //! ask for (another XLA module, trace queries) comes as [`Actions`]. Views
 //! never import each other: what several share is in `crate::widgets`.
 
+pub mod advisor;
 pub mod compare;
 pub mod critical_path;
 pub mod framework_op_stats;
@@ -43,6 +44,7 @@ pub type Render = fn(ViewProps) -> AnyView;
 
 /// Every view, by the name the registry's outputs give it.
 pub const VIEWS: &[(&str, Render)] = &[
+    ("advisor", advisor::view),
     ("overview_page", overview_page::view),
     ("pytorch_overview", pytorch_overview::view),
     ("input_pipeline_analyzer", input_pipeline_analyzer::view),
@@ -102,6 +104,31 @@ pub struct Actions {
     pub trace_target: RwSignal<Option<TraceTarget>>,
     /// The time range the trace viewer shows, for the URL (and asked for by it).
     pub trace_range: RwSignal<Option<TraceRange>>,
+    /// Opens another tool (the advisor's evidence), and says which URL hash
+    /// opens it, for a real link that can also be copied or opened anew.
+    pub open_link: OpenLink,
+}
+
+/// A place in the page another view points at: a tool, on a host of the
+/// run on screen, and for the trace viewer a time range or an event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolLink {
+    /// A tool id of `tool_names`.
+    pub tool: &'static str,
+    /// `None`: the host on screen.
+    pub host: Option<String>,
+    /// The trace viewer's time range, ps.
+    pub range: Option<(i64, i64)>,
+    pub event: Option<EventAt>,
+}
+
+/// Opens a [`ToolLink`] (`open`), and writes the URL hash that opens it
+/// (`href`): the hash is what a copied link or a new tab reads, the click
+/// sets the page's state directly, as "Show in trace" does.
+#[derive(Clone)]
+pub struct OpenLink {
+    pub href: Arc<dyn Fn(&ToolLink) -> String + Send + Sync>,
+    pub open: Arc<dyn Fn(ToolLink) + Send + Sync>,
 }
 
 /// Shows an event in the trace viewer: of the host on screen (`None`) or of

@@ -26,10 +26,12 @@ use wasm_bindgen::JsValue;
 const PROFILE: &[u8] =
     include_bytes!("../../../../tests/data/xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb");
 
-/// The tools the warm-up runs: the one a file opens on (its passes), and
-/// the table a reader most often turns to next. Their models go to the page,
-/// whose code for reading and drawing them is then warm too.
-const TOOLS: &[&str] = &["overview_page", "framework_op_stats"];
+/// The tools the warm-up runs: the overview (the passes most tools read),
+/// the table a reader most often turns to next, and the Advisor, which a
+/// file opens on (after the overview it adds only its detectors, and its
+/// view is text). Their models go to the page, whose code for reading and
+/// drawing them is then warm too.
+const TOOLS: &[&str] = &["overview_page", "framework_op_stats", "advisor"];
 
 /// Reads while the fixture is decoded a first time: smaller than its lines,
 /// so that they are built as a long line of a user's file is, event by event

@@ -190,4 +190,3 @@ fn average(steps: &[StepBreakdown]) -> StepBreakdown {
         gpu_utilization_pct: pct(kernel, window),
     }
 }
-

@@ -5,7 +5,9 @@
 use crate::advice::{self, markdown, ranks, xspace, Advice, Framework};
 use crate::common::csv::csv_field;
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
-use crate::passes::input_pipeline::legacy::{input_pipeline_from_proto, input_pipeline_from_tables};
+use crate::passes::input_pipeline::legacy::{
+    analysis_from_step_table, diagnostics_from_table, input_pipeline_from_proto, input_pipeline_from_tables, step_table,
+};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde_json::Value;
 use std::rc::Rc;
@@ -54,24 +56,33 @@ impl Tool for AdvisorTool {
 
 /// One host's advice, from its events or its TensorBoard tool files.
 fn advice_of(host: &HostContext) -> Result<Advice, ToolError> {
-    if !host.has_events() {
+    // TensorBoard's step breakdown, where the host has it, whatever else it has
+    // (a tool set's trace has no steps).
+    let kinds = host.tool_file_kinds();
+    if kinds.contains(&LegacyTool::InputPipeline) || kinds.contains(&LegacyTool::OverviewPage) {
         return legacy(host);
     }
     if host.is_kineto()? {
         return Ok(advice::of_kineto(&*host.kineto()?, Some(&*host.profile()?)));
     }
     let analysis = host.analysis()?;
-    let programs = host.xla_programs_if_any()?;
-    let xla = if programs.modules.is_empty() { None } else { Some(host.xla_ops()?) };
+    let profile = host.profile()?;
+    // Damaged XLA programs leave the XLA op detectors unmeasured, not the rest.
+    let (has_xla, xla_unreadable) = match host.xla_programs_if_any() {
+        Ok(programs) => (!programs.modules.is_empty(), None),
+        Err(why) => (false, Some(why)),
+    };
+    let xla = if has_xla { Some(host.xla_ops()?) } else { None };
     let input = analysis.input_pipeline();
     let spans: Vec<(i64, i64)> = analysis.shown_steps().0.steps.iter().map(|s| (s.begin_ps, s.duration_ps)).collect();
-    let dispatches = advice::dispatch::dispatches_per_step(&*host.profile()?, &spans);
     Ok(advice::of_xspace(&xspace::Host {
         input: &input,
         analysis: Some(&analysis),
         xla: xla.as_deref(),
-        framework: advice::framework_of(&analysis.host_ops, !programs.modules.is_empty()),
-        dispatches_per_step: dispatches,
+        xla_unreadable,
+        profiled_ms: profile.span_ps().map(|(start, end)| (end - start) as f64 / 1e9),
+        dispatches_per_step: advice::dispatch::dispatches_per_step(&profile, &spans),
+        framework: advice::framework_of(&analysis.host_ops, has_xla),
     }))
 }
 
@@ -86,12 +97,15 @@ fn legacy(host: &HostContext) -> Result<Advice, ToolError> {
         }
     } else if let Some(file) = host.tool_file(LegacyTool::OverviewPage) {
         match &*file? {
-            LegacyFile::OverviewPage(page) => input_pipeline_from_proto(&page.input_analysis.clone().unwrap_or_default()),
-            _ => {
-                return Err(ToolError::Failed(
-                    "The Advisor reads an overview_page.pb or an input_pipeline file; this host's overview is JSON tables without the step breakdown's source.".into(),
-                ))
+            LegacyFile::OverviewPage(page) => {
+                input_pipeline_from_proto(&page.input_analysis.clone().unwrap_or_default())
             }
+            LegacyFile::OverviewTables(tables) => {
+                let steps = step_table(tables, LegacyTool::OverviewPage).map_err(|e| e.to_string())?;
+                let diagnostics = diagnostics_from_table(tables.iter().find(|t| t.column("severity").is_some()));
+                analysis_from_step_table(steps, diagnostics)
+            }
+            _ => return Err(ToolError::Failed("not an overview file".into())),
         }
     } else {
         return Err(ToolError::Failed(format!(
@@ -103,6 +117,8 @@ fn legacy(host: &HostContext) -> Result<Advice, ToolError> {
         input: &input,
         analysis: None,
         xla: None,
+        xla_unreadable: None,
+        profiled_ms: None,
         framework: Framework::TensorFlow,
         dispatches_per_step: None,
     }))

@@ -262,17 +262,24 @@ fn top_ops(db: &OpMetricsDb) -> Vec<TopOp> {
 }
 
 /// The Advisor's top findings (one source of advice), from the detectors
-/// that read the step analysis; XLA's op-level findings are the Advisor's
-/// alone, since the overview does not compute XLA's op table.
+/// that read the step analysis; XLA's op-level findings, and every finding
+/// of a profile without steps, are the Advisor's alone, since the overview
+/// holds neither XLA's op table nor the profile's wall time.
 fn advice(a: &HostAnalysis, input: &InputPipelineAnalysis) -> Vec<Advice> {
     let host = crate::advice::xspace::Host {
         input,
         analysis: Some(a),
         xla: None,
+        xla_unreadable: None,
+        profiled_ms: None,
         framework: crate::advice::framework_of(&a.host_ops, false),
         dispatches_per_step: None,
     };
     let found = crate::advice::of_xspace(&host);
+    if found.basis == crate::advice::Basis::ProfiledTime {
+        // No steps: the Advisor measures against the profiled time, which the overview does not hold.
+        return Vec::new();
+    }
     found
         .findings
         .iter()

@@ -7,8 +7,10 @@
 //!   (also the memory figures' table);
 //! - [`table`]: ops, operators and kernels keyed alike on both sides;
 //! - [`tree`]: the op profile's tree with a delta per node;
-//! - [`trace_diff`]: HTA's trace diff of two PyTorch traces.
+//! - [`trace_diff`]: HTA's trace diff of two PyTorch traces;
+//! - [`advice`]: the Advisor's findings on both sides, what grew first.
 
+mod advice;
 mod overview;
 mod table;
 mod trace_diff;
@@ -59,6 +61,7 @@ fn CompareView(comparison: Comparison) -> impl IntoView {
     let title = format!("Compare: {}", tool_label(&comparison.tool));
     let body = match comparison.tool.as_str() {
         "overview_page" => view! { <overview::Breakdown comparison=comparison.clone()/> }.into_any(),
+        _ if comparison.advice.is_some() => view! { <advice::AdviceView comparison=comparison.clone()/> }.into_any(),
         _ if comparison.trace_diff.is_some() => {
             view! { <trace_diff::TraceDiffView comparison=comparison.clone()/> }.into_any()
         }
@@ -168,5 +171,26 @@ pub fn change_class(delta: f64) -> &'static str {
         "change faster"
     } else {
         "change same"
+    }
+}
+
+/// The comparison's CSV as a download button, with the reason beside it when
+/// the browser refuses the download.
+#[component]
+fn ExportCsv(label: &'static str, file_name: String, comparison: Comparison) -> impl IntoView {
+    let problem = RwSignal::new(None::<String>);
+    let csv = StoredValue::new(compare::report::csv(&comparison));
+    let export = move |_| {
+        problem.set(
+            csv.with_value(|csv| crate::widgets::download::save_text(&file_name, "text/csv;charset=utf-8", csv)).err(),
+        );
+    };
+    view! {
+        <p class="actions">
+            <button id="export-compare" type="button" class="button small" on:click=export>
+                {label}
+            </button>
+        </p>
+        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
     }
 }

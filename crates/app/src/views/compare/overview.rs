@@ -4,12 +4,11 @@
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use proflens_analysis::compare::{self, Comparison};
+use proflens_analysis::compare::Comparison;
 
-use super::change_class;
+use super::{change_class, ExportCsv};
 use crate::widgets::chart;
 use crate::widgets::chart_frame::{ChartFrame, ChartText};
-use crate::widgets::download::save_text;
 use crate::widgets::fmt;
 use crate::widgets::measure::window_resizes;
 
@@ -106,12 +105,6 @@ pub fn Figures(comparison: Comparison, caption: &'static str) -> impl IntoView {
             }
         })
         .collect_view();
-    let problem = RwSignal::new(None::<String>);
-    let csv = StoredValue::new(compare::report::csv(&comparison));
-    let file_name = format!("compare_{}.csv", comparison.tool);
-    let export = move |_| {
-        problem.set(csv.with_value(|csv| save_text(&file_name, "text/csv;charset=utf-8", csv)).err());
-    };
     view! {
         <table id="compare-figures" class="data compact">
             <caption>{caption}</caption>
@@ -126,12 +119,7 @@ pub fn Figures(comparison: Comparison, caption: &'static str) -> impl IntoView {
             </thead>
             <tbody>{rows}</tbody>
         </table>
-        <p class="actions">
-            <button id="export-compare" type="button" class="button small" on:click=export>
-                "Export table (CSV)"
-            </button>
-        </p>
-        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
+        <ExportCsv label="Export table (CSV)" file_name=format!("compare_{}.csv", comparison.tool) comparison=comparison.clone()/>
     }
     .into_any()
 }

@@ -3,28 +3,17 @@
 //! node's children are drawn when it is opened, so large programs stay quick.
 
 use leptos::prelude::*;
-use proflens_analysis::compare::{self, Comparison, DiffNode};
+use proflens_analysis::compare::{Comparison, DiffNode};
 
-use super::change_class;
 use super::table::{status_class, status_text};
-use crate::widgets::download::save_text;
+use super::{change_class, ExportCsv};
 use crate::widgets::fmt;
 
 #[component]
 pub fn TreeView(comparison: Comparison) -> impl IntoView {
     let Some(root) = comparison.tree.clone() else { return ().into_any() };
-    let problem = RwSignal::new(None::<String>);
-    let csv = StoredValue::new(compare::report::csv(&comparison));
-    let export = move |_| {
-        problem.set(csv.with_value(|csv| save_text("compare_op_profile.csv", "text/csv;charset=utf-8", csv)).err());
-    };
     view! {
-        <p class="actions">
-            <button id="export-compare" type="button" class="button small" on:click=export>
-                "Export tree (CSV)"
-            </button>
-        </p>
-        {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
+        <ExportCsv label="Export tree (CSV)" file_name="compare_op_profile.csv".to_string() comparison=comparison.clone()/>
         <div class="diff-tree" id="compare-tree" role="tree" aria-label="Time by category and op, baseline and candidate">
             <div class="tree-row tree-head" aria-hidden="true">
                 <span class="name">"Category / op"</span>
