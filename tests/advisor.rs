@@ -237,3 +237,35 @@ fn legacy_tool_files_give_the_input_pipeline_findings() {
     assert_eq!(advice.findings[0].id, "input_bound");
     assert!(advice.unmeasured.iter().any(|u| u.id == "eager_ops"), "op tables need events");
 }
+
+/// A PyTorch trace whose caching allocator reserves `reserved` of a GPU's
+/// 4,608 bytes (a hand-written trace: no fixture comes near its GPU's memory).
+fn memory_trace(reserved: i64) -> PathBuf {
+    let trace = format!(
+        r#"{{"schemaVersion":1,"deviceProperties":[{{"id":0,"name":"H100","numSms":132,"totalGlobalMem":4608}}],
+      "traceEvents":[
+       {{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":10,"tid":11,"ts":100,"dur":50}},
+       {{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":106,"dur":4,"args":{{"device":0,"stream":7}}}},
+       {{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":10,"tid":11,"ts":103,"args":{{"Bytes":512,"Total Allocated":1536,"Total Reserved":{reserved},"Addr":4660,"Device Type":1,"Device Id":0}}}}
+      ]}}"#
+    );
+    let path = std::env::temp_dir().join(format!("proflens-advisor-memory-{}-{reserved}.json", std::process::id()));
+    std::fs::write(&path, trace).expect("a temporary file");
+    path
+}
+
+#[test]
+fn gpu_memory_near_its_limit_is_a_warning_ranked_last() {
+    let near = memory_trace(4200);
+    let advice: Advice = run(&host_context("rank", &near), "advisor");
+    let f = advice.finding("memory_near_limit").expect("4200 of 4608 bytes is 91%");
+    assert_eq!((f.cost_ms_per_step, f.gain_ms_per_step.high), (0.0, 0.0), "it costs no time");
+    assert!(f.summary.contains("91.1%") && f.summary.contains("fragmentation"), "{}", f.summary);
+    assert_eq!(advice.findings.last().map(|f| f.id.as_str()), Some("memory_near_limit"));
+    let below = memory_trace(4000);
+    let advice: Advice = run(&host_context("rank", &below), "advisor");
+    assert!(advice.clear.iter().any(|id| id == "memory_near_limit"), "4000 of 4608 bytes is 86.8%");
+    for path in [near, below] {
+        std::fs::remove_file(path).ok();
+    }
+}

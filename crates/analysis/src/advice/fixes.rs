@@ -53,6 +53,9 @@ pub fn fix(id: &str, framework: Framework) -> String {
         ("tensor_cores_unused", _) => {
             "# Tensor cores need 16-bit inputs (or TF32) and dimensions that are multiples of 8:\n# batch, hidden and channel sizes % 8 == 0 (16 for int8); then enable mixed precision\n# (torch.autocast / mixed_bfloat16 policy / bfloat16 arrays)"
         }
+        ("launch_delay_outliers", _) => {
+            "# Kernels queued behind a slow launch path: capture the step as a CUDA graph\n# (torch.compile(mode='reduce-overhead')), keep cudaMalloc/cudaFree out of the step\n# (the caching allocator: avoid torch.cuda.empty_cache()), and keep other threads off the launching core"
+        }
         ("small_kernels", PyTorch) => {
             "model = torch.compile(model)   # fuses chains of small elementwise kernels\n# use fused optimizers: torch.optim.AdamW(params, fused=True)"
         }

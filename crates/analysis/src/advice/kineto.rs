@@ -12,8 +12,10 @@ use super::{ms, pct, Basis, Confidence, Draft, Found, Framework, Link, Outcome};
 use crate::common::schema::HOST_PLANE;
 use crate::passes::kernels::{uses_tensor_core_on, GpuVendor};
 use crate::passes::kineto::intervals::Intervals;
+use crate::passes::kineto::memory::memory_timeline;
 use crate::passes::kineto::roles::{is_dataloader, step_roles, Roles, StepBreakdown};
 use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, KinetoIndex};
+use crate::passes::run_environment::run_environment;
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 
@@ -158,6 +160,7 @@ pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, us
     found.add("host_to_device", copies(&f));
     found.add("device_idle", gpu_idle(&f));
     found.add("kernel_launch_bound", launch_bound(&f));
+    found.add("launch_delay_outliers", launch_delays(&f));
     found.add("small_kernels", small_kernels(&f));
     for rule in KERNEL_RULES {
         found.add(rule.id, kernels_of(&f, rule));
@@ -165,13 +168,7 @@ pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, us
     found.add("collective_wait", collectives(&f));
     let outliers = if whole_trace { &[][..] } else { &f.steps[..] };
     found.add("step_outliers", step_outliers(outliers, step_ms, Framework::PyTorch, None));
-    found.add(
-        "memory_near_limit",
-        Outcome::Unmeasured {
-            title: "Memory near the device's limit".into(),
-            why: "costs no time until it fails; the Memory profile tool shows this trace's allocator peaks".into(),
-        },
-    );
+    found.add("memory_near_limit", profile.map_or_else(|| no_memory("the trace is not at hand"), memory));
     (basis, step_ms, f.steps.len().max(1), found)
 }
 
@@ -334,6 +331,62 @@ fn launch_bound(f: &Frame<'_>) -> Outcome {
     d.finish()
 }
 
+/// HTA's launch-delay outlier: the GPU starts the kernel more than this
+/// after the runtime call returned (its `launch_delay_cutoff`, 100 µs).
+pub const LAUNCH_DELAY_OUTLIER_PS: i64 = 100_000_000;
+
+/// Launch-delay outliers that cost time: before each, the GPU ran nothing
+/// from the later of the call's return and the device's previous work
+/// until the kernel started. Delays while the GPU was busy cost nothing.
+fn launch_delays(f: &Frame<'_>) -> Outcome {
+    let returned: FxHashMap<i64, i64> = f
+        .index
+        .host
+        .iter()
+        .filter(|h| h.kind == HostKind::Runtime)
+        .filter_map(|h| Some((h.correlation_id.get()?, h.end_ps)))
+        .collect();
+    let mut events: Vec<&DeviceEvent> = f.index.device.iter().collect();
+    events.sort_by_key(|d| (d.device, d.start_ps));
+    let mut idle = Vec::new();
+    let mut outliers = 0usize;
+    let mut busy_until = (i64::MIN, i64::MIN);
+    for d in events {
+        if busy_until.0 != d.device {
+            busy_until = (d.device, i64::MIN);
+        }
+        let launched = d.correlation_id.get().and_then(|c| returned.get(&c)).copied();
+        if let Some(end) =
+            launched.filter(|&end| d.kind == DeviceKind::Kernel && d.start_ps - end > LAUNCH_DELAY_OUTLIER_PS)
+        {
+            outliers += 1;
+            let from = end.max(busy_until.1);
+            if from < d.start_ps {
+                idle.push((from, d.start_ps));
+            }
+        }
+        busy_until.1 = busy_until.1.max(d.end_ps);
+    }
+    let longest = idle.iter().copied().max_by_key(|&(s, e)| (e - s, -s));
+    let cost = f.per_step(idle);
+    if cost <= 0.0 || f.share(cost) < KERNEL_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let mut d =
+        f.draft("launch_delay_outliers", cost, (0.5, 1.0), "Kernels start long after their launch while the GPU waits");
+    d.summary = format!(
+        "{outliers} kernels started more than 100 µs after their launch call returned; the GPU ran nothing before them for {} of each step.",
+        ms(cost)
+    );
+    d.reasoning = "Idle time before a late kernel is lost unless the launch reaches the GPU sooner: all of it when the delay goes (CUDA graphs, no allocator syncs), at least half. Which cause applies is not in the trace, so confidence is low.".into();
+    d.confidence = Confidence::Low;
+    if let Some((start, end)) = longest {
+        d.cite("The longest wait before a late kernel", ms((end - start) as f64 / 1e9), Link::trace(start, end));
+    }
+    d.cite("Launch-delay outliers (HTA's rule: over 100 µs)", outliers.to_string(), Link::tool("kernel_launch_stats"));
+    d.finish()
+}
+
 fn small_kernels(f: &Frame<'_>) -> Outcome {
     let kernels = || f.index.device.iter().filter(|d| d.kind == DeviceKind::Kernel);
     let small = |d: &DeviceEvent| d.end_ps - d.start_ps < SMALL_KERNEL_PS;
@@ -437,5 +490,63 @@ fn collectives(f: &Frame<'_>) -> Outcome {
         format!("{} (median step {})", ms(cost), ms(median_step)),
         Link::tool("stragglers"),
     );
+    d.finish()
+}
+
+/// Peak device memory at or above this share of the GPU's memory is a finding.
+pub const MEMORY_MIN_SHARE: f64 = 0.9;
+/// Reserved but unallocated memory at the reserved peak, as a share of it,
+/// above which the finding speaks of fragmentation.
+pub const FRAGMENTATION_SHARE: f64 = 0.2;
+
+fn no_memory(why: &str) -> Outcome {
+    Outcome::Unmeasured { title: "Memory near the device's limit".into(), why: why.into() }
+}
+
+/// The caching allocator's peak on each GPU against the GPU's memory. It
+/// costs no time until it fails, so its cost and gain are 0 and it ranks
+/// last: a warning with the numbers, not a speed-up.
+fn memory(profile: &Profile) -> Outcome {
+    let Some(limit) = run_environment(profile).device.map(|d| d.memory_bytes).filter(|&b| b > 0) else {
+        return no_memory("the trace records no GPU memory size (deviceProperties)");
+    };
+    let timeline = memory_timeline(profile);
+    let gpus: Vec<_> = timeline.allocators.iter().filter(|a| a.allocator.starts_with("GPU")).collect();
+    let Some(worst) = gpus.iter().max_by_key(|a| a.peak_reserved_bytes.max(a.peak_allocated_bytes)) else {
+        return no_memory("the trace has no GPU memory events (record with profile_memory=True)");
+    };
+    let peak = worst.peak_reserved_bytes.max(worst.peak_allocated_bytes);
+    let share = peak as f64 / limit as f64;
+    if share < MEMORY_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let gib = |b: i64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
+    let at_peak = worst.points.iter().max_by_key(|p| p.reserved_bytes);
+    let idle = at_peak.map_or(0.0, |p| (p.reserved_bytes - p.allocated_bytes) as f64 / p.reserved_bytes.max(1) as f64);
+    let fragmented = idle >= FRAGMENTATION_SHARE;
+    let mut d = Draft {
+        id: "memory_near_limit",
+        title: "GPU memory near the device's limit".into(),
+        summary: format!(
+            "{} peaks at {} of the GPU's {} ({}){}.",
+            worst.allocator,
+            gib(peak),
+            gib(limit as i64),
+            pct(share),
+            if fragmented {
+                format!("; at the reserved peak {} of the reserved memory held no tensor (fragmentation)", pct(idle))
+            } else {
+                String::new()
+            }
+        ),
+        cost_ms: 0.0,
+        step_ms: 0.0,
+        gain_fraction: (0.0, 0.0),
+        reasoning: "No time is lost while it fits: the gain is headroom (no out-of-memory failure, room for a larger batch), so it ranks after every time cost.".into(),
+        confidence: Confidence::High,
+        evidence: Vec::new(),
+        fix: fix("memory_near_limit", Framework::PyTorch),
+    };
+    d.cite("Peak reserved (or allocated) memory", gib(peak), Link::tool("memory_profile"));
     d.finish()
 }

@@ -273,6 +273,7 @@ pub const DETECTORS: &[(&str, &str)] = &[
     ("input_bound", "Steps wait for input (tf.data, DataLoader)"),
     ("host_between_steps", "Host work between steps"),
     ("kernel_launch_bound", "Kernel-launch bound"),
+    ("launch_delay_outliers", "Kernels that start long after their launch"),
     ("small_kernels", "Tiny kernels"),
     ("device_idle", "Device idle during the step"),
     ("sync_in_step", "Host-device synchronisation in the step"),

@@ -97,8 +97,14 @@ mod tests {
 
     #[test]
     fn statuses_read_like_the_keyed_tables() {
-        assert_eq!(status_class(ChangeStatus::Grew), super::super::table::status_class(compare::Status::Changed));
-        assert_eq!(status_text(ChangeStatus::Gone), super::super::table::status_text(compare::Status::Gone));
+        assert_eq!(
+            status_class(ChangeStatus::Grew),
+            super::super::table::status_class(proflens_analysis::compare::Status::Changed)
+        );
+        assert_eq!(
+            status_text(ChangeStatus::Gone),
+            super::super::table::status_text(proflens_analysis::compare::Status::Gone)
+        );
         let a = AdviceDiff { base_step_ms: 10.0, candidate_step_ms: 12.5, step_change_ms: 2.5, rows: vec![] };
         assert!(caption(&a).contains("+2.50 ms"), "{}", caption(&a));
     }
