@@ -269,3 +269,22 @@ fn gpu_memory_near_its_limit_is_a_warning_ranked_last() {
         std::fs::remove_file(path).ok();
     }
 }
+
+/// Fixes are written in the job's framework, told from the profile: the
+/// fixtures' frameworks are known from how they were made (index.json).
+#[test]
+fn the_framework_is_told_from_the_profile() {
+    use proflens_analysis::advice::Framework;
+    for file in xspace_files() {
+        let name = file.to_string_lossy();
+        let expected = if ["jax_mlp", "tw003", "chi-mi300x", "tpu_inference"].iter().any(|j| name.contains(j)) {
+            Framework::Jax
+        } else {
+            Framework::TensorFlow
+        };
+        let advice: Advice = run(&host_context("vm", &file), "advisor");
+        assert_eq!(advice.framework, expected, "{name}");
+    }
+    let kineto = &kineto_files()[0];
+    assert_eq!(run::<Advice>(&host_context("rank", kineto), "advisor").framework, Framework::PyTorch);
+}

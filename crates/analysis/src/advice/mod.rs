@@ -293,9 +293,10 @@ pub const DETECTORS: &[(&str, &str)] = &[
 ];
 
 /// TensorFlow when the host ran framework ops; JAX when it ran XLA programs
-/// only (JAX records no framework ops on the host).
+/// only (JAX records no framework ops on the host: its one host "op" is the
+/// `XlaModule` that runs a program; TensorFlow ops always have a type).
 pub fn framework_of(host_ops: &crate::passes::op_metrics::OpMetricsDb, has_xla: bool) -> Framework {
-    if host_ops.ops.iter().any(|op| !op.is_idle()) {
+    if host_ops.ops.iter().any(|op| !op.is_idle() && !op.category.is_empty() && op.category != "XlaModule") {
         Framework::TensorFlow
     } else if has_xla {
         Framework::Jax
