@@ -92,6 +92,9 @@ fn xspace_findings_equal_the_input_pipeline_columns() {
         same_column(&advice, &input, "host_between_steps", |s| s.other_ms, OTHER_MIN_SHARE);
         same_column(&advice, &input, "compile_in_steps", |s| s.compile_ms, COMPILE_MIN_SHARE);
         same_column(&advice, &input, "collective_wait", |s| s.device_collectives_ms, COLLECTIVES_MIN_SHARE);
+        if input.hardware_type != proflens_analysis::common::hardware::HardwareType::CpuOnly {
+            same_column(&advice, &input, "device_idle", |s| s.host_compute_ms, IDLE_MIN_SHARE);
+        }
     }
 }
 

@@ -154,7 +154,7 @@ pub fn detect(host: &Host<'_>) -> (Basis, f64, usize, Found) {
             found.add("fp32_compute", fp32(&frame, a));
             found.add("tensor_cores_unused", tensor_cores(&frame, a));
             found.add("small_kernels", small_kernels(&frame, &a.kernels, &a.device_ops));
-            found.add("device_idle", device_idle(&frame, &a.device_ops));
+            found.add("device_idle", device_idle(&frame, &a.device_ops, &a.kernels));
             found.add("layout_transposes", transposes(&frame, &a.device_ops));
         }
         None => {
@@ -458,24 +458,70 @@ fn small_kernels(f: &Frame<'_>, kernels: &[KernelRow], device: &OpMetricsDb) -> 
     d.finish()
 }
 
-fn device_idle(f: &Frame<'_>, device: &OpMetricsDb) -> Outcome {
-    if device.total_time_ps == 0 {
+/// With steps, the device's idle time in them that no other finding names:
+/// the step breakdown's categories add up to the step, and those in which
+/// the device waits for input, host work, launches or compilation are
+/// findings of their own, which leaves the host's op time ("host compute").
+fn idle_in_steps(f: &Frame<'_>) -> Outcome {
+    if f.cpu_only {
         return Outcome::Clear;
     }
-    let idle = device.idle_time_ps();
-    let cost = f.scaled(idle, device.total_time_ps);
-    if (idle as f64 / device.total_time_ps as f64) < IDLE_MIN_SHARE {
+    let part: Part = |s| s.host_compute_ms;
+    let cost = f.per_step(part);
+    if cost <= 0.0 || f.share(cost) < IDLE_MIN_SHARE {
         return Outcome::Clear;
     }
     let mut d = f.draft("device_idle", cost, (0.25, 0.75));
+    d.title = "The device waits while the host runs ops".into();
+    d.summary = format!(
+        "For {} of each {} step ({}) the host computes and the device has nothing to run.",
+        ms(cost),
+        ms(f.step_ms),
+        pct(f.share(cost))
+    );
+    d.reasoning = "Ops moved to the device, or host work overlapped with the device's (prefetching, async dispatch), close 25-75% of it, by how much depends on the host's result.".into();
+    d.cite("Host compute per step (average)", ms(cost), Link::tool("input_pipeline_analyzer"));
+    if let Some(step) = f.worst_step(part) {
+        d.cite("The step with the most of it", "timeline".into(), step);
+    }
+    d.finish()
+}
+
+/// Without steps: the device's measured time in which neither an op nor a kernel ran. A
+/// GPU's kernels may map to no framework op (XLA programs without their
+/// HLO): their time then counts as busy all the same, since the op table's
+/// "idle" would be the whole device.
+fn device_idle(f: &Frame<'_>, device: &OpMetricsDb, kernels: &[KernelRow]) -> Outcome {
+    if f.basis == Basis::Step {
+        return idle_in_steps(f);
+    }
+    let kernel_ps: u64 = kernels.iter().map(|k| k.total_ns.saturating_mul(1000)).sum();
+    let busy = device.total_op_time_ps.max(kernel_ps);
+    if device.total_time_ps == 0 {
+        return Outcome::Clear;
+    }
+    if busy == 0 {
+        return Outcome::Unmeasured {
+            title: "Device idle".into(),
+            why: "no op or kernel time is recorded on the device".into(),
+        };
+    }
+    let idle = device.total_time_ps.saturating_sub(busy);
+    let share = idle as f64 / device.total_time_ps as f64;
+    if share < IDLE_MIN_SHARE {
+        return Outcome::Clear;
+    }
+    let cost = f.scaled(idle, device.total_time_ps);
+    let mut d = f.draft("device_idle", cost, (0.25, 0.75));
     d.title = "The device sits idle between its ops".into();
     d.summary = format!(
-        "No op ran on the device for {} of its measured time: about {} of each step.",
-        pct(idle as f64 / device.total_time_ps as f64),
+        "No op or kernel ran on the device for {} of its measured time: about {} of each step.",
+        pct(share),
         ms(cost)
     );
     d.reasoning = "Idle time closes as far as the host can queue work ahead: 25-75%, since some gaps are dependencies on the host.".into();
-    d.cite("Device idle share", pct(idle as f64 / device.total_time_ps as f64), Link::tool("framework_op_stats"));
+    let shown_in = if kernel_ps > device.total_op_time_ps { "kernel_stats" } else { "framework_op_stats" };
+    d.cite("Device idle share", pct(share), Link::tool(shown_in));
     d.finish()
 }
 
