@@ -110,6 +110,8 @@ pub fn merge(hosts: &[(String, Advice)]) -> Advice {
         return first.clone();
     }
     let n = hosts.len() as f64;
+    // A PyTorch job's files are its ranks.
+    let noun = if first.framework == Framework::PyTorch { "ranks" } else { "hosts" };
     let step_ms = hosts.iter().map(|(_, a)| a.step_ms).sum::<f64>() / n;
     let basis = if hosts.iter().all(|(_, a)| a.basis == Basis::Step) { Basis::Step } else { Basis::ProfiledTime };
     let mut found = Found::default();
@@ -131,7 +133,7 @@ pub fn merge(hosts: &[(String, Advice)]) -> Advice {
         finding.gain_ms_per_step =
             Range { low: mean(&|f| f.gain_ms_per_step.low), high: mean(&|f| f.gain_ms_per_step.high) };
         finding.summary = format!(
-            "On {} of {} hosts (mean over all hosts: {} a step). Where it costs most, {worst_host}: {}",
+            "On {} of {} {noun} (mean over all {noun}: {} a step). Where it costs most, {worst_host}: {}",
             with.len(),
             hosts.len(),
             ms(cost),
@@ -154,7 +156,7 @@ pub fn merge(hosts: &[(String, Advice)]) -> Advice {
             found.clear.push(id.clone());
         }
     }
-    found.add("stragglers", stragglers(hosts, step_ms, first.framework));
+    found.add("stragglers", stragglers(hosts, step_ms, first.framework, noun));
     let steps = hosts.iter().map(|(_, a)| a.steps).min().unwrap_or(1);
     Advice::new(first.framework, basis, step_ms, steps, found)
 }
@@ -163,19 +165,20 @@ pub fn merge(hosts: &[(String, Advice)]) -> Advice {
 /// as a share of the median.
 pub const STRAGGLER_MIN_SHARE: f64 = 0.05;
 
-fn stragglers(hosts: &[(String, Advice)], step_ms: f64, framework: Framework) -> Outcome {
+fn stragglers(hosts: &[(String, Advice)], step_ms: f64, framework: Framework, noun: &str) -> Outcome {
     let med = median(hosts.iter().map(|(_, a)| a.step_ms).collect());
     let (slowest, worst) = hosts.iter().max_by(|a, b| a.1.step_ms.total_cmp(&b.1.step_ms)).expect("several hosts");
     let cost = worst.step_ms - med;
     if med <= 0.0 || cost / med < STRAGGLER_MIN_SHARE {
         return Outcome::Clear;
     }
-    let title = "A straggler host: the others wait for it".to_string();
+    let one = noun.trim_end_matches('s');
+    let title = format!("A straggler {one}: the others wait for it");
     Draft {
         id: "stragglers",
-        title: title.clone(),
+        title,
         summary: format!(
-            "{slowest} takes {} a step against the median host's {} ({} more).",
+            "{slowest} takes {} a step against the median {one}'s {} ({} more).",
             ms(worst.step_ms),
             ms(med),
             pct(cost / med)
@@ -184,7 +187,7 @@ fn stragglers(hosts: &[(String, Advice)], step_ms: f64, framework: Framework) ->
         step_ms,
         gain_fraction: (0.5, 1.0),
         reasoning: format!(
-            "In synchronous training every host waits for the slowest at each collective: bringing it to the median saves {} a step; at least half if only part of its extra time is its own.",
+            "In synchronous training every {one} waits for the slowest at each collective: bringing it to the median saves {} a step; at least half if only part of its extra time is its own.",
             ms(cost)
         ),
         confidence: Confidence::Medium,

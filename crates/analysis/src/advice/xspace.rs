@@ -137,7 +137,7 @@ pub fn detect(host: &Host<'_>) -> (Basis, f64, usize, Found) {
         cpu_only: host.input.hardware_type == HardwareType::CpuOnly,
     };
     let mut found = Found::default();
-    found.add("input_bound", input_bound(&frame, a));
+    found.add("input_bound", input_bound(&frame, host.input));
     found.add(HOST_WORK.id, host_between_steps(&frame));
     for c in CATEGORIES {
         found.add(c.id, category(&frame, c, c.reasoning.into()));
@@ -194,7 +194,7 @@ fn no_steps(title: &str) -> Outcome {
     Outcome::Unmeasured { title: title.into(), why: "the profile has no steps to break down".into() }
 }
 
-fn input_bound(f: &Frame<'_>, a: Option<&HostAnalysis>) -> Outcome {
+fn input_bound(f: &Frame<'_>, input: &InputPipelineAnalysis) -> Outcome {
     if f.basis == Basis::ProfiledTime {
         return no_steps("Input-bound steps");
     }
@@ -225,11 +225,11 @@ fn input_bound(f: &Frame<'_>, a: Option<&HostAnalysis>) -> Outcome {
     if let Some(step) = f.worst_step(part) {
         d.cite("The step that waited longest", "timeline".into(), step);
     }
-    let ops = a.map(|a| crate::passes::input_pipeline::host_input_ops(&a.host_ops)).unwrap_or_default();
-    if let Some(top) = ops.iter().max_by_key(|o| o.self_time_ps) {
+    // The input pipeline analyzer's own table of input ops (tf.data stages, enqueues).
+    if let Some(top) = input.input_ops.iter().max_by(|a, b| a.self_time_ms.total_cmp(&b.self_time_ms)) {
         d.cite(
-            format!("Slowest input stage: {}", top.name),
-            ms(top.self_time_ps as f64 / 1e9),
+            format!("Slowest input op: {} (self time in the whole profile)", top.name),
+            ms(top.self_time_ms),
             Link::tool("input_pipeline_analyzer"),
         );
     }
