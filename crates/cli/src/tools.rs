@@ -33,7 +33,7 @@ pub fn run(json: bool) -> Result<(), Failure> {
                     inputs.push(name);
                 }
             }
-            inputs.extend(i.tool_files.iter().map(|f| f.file_stem()));
+            inputs.extend(i.tool_files.iter().chain(i.reads_tool_files).map(|f| f.file_stem()));
             let formats = t.formats().iter().map(|f| f.name()).collect();
             Entry { id: t.id(), label: t.label(), inputs, formats, not_built: None }
         })
