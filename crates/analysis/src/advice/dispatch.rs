@@ -25,7 +25,7 @@ pub fn dispatches_per_step(profile: &Profile, spans: &[(i64, i64)]) -> Option<f6
     }
     let inside = |t: i64| {
         let i = spans.partition_point(|&(s, _)| s <= t);
-        i > 0 && t < spans[i - 1].0 + spans[i - 1].1
+        i > 0 && t < spans[i - 1].0.saturating_add(spans[i - 1].1)
     };
     let mut count = 0usize;
     for plane in profile.planes.iter().filter(|p| profile.str(p.name) == HOST_PLANE) {

@@ -18,6 +18,7 @@ use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, Kineto
 use crate::passes::run_environment::run_environment;
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
 
 /// Thresholds (share of the step, or of the GPU's step time); `docs/advisor.md`
 /// gives each one's source.
@@ -79,7 +80,7 @@ impl Frame<'_> {
     }
 
     fn step_intervals(&self) -> Intervals {
-        Intervals::union_of(self.steps.iter().map(|&(s, d)| (s, s + d)).collect())
+        Intervals::union_of(self.steps.iter().map(|&(s, d)| (s, s.saturating_add(d))).collect())
     }
 
     fn name(&self, e: &HostEvent) -> &str {
@@ -116,7 +117,7 @@ impl Frame<'_> {
     /// The longest of the host events `events` as a trace viewer link that
     /// selects it.
     fn longest<'e>(&self, events: impl Iterator<Item = &'e HostEvent>) -> Option<Link> {
-        let h = events.max_by_key(|h| (h.end_ps - h.start_ps, -h.start_ps))?;
+        let h = events.max_by_key(|h| (h.end_ps.saturating_sub(h.start_ps), Reverse(h.start_ps)))?;
         Some(Link { event: self.profile.and_then(|p| host_event_at(p, h)), ..Link::trace(h.start_ps, h.end_ps) })
     }
 }
@@ -286,7 +287,8 @@ fn gpu_idle(f: &Frame<'_>) -> Outcome {
     }
     // The overview's window less its kernel, memcpy and memset roles.
     let a = &f.average;
-    let cost = (a.window_ps - a.kernel_ps - a.memcpy_ps - a.memset_ps).max(0) as f64 / 1e9;
+    let busy = a.kernel_ps.saturating_add(a.memcpy_ps).saturating_add(a.memset_ps);
+    let cost = a.window_ps.saturating_sub(busy).max(0) as f64 / 1e9;
     if f.share(cost) < IDLE_MIN_SHARE {
         return Outcome::Clear;
     }
@@ -305,14 +307,19 @@ fn launch_bound(f: &Frame<'_>) -> Outcome {
         .device
         .iter()
         .filter(|d| d.kind == DeviceKind::Kernel)
-        .filter_map(|d| Some((d.correlation_id.get()?, d.end_ps - d.start_ps)))
+        .filter_map(|d| Some((d.correlation_id.get()?, d.end_ps.saturating_sub(d.start_ps))))
         .collect();
     let launches: Vec<(i64, i64)> = f
         .index
         .host
         .iter()
         .filter(|h| h.kind == HostKind::Runtime)
-        .filter(|h| h.correlation_id.get().and_then(|c| kernel_ps.get(&c)).is_some_and(|&k| k < h.end_ps - h.start_ps))
+        .filter(|h| {
+            h.correlation_id
+                .get()
+                .and_then(|c| kernel_ps.get(&c))
+                .is_some_and(|&k| k < h.end_ps.saturating_sub(h.start_ps))
+        })
         .map(|h| (h.start_ps, h.end_ps))
         .collect();
     let cost = f.per_step(launches.clone());
@@ -356,8 +363,8 @@ fn launch_delays(f: &Frame<'_>) -> Outcome {
             busy_until = (d.device, i64::MIN);
         }
         let launched = d.correlation_id.get().and_then(|c| returned.get(&c)).copied();
-        if let Some(end) =
-            launched.filter(|&end| d.kind == DeviceKind::Kernel && d.start_ps - end > LAUNCH_DELAY_OUTLIER_PS)
+        if let Some(end) = launched
+            .filter(|&end| d.kind == DeviceKind::Kernel && d.start_ps.saturating_sub(end) > LAUNCH_DELAY_OUTLIER_PS)
         {
             outliers += 1;
             let from = end.max(busy_until.1);
@@ -367,7 +374,7 @@ fn launch_delays(f: &Frame<'_>) -> Outcome {
         }
         busy_until.1 = busy_until.1.max(d.end_ps);
     }
-    let longest = idle.iter().copied().max_by_key(|&(s, e)| (e - s, -s));
+    let longest = idle.iter().copied().max_by_key(|&(s, e)| (e.saturating_sub(s), Reverse(s)));
     let cost = f.per_step(idle);
     if cost <= 0.0 || f.share(cost) < KERNEL_MIN_SHARE {
         return Outcome::Clear;
@@ -381,7 +388,11 @@ fn launch_delays(f: &Frame<'_>) -> Outcome {
     d.reasoning = "Idle time before a late kernel is lost unless the launch reaches the GPU sooner: all of it when the delay goes (CUDA graphs, no allocator syncs), at least half. Which cause applies is not in the trace, so confidence is low.".into();
     d.confidence = Confidence::Low;
     if let Some((start, end)) = longest {
-        d.cite("The longest wait before a late kernel", ms((end - start) as f64 / 1e9), Link::trace(start, end));
+        d.cite(
+            "The longest wait before a late kernel",
+            ms(end.saturating_sub(start) as f64 / 1e9),
+            Link::trace(start, end),
+        );
     }
     d.cite("Launch-delay outliers (HTA's rule: over 100 µs)", outliers.to_string(), Link::tool("kernel_launch_stats"));
     d.finish()
@@ -389,7 +400,7 @@ fn launch_delays(f: &Frame<'_>) -> Outcome {
 
 fn small_kernels(f: &Frame<'_>) -> Outcome {
     let kernels = || f.index.device.iter().filter(|d| d.kind == DeviceKind::Kernel);
-    let small = |d: &DeviceEvent| d.end_ps - d.start_ps < SMALL_KERNEL_PS;
+    let small = |d: &DeviceEvent| d.end_ps.saturating_sub(d.start_ps) < SMALL_KERNEL_PS;
     let (count, all) = (kernels().filter(|d| small(d)).count(), kernels().count());
     if all == 0 || count * 2 < all {
         return Outcome::Clear;
@@ -522,7 +533,8 @@ fn memory(profile: &Profile) -> Outcome {
     }
     let gib = |b: i64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
     let at_peak = worst.points.iter().max_by_key(|p| p.reserved_bytes);
-    let idle = at_peak.map_or(0.0, |p| (p.reserved_bytes - p.allocated_bytes) as f64 / p.reserved_bytes.max(1) as f64);
+    let idle = at_peak
+        .map_or(0.0, |p| p.reserved_bytes.saturating_sub(p.allocated_bytes) as f64 / p.reserved_bytes.max(1) as f64);
     let fragmented = idle >= FRAGMENTATION_SHARE;
     let mut d = Draft {
         id: "memory_near_limit",

@@ -81,7 +81,7 @@ pub fn step_outliers<S: Step>(steps: &[S], step_ms: f64, framework: Framework, h
             Evidence {
                 label: "The slowest step".into(),
                 value: ms(times[worst]),
-                link: Link { host: host.map(str::to_owned), ..Link::trace(begin, begin + duration) },
+                link: Link { host: host.map(str::to_owned), ..Link::trace(begin, begin.saturating_add(duration)) },
             },
         ],
         fix: fix("step_outliers", framework),

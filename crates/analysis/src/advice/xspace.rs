@@ -35,6 +35,11 @@ pub struct Host<'a> {
 /// A step-breakdown category of [`StepBreakdown`], ms.
 type Part = fn(&StepBreakdown) -> f64;
 
+/// A sum of times or counts from a profile, which may be any value.
+fn total(values: impl Iterator<Item = u64>) -> u64 {
+    values.fold(0, u64::saturating_add)
+}
+
 /// The per-step frame every detector measures in.
 struct Frame<'a> {
     steps: &'a [StepBreakdown],
@@ -75,7 +80,7 @@ impl Frame<'_> {
         let worst = (0..self.steps.len())
             .max_by(|&a, &b| part(&self.steps[a]).total_cmp(&part(&self.steps[b])).then(b.cmp(&a)))?;
         let (begin, duration) = self.spans[worst];
-        Some(Link::trace(begin, begin + duration))
+        Some(Link::trace(begin, begin.saturating_add(duration)))
     }
 
     fn draft<'a>(&self, id: &'a str, cost_ms: f64, gain: (f64, f64)) -> Draft<'a> {
@@ -354,8 +359,8 @@ fn host_between_steps(f: &Frame<'_>) -> Outcome {
 /// and "all others"), which a compiled step mostly removes.
 fn eager(f: &Frame<'_>, host: &OpMetricsDb, dispatches: Option<f64>) -> Outcome {
     let ops = || host.ops.iter().filter(|o| !o.is_idle());
-    let eager_ps: u64 = ops().filter(|o| o.is_eager).map(|o| o.self_time_ps).sum();
-    let total_ps: u64 = ops().map(|o| o.self_time_ps).sum();
+    let eager_ps = total(ops().filter(|o| o.is_eager).map(|o| o.self_time_ps));
+    let total_ps = total(ops().map(|o| o.self_time_ps));
     let eager_share = if total_ps == 0 { 0.0 } else { eager_ps as f64 / total_ps as f64 };
     let many = dispatches.filter(|&n| n >= super::dispatch::MIN_DISPATCHES_PER_STEP);
     if eager_share < EAGER_MIN_SHARE && many.is_none() {
@@ -416,7 +421,7 @@ fn fp32(f: &Frame<'_>, a: &HostAnalysis) -> Outcome {
 }
 
 fn kernel_share(f: &Frame<'_>, kernels: &[KernelRow], device: &OpMetricsDb, pick: impl Fn(&KernelRow) -> bool) -> f64 {
-    let ns: u64 = kernels.iter().filter(|k| pick(k)).map(|k| k.total_ns).sum();
+    let ns = total(kernels.iter().filter(|k| pick(k)).map(|k| k.total_ns));
     f.scaled(ns.saturating_mul(1000), device.total_time_ps)
 }
 
@@ -440,8 +445,8 @@ fn tensor_cores(f: &Frame<'_>, a: &HostAnalysis) -> Outcome {
 
 fn small_kernels(f: &Frame<'_>, kernels: &[KernelRow], device: &OpMetricsDb) -> Outcome {
     let small = |k: &KernelRow| k.occurrences > 0 && (k.total_ns as f64 / k.occurrences as f64) < SMALL_KERNEL_NS;
-    let count: u64 = kernels.iter().filter(|k| small(k)).map(|k| k.occurrences).sum();
-    let all: u64 = kernels.iter().map(|k| k.occurrences).sum();
+    let count = total(kernels.iter().filter(|k| small(k)).map(|k| k.occurrences));
+    let all = total(kernels.iter().map(|k| k.occurrences));
     if all == 0 || (count as f64) < 0.5 * all as f64 {
         return Outcome::Clear;
     }
@@ -495,7 +500,7 @@ fn device_idle(f: &Frame<'_>, device: &OpMetricsDb, kernels: &[KernelRow]) -> Ou
     if f.basis == Basis::Step {
         return idle_in_steps(f);
     }
-    let kernel_ps: u64 = kernels.iter().map(|k| k.total_ns.saturating_mul(1000)).sum();
+    let kernel_ps = total(kernels.iter().map(|k| k.total_ns.saturating_mul(1000)));
     let busy = device.total_op_time_ps.max(kernel_ps);
     if device.total_time_ps == 0 {
         return Outcome::Clear;
@@ -534,7 +539,7 @@ fn is_transpose(op: &OpMetrics) -> bool {
 }
 
 fn transposes(f: &Frame<'_>, device: &OpMetricsDb) -> Outcome {
-    let ps: u64 = device.ops.iter().filter(|o| !o.is_idle() && is_transpose(o)).map(|o| o.self_time_ps).sum();
+    let ps = total(device.ops.iter().filter(|o| !o.is_idle() && is_transpose(o)).map(|o| o.self_time_ps));
     let cost = f.scaled(ps, device.total_time_ps);
     if ps == 0 || f.share(cost) < OP_MIN_SHARE {
         return Outcome::Clear;
@@ -549,7 +554,7 @@ fn transposes(f: &Frame<'_>, device: &OpMetricsDb) -> Outcome {
 
 fn xla_category(f: &Frame<'_>, xla: Option<&XlaOpDb>, id: &str, category: &str) -> Outcome {
     let Some(db) = xla.filter(|db| !db.ops.is_empty()) else { return Outcome::Clear };
-    let ps: u64 = db.ops.iter().filter(|o| o.category == category).map(|o| o.self_time_ps.max(o.time_ps)).sum();
+    let ps = total(db.ops.iter().filter(|o| o.category == category).map(|o| o.self_time_ps.max(o.time_ps)));
     let cost = f.scaled(ps, db.total_time_ps);
     if ps == 0 || f.share(cost) < OP_MIN_SHARE {
         return Outcome::Clear;

@@ -80,7 +80,7 @@ fn advice_of(host: &HostContext) -> Result<Advice, ToolError> {
         analysis: Some(&analysis),
         xla: xla.as_deref(),
         xla_unreadable,
-        profiled_ms: profile.span_ps().map(|(start, end)| (end - start) as f64 / 1e9),
+        profiled_ms: profile.span_ps().map(|(start, end)| end.saturating_sub(start) as f64 / 1e9),
         dispatches_per_step: advice::dispatch::dispatches_per_step(&profile, &spans),
         framework: advice::framework_of(&analysis.host_ops, has_xla),
     }))
