@@ -178,7 +178,10 @@ impl Output {
         self.model.as_ref().as_any().downcast_ref()
     }
 
+    /// (Not in wasm: the page and the worker render models themselves, so the
+    /// XProf, HTA and Markdown writers stay out of the worker's size budget.)
     /// The output in `format`, as the CLI writes it.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn text(&self, format: Format) -> Result<String, ToolError> {
         let pretty =
             |v: &Value| serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| ToolError::Failed(e.to_string()));
@@ -209,11 +212,13 @@ pub trait Rendered: AsSerialize {
         Err(ToolError::NoFormat("it has no table to write as CSV; use --format json or xprof".into()))
     }
     /// `--format xprof`: XProf 2.24's JSON for the tool.
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("XProf has no JSON for it; use --format json or csv".into()))
     }
     /// `--format xprof` when XProf's output is text, not JSON (the graph
     /// viewer's long_txt): written as it is.
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof_text(&self) -> Option<Result<String, ToolError>> {
         None
     }
@@ -226,11 +231,13 @@ pub trait Rendered: AsSerialize {
         Err(ToolError::NoFormat("it has no drawing; use --format json".into()))
     }
     /// `--format md`: a Markdown report.
+    #[cfg(not(target_arch = "wasm32"))]
     fn md(&self) -> Result<String, ToolError> {
         Err(ToolError::NoFormat("it has no Markdown report; use --format json".into()))
     }
     /// `--format hta`: HolisticTraceAnalysis 0.5.0's numbers, shaped as the
     /// goldens made from its API (PyTorch analyses that HTA has).
+    #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("HTA has no analysis like it; use --format json or csv".into()))
     }

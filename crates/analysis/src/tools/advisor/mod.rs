@@ -2,14 +2,12 @@
 //! evidence, a gain estimate and the fix ([`crate::advice`] holds the
 //! detectors; this is the tool that gathers their inputs from a host).
 
-use crate::advice::{self, markdown, ranks, xspace, Advice, Framework};
-use crate::common::csv::csv_field;
+use crate::advice::{self, ranks, xspace, Advice, Framework};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::input_pipeline::legacy::{
     analysis_from_step_table, diagnostics_from_table, input_pipeline_from_proto, input_pipeline_from_tables, step_table,
 };
 use proflens_format::legacy::{LegacyFile, LegacyTool};
-use serde_json::Value;
 use std::rc::Rc;
 
 pub struct AdvisorTool;
@@ -124,8 +122,11 @@ fn legacy(host: &HostContext) -> Result<Advice, ToolError> {
     }))
 }
 
+/// The CLI's formats; the page renders the model itself, so the worker's
+/// wasm leaves them out (the worker's size is bounded: xtask/src/wasm_size.rs).
 impl Rendered for Advice {
     /// The findings as a table: one row a finding, ranked.
+    #[cfg(not(target_arch = "wasm32"))]
     fn csv(&self) -> Result<String, ToolError> {
         let mut out = String::from("rank,id,title,cost_ms_per_step,cost_share,gain_low_ms,gain_high_ms,confidence\n");
         for (i, f) in self.findings.iter().enumerate() {
@@ -139,18 +140,20 @@ impl Rendered for Advice {
                 f.gain_ms_per_step.high.to_string(),
                 serde_json::to_value(f.confidence).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
             ];
-            let fields: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
+            let fields: Vec<String> = row.iter().map(|c| crate::common::csv::csv_field(c)).collect();
             out.push_str(&fields.join(","));
             out.push('\n');
         }
         Ok(out)
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn md(&self) -> Result<String, ToolError> {
-        Ok(markdown::report(self, "Proflens Advisor"))
+        Ok(advice::markdown::report(self, "Proflens Advisor"))
     }
 
-    fn json(&self) -> Result<Value, ToolError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn json(&self) -> Result<serde_json::Value, ToolError> {
         advice::json(self).map_err(|e| ToolError::Failed(e.to_string()))
     }
 }

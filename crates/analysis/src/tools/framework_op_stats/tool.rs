@@ -81,6 +81,7 @@ impl Rendered for FrameworkOpStats {
         Ok(to_csv(self, false))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
     }
@@ -91,6 +92,7 @@ impl Rendered for OperatorStats {
         Ok(operators_csv(&self.0))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("XProf has no framework_op_stats for PyTorch traces; use --format json or csv".into()))
     }

@@ -91,6 +91,7 @@ impl Rendered for GraphViewer {
     }
 
     /// XProf's `type=long_txt` output, byte for byte.
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof_text(&self) -> Option<Result<String, ToolError>> {
         Some(self.txt())
     }

@@ -33,6 +33,7 @@ impl Rendered for HloStats {
         Ok(to_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
     }

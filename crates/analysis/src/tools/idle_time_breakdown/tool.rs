@@ -68,6 +68,7 @@ impl Rendered for IdleTimeBreakdown {
         Ok(to_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         Ok(to_hta_json(self))
     }

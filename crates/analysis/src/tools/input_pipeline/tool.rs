@@ -61,6 +61,7 @@ impl Rendered for InputPipelineAnalysis {
         Ok(input_ops_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
     }

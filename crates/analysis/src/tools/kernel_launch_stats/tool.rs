@@ -73,10 +73,12 @@ impl Rendered for KernelLaunchStats {
         Ok(to_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("XProf has no such analysis; HTA has: use --format hta, json or csv".into()))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         Ok(to_hta_json(self))
     }

@@ -107,6 +107,7 @@ impl Rendered for KernelStats {
 
     /// XProf's rows: over several hosts each host's kernels apart, as
     /// XProf's all-hosts table lists them.
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         if self.host_rows.is_empty() {
             return Ok(to_xprof_json(&self.kernels));

@@ -54,6 +54,7 @@ impl Rendered for MemoryBandwidth {
     }
 
     /// `TraceAnalysis.get_memory_bw_summary(ranks)`, as HTA's goldens print it.
+    #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         let rows = self.rows.iter().map(|r| hta_row(&[("rank", json!(r.rank)), ("name", json!(r.name))], &r.summary));
         Ok(hta_summary(

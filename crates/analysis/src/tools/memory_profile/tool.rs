@@ -41,6 +41,7 @@ impl Rendered for MemoryProfile {
         Ok(breakdown_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
     }

@@ -117,6 +117,7 @@ impl Rendered for MemoryViewerPage {
         Ok(max_heap_csv(self.viewer()?))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         if self.no_programs {
             return Ok(Value::Object(Default::default()));

@@ -81,6 +81,7 @@ impl Rendered for OpProfileView {
         Err(ToolError::NoFormat("op_profile is a tree, not a table; hlo_stats has its ops as CSV".into()))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(&self.profile, self.by_category))
     }

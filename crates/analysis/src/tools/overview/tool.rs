@@ -103,6 +103,7 @@ impl Rendered for OverviewPage {
         Ok(input_steps_csv(&self.input))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
     }
@@ -125,6 +126,7 @@ impl Rendered for MultiRankOverview {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("XProf has no overview_page for PyTorch traces; use --format json or csv".into()))
     }

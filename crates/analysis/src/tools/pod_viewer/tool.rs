@@ -72,6 +72,7 @@ impl Rendered for PodViewer {
         Ok(to_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
     }

@@ -54,6 +54,7 @@ impl Rendered for QueueLength {
     }
 
     /// `TraceAnalysis.get_queue_length_summary(ranks)`, as HTA's goldens print it.
+    #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         let rows =
             self.rows.iter().map(|r| hta_row(&[("rank", json!(r.rank)), ("stream", json!(r.stream))], &r.summary));

@@ -83,6 +83,7 @@ impl Rendered for Stragglers {
     }
 
     /// The shape of the goldens made from `get_potential_stragglers`.
+    #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         let rows: Vec<Value> = self
             .rows

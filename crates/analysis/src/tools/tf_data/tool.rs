@@ -47,6 +47,7 @@ impl Rendered for TfDataAnalysis {
         Ok(pipelines_csv(self))
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat(
             "XProf 2.24 no longer has tf_data_bottleneck_analysis; use --format json or csv".into(),
