@@ -92,11 +92,7 @@ impl Frame<'_> {
     }
 
     fn share(&self, cost: f64) -> f64 {
-        if self.step_ms > 0.0 {
-            cost / self.step_ms
-        } else {
-            0.0
-        }
+        super::share(cost, self.step_ms)
     }
 
     fn draft<'a>(&self, id: &'a str, cost_ms: f64, gain: (f64, f64), title: &str) -> Draft<'a> {

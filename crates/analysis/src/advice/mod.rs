@@ -232,7 +232,7 @@ impl Draft<'_> {
     }
 
     pub fn finish(self) -> Outcome {
-        let share = if self.step_ms > 0.0 { (self.cost_ms / self.step_ms).clamp(0.0, 1.0) } else { 0.0 };
+        let share = share(self.cost_ms, self.step_ms).clamp(0.0, 1.0);
         Outcome::Found(Box::new(Finding {
             id: self.id.into(),
             title: self.title,
@@ -248,6 +248,16 @@ impl Draft<'_> {
             evidence: self.evidence,
             fix: self.fix,
         }))
+    }
+}
+
+/// `part` as a share of `whole` (0 when there is no whole), not clamped:
+/// summaries say when a cost passes the step.
+pub fn share(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        part / whole
+    } else {
+        0.0
     }
 }
 

@@ -129,7 +129,7 @@ pub fn merge(hosts: &[(String, Advice)]) -> Advice {
         let cost = mean(&|f| f.cost_ms_per_step);
         let mut finding = worst.clone();
         finding.cost_ms_per_step = cost;
-        finding.cost_share = if step_ms > 0.0 { (cost / step_ms).clamp(0.0, 1.0) } else { 0.0 };
+        finding.cost_share = super::share(cost, step_ms).clamp(0.0, 1.0);
         finding.gain_ms_per_step =
             Range { low: mean(&|f| f.gain_ms_per_step.low), high: mean(&|f| f.gain_ms_per_step.high) };
         finding.summary = format!(

@@ -99,11 +99,7 @@ impl Frame<'_> {
     }
 
     fn share(&self, cost_ms: f64) -> f64 {
-        if self.step_ms > 0.0 {
-            cost_ms / self.step_ms
-        } else {
-            0.0
-        }
+        super::share(cost_ms, self.step_ms)
     }
 }
 

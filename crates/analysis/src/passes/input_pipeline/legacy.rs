@@ -413,6 +413,13 @@ pub fn step_table(tables: &[GvizTable], tool: LegacyTool) -> Result<&GvizTable, 
     tables.iter().find(|t| t.column("stepnum").is_some()).ok_or_else(|| shape(tool, "it has no step-time table"))
 }
 
+/// The step analysis of XProf's overview JSON (its step table and diagnostics).
+pub fn input_pipeline_from_overview_tables(tables: &[GvizTable]) -> Result<InputPipelineAnalysis, LegacyError> {
+    let steps = step_table(tables, LegacyTool::OverviewPage)?;
+    let diagnostics = diagnostics_from_table(tables.iter().find(|t| t.column("severity").is_some()));
+    Ok(analysis_from_step_table(steps, diagnostics))
+}
+
 /// XProf's input pipeline JSON: `[device table, step table, host ops, tips,
 /// diagnostics]`. The host-op table and its `*_us` properties give the
 /// input ops and input-time breakdown.

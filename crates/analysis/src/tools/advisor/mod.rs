@@ -5,7 +5,7 @@
 use crate::advice::{self, ranks, xspace, Advice, Framework};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::input_pipeline::legacy::{
-    analysis_from_step_table, diagnostics_from_table, input_pipeline_from_proto, input_pipeline_from_tables, step_table,
+    input_pipeline_from_overview_tables, input_pipeline_from_proto, input_pipeline_from_tables,
 };
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use std::rc::Rc;
@@ -99,9 +99,7 @@ fn legacy(host: &HostContext) -> Result<Advice, ToolError> {
                 input_pipeline_from_proto(&page.input_analysis.clone().unwrap_or_default())
             }
             LegacyFile::OverviewTables(tables) => {
-                let steps = step_table(tables, LegacyTool::OverviewPage).map_err(|e| e.to_string())?;
-                let diagnostics = diagnostics_from_table(tables.iter().find(|t| t.column("severity").is_some()));
-                analysis_from_step_table(steps, diagnostics)
+                input_pipeline_from_overview_tables(tables).map_err(|e| e.to_string())?
             }
             _ => return Err(ToolError::Failed("not an overview file".into())),
         }

@@ -2,8 +2,7 @@
 
 use crate::common::legacy::shape;
 use crate::passes::input_pipeline::legacy::{
-    analysis_from_step_table, classification, diagnostics, diagnostics_from_table, input_pipeline_from_proto,
-    step_table,
+    classification, diagnostics, input_pipeline_from_overview_tables, input_pipeline_from_proto,
 };
 use crate::passes::input_pipeline::{Diagnostic, HardwareType};
 use crate::passes::run_environment::RunEnvironment;
@@ -124,10 +123,9 @@ fn leading_count(text: Option<&str>) -> u64 {
 /// (the overview JSON has none).
 pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, LegacyError> {
     let tool = LegacyTool::OverviewPage;
-    let steps = step_table(tables, tool)?;
     let find = |id: &str| tables.iter().find(|t| t.column(id).is_some());
-    let diagnostics = diagnostics_from_table(find("severity"));
-    let input = analysis_from_step_table(steps, diagnostics.clone());
+    let input = input_pipeline_from_overview_tables(tables)?;
+    let diagnostics = input.diagnostics.clone();
     let ops = find("selfTimePercent")
         .or_else(|| find("self_time_fraction"))
         .ok_or_else(|| shape(tool, "it has no top-operations table"))?;
