@@ -1,5 +1,5 @@
 //! Replays the committed fuzz corpus (`fuzz/corpus/<target>/`, minimised
-//! with `cargo fuzz cmin`) and the inputs that once crashed a target
+//! with libFuzzer's `-set_cover_merge=1`, fuzz/README.md) and the inputs that once crashed a target
 //! (`fuzz/crashes-found/<target>/`) through the very bodies the fuzz
 //! targets run (`fuzz/bodies/`, included here by path): a panic in any of
 //! them fails the test and names the file.

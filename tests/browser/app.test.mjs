@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launch, openPage as open, assertOwnOrigin, DIST, DATA, ARTIFACTS } from './harness.mjs';
+import { showOpenControls } from './open_menu.mjs';
 
 const KERAS_DIR = path.join(DATA, 'xspace/keras_fit');
 const KERAS_FILE = path.join(KERAS_DIR, 'train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb');
@@ -28,6 +29,7 @@ const INFO = '#tool=info';
 
 /** Opens the demo from the menu: it opens on the Advisor; then Profile info is chosen. */
 async function openDemoOnInfo(page) {
+  await showOpenControls(page);
   await page.click('#open-demo');
   await page.locator('#tool-advisor').waitFor({ timeout: 60_000 });
   await page.selectOption('#tool', 'info');

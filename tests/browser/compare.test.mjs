@@ -17,7 +17,10 @@ const CUSTOM_LOOP_XLA = path.join(DATA, 'xspace/custom_loop_xla/plugins/profile/
 const MI300X = path.join(DATA, 'xspace/external/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb');
 const CONTROL = path.join(DATA, 'kineto/kineto-trace-diff-a100-v100/control.json.gz');
 const TEST = path.join(DATA, 'kineto/kineto-trace-diff-a100-v100/test.json.gz');
-const LOOSE = 'Selected files';
+// Loose files are named after the file; a second file of the same name by its size too.
+const kib = (file) => `${(fs.statSync(file).size / 1024).toFixed(1)} KiB`;
+const LOOSE = 'vm.xplane.pb';
+const ADDED = `vm.xplane.pb (${kib(CUSTOM_LOOP_XLA)})`;
 
 let env;
 
@@ -56,10 +59,10 @@ test('one profile, then another added: overview and op-table comparisons, swap, 
   // Added files join the open ones under a run name of their own; they become the baseline.
   await page.setInputFiles('#add-files', CUSTOM_LOOP_XLA);
   await comparison(page, 'overview_page');
-  assert.deepEqual(await page.$$eval('#run option', (o) => o.map((x) => x.value)), [LOOSE, `${LOOSE} (2)`]);
-  assert.equal(await page.locator('#compare-base').inputValue(), pick(`${LOOSE} (2)`, 'vm'));
+  assert.deepEqual(await page.$$eval('#run option', (o) => o.map((x) => x.value)), [LOOSE, ADDED]);
+  assert.equal(await page.locator('#compare-base').inputValue(), pick(ADDED, 'vm'));
   assert.equal(await page.locator('#run').inputValue(), LOOSE);
-  assert.match(await page.locator('#compare-base').textContent(), /Selected files \(2\) \/ vm/);
+  assert.ok((await page.locator('#compare-base').textContent()).includes(`${ADDED} / vm`));
 
   // Both step times, the change (absolute and relative) and the verdict.
   const base = Number(await page.locator('#step-base').getAttribute('data-value'));
@@ -69,15 +72,16 @@ test('one profile, then another added: overview and op-table comparisons, swap, 
   assert.ok(Math.abs(candidate - base - delta) < 1e-9);
   assert.match(await page.locator('#step-delta').textContent(), /ms \([+-]?\d+\.\d%\)/);
   assert.ok((await page.locator('#compare-verdict').textContent()).length > 20);
-  assert.match(await page.locator('#side-base dd').textContent(), /Selected files \(2\) \/ vm/);
-  assert.match(await page.locator('#side-candidate dd').textContent(), /Selected files \/ vm/);
+  // Both sides say which file they are.
+  assert.ok((await page.locator('#side-base dd').first().textContent()).includes(`${ADDED} / vm`));
+  assert.ok((await page.locator('#side-candidate dd').first().textContent()).includes(`${LOOSE} / vm`));
   // The breakdown: a drawn chart and a table with the step time first.
   assert.ok(await page.$eval('#compare-breakdown canvas', (c) => c.width > 0));
   const metrics = await page.$$eval('#compare-figures tbody tr', (rows) => rows.map((r) => r.dataset.metric));
   assert.equal(metrics[0], 'Step time');
   assert.ok(metrics.length > 1);
   let hash = await page.evaluate(() => location.hash);
-  assert.match(hash, /run=Selected%20files&host=vm&tool=overview_page&base_run=Selected%20files%20%282%29&base_host=vm/);
+  assert.ok(hash.includes(`run=${LOOSE}&host=vm&tool=overview_page&base_run=${encodeURIComponent(ADDED).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}&base_host=vm`), hash);
 
   // Framework op stats: XLA's ops are new, TensorFlow's own kernels gone.
   await page.selectOption('#tool', 'framework_op_stats');
@@ -112,7 +116,7 @@ test('one profile, then another added: overview and op-table comparisons, swap, 
 
   // The link reopens the comparison once the same files are opened again.
   hash = await page.evaluate(() => location.hash);
-  assert.match(hash, /tool=framework_op_stats&base_run=Selected%20files%20%282%29&base_host=vm/);
+  assert.ok(hash.includes('tool=framework_op_stats&base_run=vm.xplane.pb%20%28'), hash);
   await page.reload();
   await page.setInputFiles('#open-files', CUSTOM_LOOP);
   await page.locator('#tool-framework_op_stats').waitFor({ timeout: 30_000 });
@@ -123,9 +127,9 @@ test('one profile, then another added: overview and op-table comparisons, swap, 
   // Swap: the baseline becomes the candidate.
   await page.click('#compare-swap');
   await comparison(page, 'framework_op_stats');
-  assert.equal(await page.locator('#run').inputValue(), `${LOOSE} (2)`);
+  assert.equal(await page.locator('#run').inputValue(), ADDED);
   assert.equal(await page.locator('#compare-base').inputValue(), pick(LOOSE, 'vm'));
-  assert.match(await page.locator('#side-candidate dd').textContent(), /Selected files \(2\) \/ vm/);
+  assert.ok((await page.locator('#side-candidate dd').first().textContent()).includes(`${ADDED} / vm`));
 
   // Leaving compare mode shows the tool's own view again.
   await page.click('#compare-leave');
@@ -156,17 +160,19 @@ test('a host compared with itself shows no change', async () => {
 });
 
 test('three files opened at once: the op-profile tree, a side without XLA, memory figures', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#run=Selected%20files&host=vm&tool=op_profile`);
+  const three = 'vm.xplane.pb + 2 more';
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#run=${encodeURIComponent(three)}&host=vm&tool=op_profile`);
   await page.setInputFiles('#open-files', [CUSTOM_LOOP_XLA, CUSTOM_LOOP, MI300X]);
   await page.locator('#tool-op_profile').waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('#run').inputValue(), three);
   // Two are vm.xplane.pb: hosts of one run, kept apart; "All hosts" is a side too.
   const mi300x = 'chi-mi300x-013.ord.vultr.cpe.ice.amd.com';
   assert.deepEqual(await page.$$eval('#host option', (o) => o.map((x) => x.value)), ['All hosts', mi300x, 'vm', 'vm (2)']);
-  assert.equal(await page.locator(`#compare-base option[value="${pick(LOOSE, 'All hosts')}"]`).count(), 1);
+  assert.equal(await page.locator(`#compare-base option[value="${pick(three, 'All hosts')}"]`).count(), 1);
   // A side without XLA has XProf's empty op profile (as both CPU-only sides here): nothing to compare, said so.
-  await page.selectOption('#compare-base', pick(LOOSE, 'vm (2)'));
+  await page.selectOption('#compare-base', pick(three, 'vm (2)'));
   await page.locator('#compare-notes', { hasText: 'Neither side has XLA ops in its op profile' }).waitFor({ timeout: 60_000 });
-  await page.selectOption('#compare-base', pick(LOOSE, mi300x));
+  await page.selectOption('#compare-base', pick(three, mi300x));
   await comparison(page, 'op_profile');
   assert.match(await page.locator('#compare-differences').textContent(), /Device: baseline/);
   // Categories show at first, largest change first; a category opens to its ops.
@@ -195,10 +201,11 @@ test('two PyTorch traces opened at once: overview, operators and the trace diff'
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', [CONTROL, TEST]);
   await page.locator('#tool-overview_page, #tool-pytorch_overview').first().waitFor({ timeout: 60_000 });
+  assert.equal(await page.locator('#run').inputValue(), 'control.json.gz + 1 more');
   // Two loose files are two hosts of one run.
   assert.deepEqual(await page.$$eval('#host option', (o) => o.map((x) => x.value)), ['All hosts', 'control', 'test']);
   await page.selectOption('#host', 'test');
-  await page.selectOption('#compare-base', pick(LOOSE, 'control'));
+  await page.selectOption('#compare-base', pick('control.json.gz + 1 more', 'control'));
   await comparison(page, 'overview_page');
   assert.ok(Number(await page.locator('#step-base').getAttribute('data-value')) > 0);
   assert.ok(Number(await page.locator('#step-candidate').getAttribute('data-value')) > 0);
@@ -240,7 +247,7 @@ test('two PyTorch traces opened at once: overview, operators and the trace diff'
   assert.match(csv.text, /^name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n/);
   assert.match(csv.text, /\ncudaMemcpyAsync,\d+,[\d.]+,\d+,[\d.]+,4584,/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'compare-trace-diff.png') });
-  assert.match(await page.evaluate(() => location.hash), /tool=trace_diff&base_run=Selected%20files&base_host=control/);
+  assert.match(await page.evaluate(() => location.hash), /tool=trace_diff&base_run=control\.json\.gz%20%2B%201%20more&base_host=control/);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
   await close();

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launch, openPage, assertOwnOrigin, DIST, isFirefox } from './harness.mjs';
+import { showOpenControls } from './open_menu.mjs';
 
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
 
@@ -150,6 +151,7 @@ test('the single-file build opens demos embedded in itself, from disk', async ()
   const url = pathToFileURL(path.join(DIST, 'proflens.html')).href;
   const { page, seen, close } = await openPage(env.browser, url);
   for (const id of ['pytorch', 'jax']) {
+    await showOpenControls(page);
     await page.selectOption('#demo-choice', id);
     await page.click('#open-demo');
     await checkDemo(page, id);

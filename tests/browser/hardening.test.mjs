@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { launch, openPage as open, assertOwnOrigin, DATA } from './harness.mjs';
+import { showOpenControls } from './open_menu.mjs';
 
 let env;
 let server;
@@ -55,6 +56,7 @@ async function expectError(page, file, message) {
 
 /** The demo opens after the error: on the Advisor, as every demo does, with its answer. */
 async function demoStillOpens(page) {
+  await showOpenControls(page);
   await page.click('#open-demo');
   await page.locator('#tool-advisor #advisor-basis').waitFor({ timeout: 30_000 });
 }

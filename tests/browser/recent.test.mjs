@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, openPage, assertOwnOrigin, DATA } from './harness.mjs';
+import { showOpenControls } from './open_menu.mjs';
 
 const KERAS_FILE = path.join(DATA, 'xspace/keras_fit/train/plugins/profile/2026_11_22_09_04_23/vm.xplane.pb');
 
@@ -56,6 +57,7 @@ test('a demo reopens from the list in one click, newest first; the list clears',
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
   await page.setInputFiles('#open-files', KERAS_FILE);
   await page.locator('#tool-overview_page').waitFor({ timeout: 60_000 });
+  await showOpenControls(page);
   await page.selectOption('#demo-choice', 'jax');
   await page.click('#open-demo');
   // A demo opens on the Advisor, whatever tool was chosen.

@@ -42,6 +42,9 @@ async function openRun(folder) {
   await page.locator('#tool-trace_viewer').waitFor({ timeout: 90_000 });
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
   await page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 60_000 });
+  // The host list is a drop-down of the toolbar row, closed at first.
+  assert.equal(await page.locator('#trace-hosts').evaluate((d) => d.open), false);
+  await page.locator('#trace-hosts > summary').click();
   return opened;
 }
 

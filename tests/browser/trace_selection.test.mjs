@@ -263,6 +263,8 @@ test('a range: statistics per name and per track, sortable, saved as CSV, and it
   }
   // Hover: name, total, self and share of the widest frame under the root.
   const top = all.filter((f) => f.depth === 1).sort((a, b) => b.width - a.width)[0];
+  // The flame graph is in the bottom panel, which scrolls: bring the frame into view first.
+  await flame.locator(`.flame-frame[data-frame="${top.frame}"] rect`).scrollIntoViewIfNeeded();
   const topBox = await flame.locator(`.flame-frame[data-frame="${top.frame}"] rect`).boundingBox();
   await page.mouse.move(topBox.x + topBox.width / 2, topBox.y + topBox.height / 2);
   const hover = page.locator('#trace-flame-hover');

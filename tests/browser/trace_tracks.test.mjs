@@ -105,6 +105,8 @@ async function openFinder(page) {
 test('track control: pin, hide, filter, drag and keyboard reorder, finder, and the layout kept', async (ctx) => {
   const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
   await openIn(page);
+  // The details panel folded: the timeline takes the window's height, as the drags below need.
+  await page.click('#trace-panel-collapse');
   let canvas = await canvasOnScreen(page);
   const start = await tracks(page);
   assert.equal(start.band, 0);

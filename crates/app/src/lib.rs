@@ -2,13 +2,13 @@
 //!
 //! Two roles, built as two wasm binaries by cargo features (`page`,
 //! `worker`; both by default): neither carries the other's code. On the page, [`start_app`] mounts the Leptos UI
-//! ([`app`]), which renders view models only. In a Web Worker spawned by
+//! ([`shell`]), which renders view models only. In a Web Worker spawned by
 //! `web/loader.js`, [`start_worker`] installs [`worker`], which holds the
 //! opened files as one `proflens_analysis` host context per host and answers
 //! with the view models of the tools of `proflens_analysis::registry` over
 //! [`protocol`]; [`bridge`] is the page's end of that conversation.
 //!
-//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < warm_render < state < url_state < intake < recent < recent_handles < bridge < view_actions < selectors < demo_menu < recent_list < app
+//! Layers: demos < protocol < worker < tool_names < theme < help < widgets < views < warm_render < state < url_state < intake < recent < recent_handles < bridge < view_actions < shell
 //! Independent: views
 //!
 //! - [`demos`]: the list of demos (data only; xtask reads it too);
@@ -17,7 +17,7 @@
 //! - [`tool_names`]: the registry's tool ids and labels as plain data (the
 //!   page's wasm then carries no tool code);
 //! - [`theme`]: light or dark (the reader's choice, the system's setting),
-//!   and the theme's colours for canvases;
+//!   and the theme's colours for canvases (the header's toggle is the shell's);
 //! - [`help`]: the "How to read this" guide of each tool (text only);
 //! - [`widgets`]: tables, charts, numbers for people, downloads, titles;
 //! - [`views`]: one view per view name of the registry's outputs, chosen
@@ -31,9 +31,9 @@
 //!   storage, and the handles that reopen files where the browser allows;
 //! - [`bridge`]: requests to the worker and its replies into state;
 //! - [`view_actions`]: what views may ask for, links to other tools among it;
-//! - [`selectors`]: run, host and tool, and the compare controls;
-//! - [`demo_menu`], [`recent_list`]: the demo menu and caption, the recent list;
-//! - [`app`]: the shell, which wires views to the bridge.
+//! - [`shell`]: the header (run, host, tool, compare, "Open…", theme), the
+//!   open bar, demos, recent files, shortcuts and status, which wires views
+//!   to the bridge.
 //!
 //! `cargo xtask check-arch` checks this order and that no modules form a circle.
 
@@ -41,11 +41,7 @@
 #![cfg_attr(not(all(feature = "page", feature = "worker")), allow(dead_code, unused_imports))]
 
 #[cfg(feature = "page")]
-mod app;
-#[cfg(feature = "page")]
 mod bridge;
-#[cfg(feature = "page")]
-mod demo_menu;
 /// The demos: which profiles, their tools and captions (data only; xtask reads it too).
 mod demos;
 #[cfg(test)]
@@ -60,11 +56,9 @@ mod recent;
 #[cfg(feature = "page")]
 mod recent_handles;
 #[cfg(feature = "page")]
-mod recent_list;
-#[cfg(feature = "page")]
 mod render_timing;
 #[cfg(feature = "page")]
-mod selectors;
+mod shell;
 #[cfg(feature = "page")]
 mod state;
 #[cfg(feature = "page")]
@@ -91,7 +85,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub fn start_app() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::App);
+    leptos::mount::mount_to_body(shell::App);
 }
 
 /// Draws the warm-up's views (`[view, model]` pairs) once, unseen (main

@@ -44,6 +44,18 @@ pub static TOOLS: &[ToolName] = &[
     tool("info", "Profile info"),
 ];
 
+/// The tools grouped by the question they answer, in the selector's order
+/// (and the order `[` and `]` walk). Every tool is in exactly one group.
+pub static GROUPS: &[(&str, &[&str])] = &[
+    ("Summary", &["advisor", "overview_page", "info"]),
+    ("Steps and input", &["input_pipeline_analyzer", "tf_data_bottleneck_analysis", "stragglers", "pod_viewer"]),
+    ("Ops", &["framework_op_stats", "op_profile", "hlo_stats", "roofline_model", "graph_viewer"]),
+    ("GPU kernels", &["kernel_stats", "kernel_launch_stats", "kernel_sequences", "idle_time_breakdown"]),
+    ("PyTorch analyses", &["modules", "queue_length", "memory_bandwidth", "critical_path"]),
+    ("Memory", &["memory_profile", "memory_viewer"]),
+    ("Timeline", &["trace_viewer"]),
+];
+
 /// The tool named `id`, as `registry::find` answers (`tensorflow_stats` is
 /// XProf's old name of `framework_op_stats`).
 pub fn find(id: &str) -> Option<&'static ToolName> {
@@ -62,6 +74,16 @@ mod tests {
         let ours: Vec<(&str, &str)> = TOOLS.iter().map(|t| (t.id, t.label)).collect();
         let registry: Vec<(&str, &str)> = registry::TOOLS.iter().map(|t| (t.id(), t.label())).collect();
         assert_eq!(ours, registry);
+    }
+
+    /// A tool left out of the groups would not be in the selector.
+    #[test]
+    fn every_tool_is_in_exactly_one_group() {
+        let grouped: Vec<&str> = GROUPS.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
+        for tool in TOOLS {
+            assert_eq!(grouped.iter().filter(|id| **id == tool.id).count(), 1, "{}", tool.id);
+        }
+        assert_eq!(grouped.len(), TOOLS.len(), "a group names a tool that does not exist");
     }
 
     #[test]

@@ -10,10 +10,8 @@
 //! then owns it.
 
 pub mod colors;
-mod toggle;
 
 pub use colors::{chart_colors, trace_colors, TraceColors};
-pub use toggle::ThemeToggle;
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;

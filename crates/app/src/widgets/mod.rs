@@ -1,5 +1,5 @@
 //! What the views share: tables, charts, numbers and times for people,
-//! downloads, measures, the step-time graphs, the TPU tool files' tables
+//! downloads, measures, keyboard shortcuts' rules, the step-time graphs, the TPU tool files' tables
 //! and the title every tool starts with, with its "How to read this" guide. No widget knows a tool or the worker.
 
 pub mod chart;
@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod download;
 pub mod fmt;
 pub mod how_to_read;
+pub mod keys;
 pub mod measure;
 pub mod picture;
 pub mod report;

@@ -1,4 +1,4 @@
-//! The heading every tool starts with, and its "Save report" button.
+//! The heading every tool starts with, and its "Save report" button, on one row.
 
 use leptos::prelude::*;
 
@@ -19,18 +19,21 @@ pub fn ToolTitle(tool: &'static str, run: String, host: String) -> impl IntoView
         let info = ReportInfo { tool, tool_label: label, run: &report_run.get_value(), host: &report_host.get_value() };
         problem.set(save_report(&info).err().map(|e| format!("Proflens could not save the report: {e}.")));
     };
+    // One row: the title, then "Save report" at its end; the guide below.
     view! {
-        <h2 id=format!("tool-{tool}-title")>
-            {label}
-            " "
-            <span class="subtitle">{format!("{run} · {host}")}</span>
-        </h2>
-        <HowToRead topic=topic/>
-        <div class="report-bar">
-            <button type="button" class="button small save-report" on:click=save>
-                "Save report"
-            </button>
-            {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
+        <div class="tool-head">
+            <h2 id=format!("tool-{tool}-title")>
+                {label}
+                " "
+                <span class="subtitle">{format!("{run} · {host}")}</span>
+            </h2>
+            <div class="report-bar">
+                <button type="button" class="button small save-report" on:click=save>
+                    "Save report"
+                </button>
+                {move || problem.get().map(|p| view! { <p class="error" role="alert">{p}</p> })}
+            </div>
         </div>
+        <HowToRead topic=topic/>
     }
 }

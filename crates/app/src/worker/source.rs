@@ -17,7 +17,7 @@ use super::summary_files::{self, Profile, SummaryFile};
 use crate::demos;
 use crate::protocol::{RunEntry, SkippedEntry, ALL_HOSTS};
 
-/// Run name for files that sit in no folder.
+/// Run name for files that sit in no folder, when there are none of those.
 const LOOSE_RUN: &str = "Selected files";
 
 /// What an opened source holds: its runs as the page lists them, the files
@@ -26,6 +26,9 @@ pub struct Found {
     pub runs: Vec<RunEntry>,
     pub skipped: Vec<SkippedEntry>,
     pub hosts: Vec<FoundHost>,
+    /// The run of files picked in no folder, and their size: what tells it
+    /// from an open run of files of the same names.
+    pub loose: Option<(String, String)>,
 }
 
 pub struct FoundHost {
@@ -40,18 +43,24 @@ pub struct FoundHost {
 }
 
 impl Found {
-    /// Renames the runs whose names are `taken` (`Selected files` →
-    /// `Selected files (2)`), so that files added to the open ones keep
-    /// every run and host name unique.
+    /// Renames the runs whose names are `taken`, so that files added to
+    /// the open ones keep every run and host name unique: loose files by
+    /// their size first (`vm.xplane.pb` → `vm.xplane.pb (1.2 MiB)`), then
+    /// by a number (`logs` → `logs (2)`).
     pub fn rename_runs_apart(&mut self, taken: &[String]) {
         let mut used: Vec<String> = taken.to_vec();
         let mut renamed: Vec<(String, String)> = Vec::new();
         for run in &mut self.runs {
             let old = run.name.clone();
-            let mut n = 1;
+            let by_size = self
+                .loose
+                .iter()
+                .filter(|(name, size)| *name == old && !size.is_empty())
+                .map(|(_, size)| format!("{old} ({size})"));
+            let mut names = by_size.chain((2..).map(|n| format!("{old} ({n})")));
             while used.contains(&run.name) {
-                n += 1;
-                run.name = format!("{old} ({n})");
+                let Some(next) = names.next() else { break };
+                run.name = next;
             }
             used.push(run.name.clone());
             renamed.push((old, run.name.clone()));
@@ -148,7 +157,9 @@ fn found(
     reader: impl Fn(usize) -> ReadFile,
     blob: impl Fn(usize) -> Option<File>,
 ) -> Found {
-    let discovered = logdir::discover(listed.iter().map(String::as_str), LOOSE_RUN);
+    let loose = loose_run(listed, &blob);
+    let root_run = loose.as_ref().map_or(LOOSE_RUN, |(name, _)| name.as_str());
+    let discovered = logdir::discover(listed.iter().map(String::as_str), root_run);
     let file = |i: usize, tool: Option<LegacyTool>| HostFile { path: paths[i].clone(), tool, read: reader(i) };
     let mut hosts = Vec::new();
     for run in &discovered.runs {
@@ -196,7 +207,23 @@ fn found(
         .iter()
         .map(|s| SkippedEntry { path: s.path.clone(), reason: s.reason.to_string() })
         .collect();
-    Found { runs, skipped, hosts }
+    Found { runs, skipped, hosts, loose }
+}
+
+/// The run of the files that sit in no folder, named after them (the
+/// file's name, or the first's and how many more), with their size when
+/// they were picked; none when every file is in a folder.
+fn loose_run(listed: &[String], blob: impl Fn(usize) -> Option<File>) -> Option<(String, String)> {
+    let loose: Vec<usize> =
+        (0..listed.len()).filter(|&i| !listed[i].is_empty() && !listed[i].contains(['/', '\\'])).collect();
+    let name = match loose.as_slice() {
+        [] => return None,
+        [one] => listed[*one].clone(),
+        [first, rest @ ..] => format!("{} + {} more", listed[*first], rest.len()),
+    };
+    let bytes: Option<f64> = loose.iter().map(|&i| blob(i).map(|f| f.size())).sum();
+    let size = bytes.map_or_else(String::new, |b| proflens_format::error::human_bytes(b as u64));
+    Some((name, size))
 }
 
 /// Where the tool of a legacy file stands in the tool selector.

@@ -33,7 +33,6 @@ fn darker(c: [u8; 3]) -> [u8; 3] {
 /// Draws the frame; the number of boxes drawn.
 pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     let ratio = web_sys::window().map(|w| w.device_pixel_ratio()).filter(|r| *r > 0.0).unwrap_or(1.0);
-    fit_height(v);
     let (css_w, css_h) = (f64::from(v.canvas.client_width()), f64::from(v.canvas.client_height()));
     if css_w < GUTTER_W + 10.0 || css_h < RULER_H + 10.0 {
         return Ok(0);
@@ -187,19 +186,6 @@ pub fn frame(v: &mut Viewer) -> Result<usize, JsValue> {
     scrollbar(v, &ctx, &c, css_w, css_h);
     super::track_control::draw_marks(v, &ctx, &c)?;
     Ok(count)
-}
-
-/// Makes the canvas as tall as its tracks, within the window's height.
-fn fit_height(v: &Viewer) {
-    let window_h = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0);
-    let most = (window_h - 240.0).clamp(420.0, 1400.0);
-    let wanted = (v.rows.height + v.rows.pinned_height + RULER_H + 2.0).clamp(200.0, most).round();
-    let style = v.canvas.style();
-    let current = style.get_property_value("height").unwrap_or_default();
-    let text = format!("{wanted}px");
-    if current != text {
-        let _ = style.set_property("height", &text);
-    }
 }
 
 /// Blends `c` over a rectangle of the buffer with opacity `alpha`.

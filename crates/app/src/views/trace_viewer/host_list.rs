@@ -1,4 +1,4 @@
-//! "All hosts": the list of the run's hosts beside the timeline, with a
+//! "All hosts": the list of the run's hosts, a drop-down of the toolbar, with a
 //! filter, choosing which hosts' sections are open. A folded host's tracks
 //! have no rows, so the page never asks for their boxes and the worker never
 //! loads that host: the hosts beyond the first few start folded, and load
@@ -32,6 +32,14 @@ fn fold_hosts(v: &mut Viewer, fold: impl Fn(usize) -> Option<bool>) {
         }
     }
     v.rebuild_rows();
+}
+
+/// Scrolls to the first open section: the hosts just chosen, whatever
+/// number of folded headers come before them.
+fn scroll_to_first_open(v: &mut Viewer) {
+    if let Some(y) = v.rows.sections.iter().find(|s| !s.collapsed).map(|s| s.y) {
+        v.set_scroll(y);
+    }
 }
 
 /// A run's timeline going on screen: the hosts beyond the first few folded.
@@ -71,6 +79,7 @@ pub fn HostList(hosts: Arc<Vec<HostSpan>>) -> impl IntoView {
         move |_| {
             shown.set((0..count).map(&matches).collect());
             apply();
+            with_viewer(scroll_to_first_open);
         }
     };
     let items = hosts
@@ -105,8 +114,10 @@ pub fn HostList(hosts: Arc<Vec<HostSpan>>) -> impl IntoView {
         format!("{} of {} hosts open", fmt::count(n as u64), fmt::count(hosts.len() as u64))
     };
     view! {
-        <details id="trace-hosts" class="trace-hosts" open>
+        <details id="trace-hosts" class="trace-hosts">
             <summary>"Hosts: " <span id="trace-hosts-count">{shown_count}</span></summary>
+            // A drop-down from the trace viewer's toolbar row.
+            <div class="trace-hosts-body">
             <div class="toolbar">
                 <input
                     type="search"
@@ -122,6 +133,7 @@ pub fn HostList(hosts: Arc<Vec<HostSpan>>) -> impl IntoView {
                 </button>
             </div>
             <ul class="trace-host-list">{items}</ul>
+            </div>
         </details>
     }
 }

@@ -20,6 +20,7 @@ use super::shortcut_help;
 use super::track_control;
 use super::viewer::{with_viewer, Drag, Pick, Viewer};
 use crate::protocol::TraceHit;
+use crate::widgets::keys::typing;
 
 /// Zoom speed of a held W/S, e-folds per second.
 const ZOOM_RATE: f64 = 2.2;
@@ -165,14 +166,6 @@ fn step_by_key(v: &mut Viewer, key: char) {
         'd' => v.set_view(v.view.pan(d * PAN_STEP)),
         _ => {}
     }
-}
-
-/// Keys typed into a field are the field's.
-fn typing(e: &KeyboardEvent) -> bool {
-    let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) else {
-        return false;
-    };
-    matches!(el.tag_name().to_ascii_lowercase().as_str(), "input" | "textarea" | "select") || el.is_content_editable()
 }
 
 fn on_key_down(e: &KeyboardEvent) {

@@ -13,7 +13,8 @@
 //! - [`ui`]: the signals behind the DOM around the canvas;
 //! - [`window_data`]: the boxes on hand for a time window;
 //! - [`surface`], [`draw`], [`interact`], [`listeners`]: the canvas, and the mouse and keyboard;
-//! - [`panes`]: details, hover card; [`range_pane`]: the range's statistics and [`flame`] graph;
+//! - [`panel`]: the resizable bottom panel that holds [`panes`] (details, hover
+//!   card), [`range_pane`] (the range's statistics and [`flame`] graph) and the search's matches;
 //! - [`search_list`]: the matches of a search as a list;
 //! - [`hook`]: `window.__proflensTrace`, frame times for tests and benchmarks;
 //! - [`nav`], [`shortcuts`], [`shortcut_help`]: `.`/`,`, the URL's range and
@@ -36,6 +37,7 @@ pub mod interact;
 pub mod listeners;
 pub mod model;
 pub mod nav;
+pub mod panel;
 pub mod panes;
 pub mod range_pane;
 pub mod search_list;
@@ -328,118 +330,130 @@ fn TraceViewerView(
     };
 
     let picture_problem = RwSignal::new(None::<String>);
+    // The range on screen and an export's progress, in the bottom panel's bar.
+    let panel_bar = view! {
+        <p class="trace-status">
+            <span
+                id="trace-range"
+                data-start-ps=move || format!("{:.0}", ui.range.get().0)
+                data-end-ps=move || format!("{:.0}", ui.range.get().1)
+            >
+                {range_text}
+            </span>
+            {move || export_text().map(|(class, text)| view! { <span id="trace-export-status" class=class>{text}</span> })}
+        </p>
+    }
+    .into_any();
+    // The timeline fills the window: one row of controls above it, the panel below.
     view! {
         <section id="tool-trace_viewer" class="tool trace-viewer" aria-labelledby="tool-trace_viewer-title">
             <ToolTitle tool="trace_viewer" run=run host=host/>
-            <p class="note trace-facts-line" id="trace-layout" data-events=layout.events.to_string()
-                data-wasm-memory=memory.to_string()>
-                {summary_line}
-            </p>
             {empty}
-            <div class="toolbar trace-toolbar" role="search">
-                <input
-                    type="search"
-                    id="trace-search"
-                    placeholder="Search events by name"
-                    aria-label="Search events by name"
-                    autocomplete="off"
-                    spellcheck="false"
-                    on:input=on_input
-                    on:keydown=on_search_key
-                />
-                <label class="check">
-                    <input type="checkbox" id="trace-search-regex" on:change=on_regex/>
-                    "Regular expression"
-                </label>
-                <button
-                    type="button"
-                    id="trace-search-prev"
-                    class="button small"
-                    prop:disabled=no_hits
-                    on:click=move |_| step(-1)
-                >
-                    "‹ Previous"
-                </button>
-                <button
-                    type="button"
-                    id="trace-search-next"
-                    class="button small"
-                    prop:disabled=no_hits
-                    on:click=move |_| step(1)
-                >
-                    "Next ›"
-                </button>
-                <span id="trace-search-count" class="search-count" role="status" aria-live="polite">
-                    {count}
-                </span>
-                <span class="spacer"></span>
-                <button
-                    type="button"
-                    id="trace-export"
-                    class="button small"
-                    prop:disabled=move || ui.exporting.get()
-                    on:click=move |_| {
-                        with_viewer(|v| v.export(false));
-                    }
-                >
-                    "Export trace (JSON)"
-                </button>
-                <button
-                    type="button"
-                    id="trace-export-selection"
-                    class="button small"
-                    prop:disabled=move || ui.exporting.get() || ui.selection.get().is_none()
-                    on:click=move |_| {
-                        with_viewer(|v| v.export(true));
-                    }
-                >
-                    "Export selection"
-                </button>
-                <button id="trace-save-png" type="button" class="button small" on:click=move |_| save_view_png(picture_problem)>
-                    "Save PNG"
-                </button>
-                {move || picture_problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
+            <div class="trace-bar">
+                <div class="toolbar trace-toolbar" role="search">
+                    <input
+                        type="search"
+                        id="trace-search"
+                        placeholder="Search events by name"
+                        aria-label="Search events by name"
+                        autocomplete="off"
+                        spellcheck="false"
+                        on:input=on_input
+                        on:keydown=on_search_key
+                    />
+                    <label class="check">
+                        <input type="checkbox" id="trace-search-regex" on:change=on_regex/>
+                        "Regex"
+                    </label>
+                    <button
+                        type="button"
+                        id="trace-search-prev"
+                        class="button small"
+                        aria-label="Previous match"
+                        prop:disabled=no_hits
+                        on:click=move |_| step(-1)
+                    >
+                        "‹"
+                    </button>
+                    <button
+                        type="button"
+                        id="trace-search-next"
+                        class="button small"
+                        aria-label="Next match"
+                        prop:disabled=no_hits
+                        on:click=move |_| step(1)
+                    >
+                        "›"
+                    </button>
+                    <span id="trace-search-count" class="search-count" role="status" aria-live="polite">
+                        {count}
+                    </span>
+                </div>
+                {track_bar}
+                {host_list}
+                <div class="toolbar trace-actions">
+                    <button
+                        type="button"
+                        id="trace-export"
+                        class="button small"
+                        prop:disabled=move || ui.exporting.get()
+                        on:click=move |_| {
+                            with_viewer(|v| v.export(false));
+                        }
+                    >
+                        "Export trace (JSON)"
+                    </button>
+                    <button
+                        type="button"
+                        id="trace-export-selection"
+                        class="button small"
+                        prop:disabled=move || ui.exporting.get() || ui.selection.get().is_none()
+                        on:click=move |_| {
+                            with_viewer(|v| v.export(true));
+                        }
+                    >
+                        "Export selection"
+                    </button>
+                    <button id="trace-save-png" type="button" class="button small" on:click=move |_| save_view_png(picture_problem)>
+                        "Save PNG"
+                    </button>
+                    {move || picture_problem.get().map(|p| view! { <span class="error" role="alert">{p}</span> })}
+                </div>
             </div>
-            {track_bar}
-            <search_list::SearchList ui=ui/>
-            <p class="trace-status">
-                <span
-                    id="trace-range"
-                    data-start-ps=move || format!("{:.0}", ui.range.get().0)
-                    data-end-ps=move || format!("{:.0}", ui.range.get().1)
-                >
-                    {range_text}
-                </span>
-                {move || export_text().map(|(class, text)| view! { <span id="trace-export-status" class=class>{text}</span> })}
-            </p>
-            {host_list}
             <div class="trace-wrap">
                 <canvas
                     id="trace-canvas"
                     node_ref=canvas
                     tabindex="0"
                     role="img"
-                    aria-label="Timeline of the host's events: sections per device and host, a row per thread or stream. The details of a clicked event appear below."
+                    aria-label="Timeline of the host's events: sections per device and host, a row per thread or stream. The details of a clicked event appear in the panel below."
                 ></canvas>
                 <panes::TooltipView ui=ui/>
             </div>
-            <p class="note trace-help">
-                <kbd>"W"</kbd>"/"<kbd>"S"</kbd>" or the wheel zoom · "<kbd>"A"</kbd>"/"<kbd>"D"</kbd>
-                " or drag pan · "<kbd>"Alt"</kbd>"+wheel or "<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" scroll tracks · click an event for details · "
-                <kbd>"Shift"</kbd>"+drag selects a range · "<kbd>"F"</kbd>" fits it · "<kbd>"M"</kbd>" marks it · "
-                <kbd>"0"</kbd>" shows all · "<kbd>"."</kbd>"/"<kbd>","</kbd>" next/previous slice · "
-                "click a section header to fold it · drag a name in the gutter to move it · "
-                <button type="button" id="trace-shortcuts-open" class="link-button" on:click=move |_| shortcut_help::open()>
-                    "All shortcuts"
-                </button>
-                " ("<kbd>"?"</kbd>")"
-            </p>
+            <panel::BottomPanel bar=panel_bar>
+                <search_list::SearchList ui=ui/>
+                <div class="trace-panes">
+                    <panes::DetailsPane ui=ui/>
+                    <range_pane::RangePane ui=ui/>
+                </div>
+                {stragglers}
+                <p class="note trace-facts-line" id="trace-layout" data-events=layout.events.to_string()
+                    data-wasm-memory=memory.to_string()>
+                    {summary_line}
+                </p>
+                <p class="note trace-help">
+                    <kbd>"W"</kbd>"/"<kbd>"S"</kbd>" or the wheel zoom · "<kbd>"A"</kbd>"/"<kbd>"D"</kbd>
+                    " or drag pan · "<kbd>"Alt"</kbd>"+wheel or "<kbd>"↑"</kbd>"/"<kbd>"↓"</kbd>" scroll tracks · click an event for details · "
+                    <kbd>"Shift"</kbd>"+drag selects a range · "<kbd>"F"</kbd>" fits it · "<kbd>"M"</kbd>" marks it · "
+                    <kbd>"0"</kbd>" shows all · "<kbd>"."</kbd>"/"<kbd>","</kbd>" next/previous slice · "
+                    "click a section header to fold it · drag a name in the gutter to move it · "
+                    <button type="button" id="trace-shortcuts-open" class="link-button" on:click=move |_| shortcut_help::open()>
+                        "All shortcuts"
+                    </button>
+                    " ("<kbd>"?"</kbd>")"
+                </p>
+            </panel::BottomPanel>
             <shortcut_help::ShortcutHelp/>
-            <div class="trace-panes">
-                <panes::DetailsPane ui=ui/>
-                <range_pane::RangePane ui=ui/>
-            </div>
-            {stragglers}
         </section>
     }
 }

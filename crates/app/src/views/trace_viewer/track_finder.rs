@@ -194,9 +194,10 @@ pub fn TrackBar(ui: Ui, layout: Arc<TraceLayout>, run: String, host: String, vie
                 id="trace-tracks-reset"
                 class="button small"
                 prop:disabled=move || ui.tracks.with(TrackPrefs::is_default)
+                title="Reset the track layout: order, pins, hidden tracks and filter"
                 on:click=move |_| ui.tracks.set(TrackPrefs::default())
             >
-                "Reset track layout"
+                "Reset tracks"
             </button>
         </div>
         <div id="trace-track-finder" class="panel trace-finder" role="region" aria-label="Tracks" hidden=move || !open()>

@@ -1,13 +1,11 @@
 //! The header's selectors: run, host and tool (the candidate, in compare
 //! mode), and the compare controls: the baseline among every run and host
-//! of the open files, Swap, Leave, and a picker that adds files to compare.
+//! of the open files, Swap and Leave (the "Open…" menu adds files to compare).
 
 use leptos::prelude::*;
 use proflens_analysis::{compare, registry};
-use web_sys::HtmlInputElement;
 
 use crate::bridge;
-use crate::intake;
 use crate::protocol::ALL_HOSTS;
 use crate::state::{AppState, Pick};
 use crate::tool_names;
@@ -93,31 +91,40 @@ pub fn Selectors() -> impl IntoView {
             <div class="field">
                 <label for="tool">"Tool"</label>
                 <select id="tool" on:change=on_tool>
-                    {tool_names::TOOLS
+                    {tool_names::GROUPS
                         .iter()
-                        .map(|tool| {
-                            let id = tool.id;
-                            view! {
-                                <option
-                                    value=id
-                                    prop:selected=move || state.tool.get() == id
-                                    prop:disabled=move || !state.offers(id)
-                                    title=move || {
-                                        (!state.offers(id)).then_some("Nothing to show for this host's files")
+                        .map(|(group, ids)| {
+                            let options = ids
+                                .iter()
+                                .filter_map(|id| tool_names::find(id))
+                                .map(|tool| {
+                                    let id = tool.id;
+                                    view! {
+                                        <option
+                                            value=id
+                                            prop:selected=move || state.tool.get() == id
+                                            prop:disabled=move || !state.offers(id)
+                                            title=move || {
+                                                (!state.offers(id)).then_some("Nothing to show for this host's files")
+                                            }
+                                        >
+                                            {tool.label}
+                                        </option>
                                     }
-                                >
-                                    {tool.label}
-                                </option>
-                            }
+                                })
+                                .collect_view();
+                            view! { <optgroup label=*group>{options}</optgroup> }
                         })
                         .collect_view()}
                     <Show when=trace_diff_offered>
-                        <option
-                            value=compare::TRACE_DIFF
-                            prop:selected=move || state.tool.get() == compare::TRACE_DIFF
-                        >
-                            "Trace diff (compare)"
-                        </option>
+                        <optgroup label="Compare">
+                            <option
+                                value=compare::TRACE_DIFF
+                                prop:selected=move || state.tool.get() == compare::TRACE_DIFF
+                            >
+                                "Trace diff (compare)"
+                            </option>
+                        </optgroup>
                     </Show>
                     // XProf's tools that are not built, listed so its whole set is accounted for.
                     <optgroup label="XProf tools not built">
@@ -166,7 +173,7 @@ fn set_base(state: AppState, base: Option<Pick>) {
     bridge::load_host(state);
 }
 
-/// "Compare with…", Swap, Leave, and "Add a profile to compare…".
+/// "Compare with…", Swap and Leave.
 #[component]
 fn CompareControls() -> impl IntoView {
     let state = state();
@@ -181,12 +188,6 @@ fn CompareControls() -> impl IntoView {
         state.host.set(base.host);
         state.base.set(Some(candidate));
         bridge::load_host(state);
-    };
-    let on_add = move |ev: web_sys::Event| {
-        let input = event_target::<HtmlInputElement>(&ev);
-        let files = intake::from_file_list(input.files());
-        input.set_value("");
-        bridge::add_files(state, files);
     };
     view! {
         <Show when=files_open>
@@ -230,8 +231,6 @@ fn CompareControls() -> impl IntoView {
                         "Leave compare"
                     </button>
                 </Show>
-                <input type="file" id="add-files" class="visually-hidden" multiple on:change=on_add/>
-                <label for="add-files" class="button small">"Add a profile to compare…"</label>
             </div>
         </Show>
     }
@@ -243,7 +242,7 @@ mod tests {
 
     #[test]
     fn baseline_options_round_trip() {
-        let pick = Pick { run: "Selected files (2)".into(), host: "a&b / c".into() };
+        let pick = Pick { run: "vm.xplane.pb (1.2 MB)".into(), host: "a&b / c".into() };
         assert_eq!(parse_pick(&pick_value(&pick)), Some(pick));
         assert_eq!(parse_pick(""), None);
     }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{set_choice, stored_choice, Choice};
+use crate::theme::{set_choice, stored_choice, Choice};
 
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
