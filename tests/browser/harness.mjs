@@ -143,6 +143,31 @@ export async function openPage(browser, url, options = {}, init = null) {
 }
 
 /**
+ * One page for the tests of a file that each look at the same profile: the
+ * first call of the returned function runs `open()` (which opens the page and
+ * the profile and waits for its first view, resolving to what `openPage`
+ * returns), later calls get the same page, so the file boots the app and
+ * decodes the profile once, not once per test. Each test then shows its own
+ * tool with `showTool`; nothing a test checks depends on another's having run
+ * (each also passes alone). `close()` (in `after`) closes the page.
+ */
+export function sharedPage(open) {
+  let opened = null;
+  const get = () => (opened ??= open());
+  get.close = async () => {
+    const done = await opened?.catch(() => null);
+    await done?.close();
+  };
+  return get;
+}
+
+/** Shows `tool` on `page` (chosen in the tool selector unless it is on screen) and waits for its view. */
+export async function showTool(page, tool, timeout = 30_000) {
+  if ((await page.locator('#tool').inputValue()) !== tool) await page.selectOption('#tool', tool);
+  await page.locator(`#tool-${tool}`).waitFor({ timeout });
+}
+
+/**
  * Opens `files` (a path, or paths of one run's hosts) on a new page at `hash`, on the trace
  * viewer, and waits for its first frame with events.
  */
@@ -161,8 +186,11 @@ export function assertOwnOrigin(seen, origin) {
   assert.deepEqual(seen.csp, [], 'CSP violations');
 }
 
+/** The tool selector's options of the app's tools (and the trace diff), in groups: not XProf's tools that are not built. */
+export const TOOL_OPTIONS = '#tool option:not(optgroup[label="XProf tools not built"] > option)';
+
 /** The tool selector's enabled options, once the worker has said which the chosen host has. */
 export async function offeredTools(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll('#tool > option')].some((o) => o.disabled));
-  return page.$$eval('#tool > option', (options) => options.filter((o) => !o.disabled).map((o) => o.value));
+  await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((o) => o.disabled), TOOL_OPTIONS);
+  return page.$$eval(TOOL_OPTIONS, (options) => options.filter((o) => !o.disabled).map((o) => o.value));
 }

@@ -6,18 +6,27 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openPage, sharedPage, showTool, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
 
 const MULTI_RANK = path.join(DATA, 'kineto/kineto-multirank-sampled');
 const BERT_H100 = path.join(DATA, 'kineto/kineto-h100-hf-inference/gaunernst_bert-small-uncased__1016001.json.gz');
 
 let env;
 
+/** The two ranks, opened once for both counters: queue length asked for in the URL, memory bandwidth chosen. */
+const ranks = sharedPage(async () => {
+  const opened = await openPage(env.browser, `${env.server.url}/#tool=queue_length`);
+  await opened.page.setInputFiles('#open-folder', MULTI_RANK);
+  await opened.page.locator('#tool-queue_length').waitFor({ timeout: 60_000 });
+  return opened;
+});
+
 before(async () => {
   env = await launch();
 });
 
 after(async () => {
+  await ranks.close();
   await env?.close();
 });
 
@@ -43,8 +52,8 @@ function assertClose(shown, hta, what) {
 }
 
 test('queue length of two ranks: HTA summary per stream, a chart per rank, sorting and CSV', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=queue_length`);
-  await page.setInputFiles('#open-folder', MULTI_RANK);
+  const { page, seen } = await ranks();
+  await showTool(page, 'queue_length', 60_000);
   await page.locator('#tool-queue_length #queue-length').waitFor({ timeout: 60_000 });
   assert.equal(await page.locator('#host').inputValue(), 'All hosts');
   assert.equal(await page.locator('#tool option[value="queue_length"]').textContent(), 'Queue length');
@@ -71,12 +80,11 @@ test('queue length of two ranks: HTA summary per stream, a chart per rank, sorti
   assert.equal(Number(lines[1].split(',')[3]), hta[0].mean);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('memory bandwidth of two ranks: HTA summary per kind and a chart per rank', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=memory_bandwidth`);
-  await page.setInputFiles('#open-folder', MULTI_RANK);
+  const { page, seen } = await ranks();
+  await showTool(page, 'memory_bandwidth', 60_000);
   await page.locator('#tool-memory_bandwidth #memory-bandwidth').waitFor({ timeout: 60_000 });
   assert.equal(await page.locator('#tool option[value="memory_bandwidth"]').textContent(), 'Memory bandwidth');
   const hta = golden(MULTI_RANK, 'hta_memory_bandwidth_summary.json');
@@ -96,7 +104,6 @@ test('memory bandwidth of two ranks: HTA summary per kind and a chart per rank',
   assert.deepEqual(await column(page, 'memory-bandwidth', 'name'), ['Memcpy DtoD', 'Memcpy DtoD']);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('one trace: a single copy has no standard deviation', async () => {

@@ -8,18 +8,27 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, openPage, assertOwnOrigin, DATA } from './harness.mjs';
+import { launch, openPage, sharedPage, showTool, assertOwnOrigin, DATA } from './harness.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
 const MULTI_RANK = path.join(DATA, 'kineto/kineto-multirank-sampled');
 
 let env;
 
+/** The input-bound profile, opened once for the overview, its report, the op stats' pies and the trace viewer. */
+const inputBound = sharedPage(async () => {
+  const opened = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
+  await opened.page.setInputFiles('#open-files', INPUT_BOUND);
+  await opened.page.locator('#tool-overview_page').waitFor({ timeout: 30_000 });
+  return opened;
+});
+
 before(async () => {
   env = await launch();
 });
 
 after(async () => {
+  await inputBound.close();
   await env?.close();
 });
 
@@ -64,8 +73,8 @@ const tableRows = (page, id) =>
     trs.map((tr) => [...tr.querySelectorAll(':scope > th, :scope > td')].map((c) => c.textContent.trim().replace(/\s+/g, ' '))));
 
 test('overview page: a plotters chart saved as PNG and SVG, a table as CSV, its text alternative', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
-  await page.setInputFiles('#open-files', INPUT_BOUND);
+  const { page, seen } = await inputBound();
+  await showTool(page, 'overview_page');
   await page.locator('#tool-overview_page #step-time-graph').waitFor({ timeout: 30_000 });
   const frame = '#tool-overview_page figure.chart-frame[data-chart="step-time"]';
   await page.waitForFunction(() => typeof document.querySelector('#step-time-graph')?.proflensSvg === 'string');
@@ -112,12 +121,11 @@ test('overview page: a plotters chart saved as PNG and SVG, a table as CSV, its 
 
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('framework op stats: each pie saved as PNG and SVG, with a collapsed data table of its slices', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=framework_op_stats`);
-  await page.setInputFiles('#open-files', INPUT_BOUND);
+  const { page, seen } = await inputBound();
+  await showTool(page, 'framework_op_stats');
   await page.locator('#tool-framework_op_stats canvas.pie-chart').first().waitFor({ timeout: 30_000 });
   const frames = page.locator('#tool-framework_op_stats figure.chart-frame');
   const count = await frames.count();
@@ -146,7 +154,6 @@ test('framework op stats: each pie saved as PNG and SVG, with a collapsed data t
 
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('queue length: an SVG chart saved as SVG (standalone) and as PNG through a canvas', async () => {
@@ -186,8 +193,8 @@ test('queue length: an SVG chart saved as SVG (standalone) and as PNG through a 
 });
 
 test('save report: the overview page as one HTML file that opens from disk with no request', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=overview_page`);
-  await page.setInputFiles('#open-files', INPUT_BOUND);
+  const { page, seen } = await inputBound();
+  await showTool(page, 'overview_page');
   await page.locator('#tool-overview_page #step-time-graph').waitFor({ timeout: 30_000 });
   await page.waitForFunction(() => typeof document.querySelector('#step-time-graph')?.proflensSvg === 'string');
   const host = await page.locator('#tool-overview_page h2 .subtitle').textContent();
@@ -237,13 +244,11 @@ test('save report: the overview page as one HTML file that opens from disk with 
 
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('trace viewer: "Save PNG" writes the timeline as it is on screen', async () => {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/#tool=trace_viewer`);
-  await page.setInputFiles('#open-files', INPUT_BOUND);
-  await page.locator('#tool-trace_viewer').waitFor({ timeout: 30_000 });
+  const { page, seen } = await inputBound();
+  await showTool(page, 'trace_viewer');
   await page.waitForFunction(() => window.__proflensTrace?.firstFrameAt != null, null, { timeout: 20_000 });
   const png = await download(page, '#trace-save-png');
   assert.equal(png.name, 'proflens-trace_viewer-view.png');
@@ -252,5 +257,4 @@ test('trace viewer: "Save PNG" writes the timeline as it is on screen', async ()
   assert.ok(png.bytes.length > 5000, `${png.bytes.length} bytes`);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, openPage, assertOwnOrigin, DIST, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openPage, sharedPage, showTool, assertOwnOrigin, DIST, DATA, ARTIFACTS } from './harness.mjs';
 
 const INPUT_BOUND = path.join(DATA, 'xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb');
 const AMD_GPU = path.join(DATA, 'xspace/external/tw003.xplane.pb');
@@ -20,6 +20,8 @@ before(async () => {
 });
 
 after(async () => {
+  await inputBound.close();
+  await amdGpu.close();
   await env?.close();
 });
 
@@ -34,6 +36,11 @@ async function openProfile(file, tool = 'overview_page', hash = `#tool=${tool}`)
   await opened.page.locator(`#tool-${tool}`).waitFor({ timeout: 30_000 });
   return opened;
 }
+
+/** The input-bound profile on its overview, opened once for the overview's test and the input pipeline's. */
+const inputBound = sharedPage(() => openProfile(INPUT_BOUND));
+/** The AMD GPU profile on its overview, opened once for its test and the tool selector's. */
+const amdGpu = sharedPage(() => openProfile(AMD_GPU));
 
 /** How many pixels of a canvas have exactly the colour `rgb` ([r, g, b]), and how many are not background. */
 async function canvasPixels(page, selector, rgb = [0, 0, 0]) {
@@ -77,7 +84,8 @@ async function downloadText(page, button) {
 }
 
 test('overview: verdict, step-time graph with hover card, top ops, run environment', async () => {
-  const { page, seen, close } = await openProfile(INPUT_BOUND);
+  const { page, seen } = await inputBound();
+  await showTool(page, 'overview_page');
   assert.match(await page.locator('#tool').inputValue(), /^overview_page$/);
   assert.match(await page.evaluate(() => location.hash), /tool=overview_page/);
 
@@ -129,11 +137,10 @@ test('overview: verdict, step-time graph with hover card, top ops, run environme
   await page.screenshot({ path: path.join(ARTIFACTS, 'overview.png'), fullPage: true });
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('input pipeline analyzer: verdict, statistics, sortable input-op table and its CSV', async () => {
-  const { page, seen, close } = await openProfile(INPUT_BOUND);
+  const { page, seen } = await inputBound();
   await page.selectOption('#tool', 'input_pipeline_analyzer');
   await page.locator('#tool-input_pipeline_analyzer').waitFor({ timeout: 30_000 });
   assert.match(await page.evaluate(() => location.hash), /tool=input_pipeline_analyzer/);
@@ -186,7 +193,6 @@ test('input pipeline analyzer: verdict, statistics, sortable input-op table and 
   await page.screenshot({ path: path.join(ARTIFACTS, 'input-pipeline.png'), fullPage: true });
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('framework op stats: pies, IDLE toggle, filter, sort and CSV', async () => {
@@ -256,7 +262,8 @@ test('framework op stats: pies, IDLE toggle, filter, sort and CSV', async () => 
 });
 
 test('a GPU profile without steps: no graph, the warning, the device described', async () => {
-  const { page, seen, close } = await openProfile(AMD_GPU);
+  const { page, seen } = await amdGpu();
+  await showTool(page, 'overview_page');
   assert.match(await page.locator('#no-steps').textContent(), /No steps were found/);
   assert.equal(await page.locator('#step-time-graph').count(), 0);
   assert.match(await page.locator('#diagnostics').textContent(), /No step marker observed/);
@@ -270,7 +277,6 @@ test('a GPU profile without steps: no graph, the warning, the device described',
   await page.screenshot({ path: path.join(ARTIFACTS, 'no-steps.png'), fullPage: true });
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('an NVIDIA GPU profile: the device described, a long op table shown a page at a time', async () => {
@@ -342,7 +348,7 @@ test('a run of two hosts opens as all hosts together, and the host selector narr
 });
 
 test("the tool selector lists XProf's tools that are not built, disabled, with the reason", async () => {
-  const { page, seen, close } = await openProfile(AMD_GPU);
+  const { page, seen } = await amdGpu();
   const missing = await page.$$eval('#tool optgroup[label="XProf tools not built"] option', (options) =>
     options.map((o) => ({ value: o.value, disabled: o.disabled, title: o.title })));
   assert.deepEqual(
@@ -352,5 +358,4 @@ test("the tool selector lists XProf's tools that are not built, disabled, with t
   );
   assert.ok(missing.every((o) => o.disabled && o.title.includes('XProf 2.24')), JSON.stringify(missing));
   assertOwnOrigin(seen, env.server.url);
-  await close();
 });

@@ -4,31 +4,40 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
+import { launch, openPage, sharedPage, showTool, assertOwnOrigin, DATA, ARTIFACTS } from './harness.mjs';
 
 const MI300X_CONV = path.join(DATA, 'xspace/external/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb');
 
 let env;
+
+/** The profile, opened once for the three tools: the first asked for in the URL, the others chosen. */
+const profile = sharedPage(async () => {
+  const opened = await openPage(env.browser, `${env.server.url}/#tool=op_profile`);
+  await opened.page.setInputFiles('#open-files', MI300X_CONV);
+  await opened.page.locator('#tool-op_profile').waitFor({ timeout: 30_000 });
+  return opened;
+});
 
 before(async () => {
   env = await launch();
 });
 
 after(async () => {
+  await profile.close();
   await env?.close();
 });
 
+/** The profile's page showing `tool`. */
 async function openTool(tool) {
-  const opened = await openPage(env.browser, `${env.server.url}/#tool=${tool}`);
-  await opened.page.setInputFiles('#open-files', MI300X_CONV);
-  await opened.page.locator(`#tool-${tool}`).waitFor({ timeout: 30_000 });
+  const opened = await profile();
+  await showTool(opened.page, tool);
   return opened;
 }
 
 const rowNames = (page) => page.$$eval('#op-profile-tree .op-row[role="treeitem"]', (r) => r.map((x) => x.dataset.name));
 
 test('op profile: expand the tree, limit it, keep the top 90% and read an op card', async () => {
-  const { page, seen, close } = await openTool('op_profile');
+  const { page, seen } = await openTool('op_profile');
   // Root open: IDLE and the program below it, longest first.
   assert.deepEqual(await rowNames(page), ['by_program', 'IDLE', 'jit_forward_3d_conv(15)']);
   assert.match(await page.locator('.op-row[data-name="by_program"] .op-name').textContent(), /All XLA ops/);
@@ -79,11 +88,10 @@ test('op profile: expand the tree, limit it, keep the top 90% and read an op car
 
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('HLO op stats: sorted by self time, filter, sort, expression on hover and CSV', async () => {
-  const { page, seen, close } = await openTool('hlo_stats');
+  const { page, seen } = await openTool('hlo_stats');
   const col = (c) => page.$$eval(`#hlo-stats tbody tr[data-row] td[data-col="${c}"]`, (x) => x.map((e) => e.textContent.trim()));
   const ops = await col('op');
   assert.equal(ops[0], 'input_transpose_fusion');
@@ -103,11 +111,10 @@ test('HLO op stats: sorted by self time, filter, sort, expression on hover and C
   for (const op of ops) assert.ok(csv.includes(`,${op},`), op);
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });
 
 test('memory viewer: module selector, peak, chart with hover card, largest buffers', async () => {
-  const { page, seen, close } = await openTool('memory_viewer');
+  const { page, seen } = await openTool('memory_viewer');
   const modules = await page.$$eval('#memory-viewer-module option', (o) => o.map((x) => x.value));
   assert.ok(modules.includes('jit_forward_3d_conv(15)'), modules.join(','));
   assert.equal(await page.locator('#memory-viewer-module').inputValue(), 'jit_forward_3d_conv(15)');
@@ -131,5 +138,4 @@ test('memory viewer: module selector, peak, chart with hover card, largest buffe
   await page.locator('#memory-viewer-summary-title', { hasText: other.replace(/\(\d+\)$/, '') }).waitFor({ timeout: 30_000 });
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  await close();
 });

@@ -6,11 +6,15 @@
 
 mod arch;
 mod bench_web;
+mod browser_tests;
 mod dist;
+mod phases;
 mod serve;
 mod tools;
 mod wasm_size;
 
+use browser_tests::Browser;
+use phases::Phases;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -18,7 +22,9 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   serve [--port N]   install what is missing, build, serve the app on 127.0.0.1 (default port 8000)
-  test               install what is missing, run every test (format, architecture, lint, native, browser)
+  test               install what is missing, run every test (format, architecture, lint, native, browser:
+                     every file in Chromium, in Firefox those tests/browser/suites.mjs lists) and print
+                     the time of each phase
   check-arch         check the architecture from the source text: no module circles, the layer
                      order crate roots declare (//! Layers: a < b), no file over 600 lines
   dist               build the static app into dist/ (plus the single-file dist/proflens.html)
@@ -66,48 +72,61 @@ fn serve_command(args: &[String]) -> Result<(), String> {
 }
 
 fn test_command() -> Result<(), String> {
-    tools::ensure_build_tools()?;
-    tools::ensure_browser_tools()?;
-    tools::ensure_python_tools()?;
+    let mut phases = Phases::default();
+    let result = test_phases(&mut phases);
+    // The time of each phase, also when one failed (the phases done so far).
+    print!("{}", phases.table());
+    result
+}
+
+/// Every test, phase by phase (as `phases` times them); the first failure ends the run.
+fn test_phases(phases: &mut Phases) -> Result<(), String> {
+    phases.run("install what is missing", || {
+        tools::ensure_build_tools()?;
+        tools::ensure_browser_tools()?;
+        tools::ensure_python_tools()
+    })?;
     let root = root();
-    run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root))?;
+    phases.run("fmt", || run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root)))?;
     // Static and fast: an architecture slip fails before the long lint and test runs.
-    arch::check(&root)?;
-    run(Command::new("cargo")
-        .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
-        .current_dir(&root))?;
-    run(Command::new("cargo")
-        .args(["clippy", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])
-        .current_dir(&root))?;
-    run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root))?;
-    let dist = dist::build()?;
-    // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
-    wasm_size::check(&dist::wasm_sizes(&dist)?)?;
+    phases.run("check-arch", || arch::check(&root))?;
+    phases.run("clippy (native)", || {
+        run(Command::new("cargo")
+            .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
+            .current_dir(&root))
+    })?;
+    phases.run("clippy (wasm)", || {
+        run(Command::new("cargo")
+            .args(["clippy", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])
+            .current_dir(&root))
+    })?;
+    phases.run("cargo test", || run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root)))?;
+    let dist = phases.run("dist + wasm size", || {
+        let dist = dist::build()?;
+        // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
+        wasm_size::check(&dist::wasm_sizes(&dist)?)?;
+        Ok(dist)
+    })?;
     // The log-directory test indexes its logdir with the collector; the pods test writes summaries with the CLI.
-    run(Command::new("cargo")
-        .args([
-            "build",
-            "-p",
-            "proflens-collector",
-            "--bin",
-            "proflens-collect",
-            "-p",
-            "proflens-cli",
-            "--bin",
-            "proflens",
-        ])
-        .current_dir(&root))?;
-    // The whole browser suite once per browser: Chromium over CDP, Firefox ESR over WebDriver BiDi.
-    for browser in ["chromium", "firefox"] {
-        println!("browser tests in {browser}");
-        run(Command::new("node")
-            .args(["--test", "--test-concurrency=1"])
-            .arg(root.join("tests/browser"))
-            .env("PROFLENS_BROWSER", browser)
-            .env("PROFLENS_DIST", &dist)
-            .env("PROFLENS_COLLECT", target_dir().join("debug/proflens-collect"))
-            .env("PROFLENS_CLI", target_dir().join("debug/proflens"))
-            .current_dir(root.join("tests/browser")))?;
+    phases.run("build collector + CLI", || {
+        run(Command::new("cargo")
+            .args([
+                "build",
+                "-p",
+                "proflens-collector",
+                "--bin",
+                "proflens-collect",
+                "-p",
+                "proflens-cli",
+                "--bin",
+                "proflens",
+            ])
+            .current_dir(&root))
+    })?;
+    // Every browser test in Chromium (over CDP); in Firefox ESR (over WebDriver BiDi) the
+    // files tests/browser/suites.mjs lists, which show every view and Firefox's own paths.
+    for browser in [Browser::Chromium, Browser::Firefox] {
+        phases.run(&format!("browser tests in {}", browser.name()), || browser_tests::run(browser, &dist))?;
     }
     Ok(())
 }

@@ -90,7 +90,7 @@ pub fn Selectors() -> impl IntoView {
             </div>
             <div class="field">
                 <label for="tool">"Tool"</label>
-                <select id="tool" on:change=on_tool>
+                <select id="tool" on:change=on_tool title="Keys: [ and ] the previous and next tool, { and } the previous and next group">
                     {tool_names::GROUPS
                         .iter()
                         .map(|(group, ids)| {
