@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, openPage, assertOwnOrigin, offeredTools, DATA } from './harness.mjs';
+import { launch, openPage, assertOwnOrigin, offeredTools, TOOL_OPTIONS, DATA } from './harness.mjs';
 import { seriousViolations } from './axe.mjs';
 
 const NVIDIA_GPU = path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb');
@@ -157,7 +157,7 @@ test('axe: every comparison of two PyTorch traces, the trace diff included', asy
 
 test('axe covered every tool the selector offers', async (t) => {
   const { page, close } = await openPage(env.browser, `${env.server.url}/`, { colorScheme: COLOR_SCHEME });
-  const all = await page.$$eval('#tool > option', (o) => o.map((x) => x.value));
+  const all = await page.$$eval(TOOL_OPTIONS, (o) => o.map((x) => x.value));
   await close();
   const missed = all.filter((t) => !checked.has(t));
   assert.deepEqual(missed, [], `tools no profile above offered: ${missed.join(', ')}`);

@@ -67,7 +67,7 @@ function advisorShown(page) {
       unmeasured: [...document.querySelectorAll('#advisor-unmeasured > li')].map(text),
       clear: [...document.querySelectorAll('#advisor-clear > li')].map(text),
       tool: document.querySelector('#tool').value,
-      firstOption: document.querySelector('#tool > option')?.value,
+      firstOption: document.querySelector('#tool option')?.value,
     };
   });
 }

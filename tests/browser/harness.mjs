@@ -189,8 +189,17 @@ export function assertOwnOrigin(seen, origin) {
 /** The tool selector's options of the app's tools (and the trace diff), in groups: not XProf's tools that are not built. */
 export const TOOL_OPTIONS = '#tool option:not(optgroup[label="XProf tools not built"] > option)';
 
-/** The tool selector's enabled options, once the worker has said which the chosen host has. */
+/** The app's tool ids in the registry's order (crates/app/src/tool_names.rs: `tool("id", "Label")`). */
+const REGISTRY_ORDER = [...fs.readFileSync(path.resolve(here, '../../crates/app/src/tool_names.rs'), 'utf8')
+  .matchAll(/\btool\("([a-z0-9_]+)",/g)].map((m) => m[1]);
+
+/**
+ * The tool selector's enabled options, once the worker has said which the chosen host has, in the
+ * registry's order (the selector lists them by group), the trace diff last.
+ */
 export async function offeredTools(page) {
   await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((o) => o.disabled), TOOL_OPTIONS);
-  return page.$$eval(TOOL_OPTIONS, (options) => options.filter((o) => !o.disabled).map((o) => o.value));
+  const offered = await page.$$eval(TOOL_OPTIONS, (options) => options.filter((o) => !o.disabled).map((o) => o.value));
+  const at = (id) => (REGISTRY_ORDER.includes(id) ? REGISTRY_ORDER.indexOf(id) : REGISTRY_ORDER.length);
+  return offered.sort((a, b) => at(a) - at(b));
 }

@@ -73,8 +73,8 @@ async function checkTool(page, tool, view = tool) {
   const title = page.locator(`h2#tool-${tool}-title`);
   await title.waitFor({ timeout: 120_000 });
   const section = title.locator('xpath=ancestor::section[1]');
-  // Right under the title.
-  const panel = title.locator('xpath=following-sibling::*[1][self::details]');
+  // Right under the title's row (the title and "Save report").
+  const panel = title.locator('xpath=parent::div[contains(@class, "tool-head")]/following-sibling::*[1][self::details]');
   assert.equal(await panel.count(), 1, `${view}: a "How to read this" panel right under the title`);
   assert.equal(await panel.getAttribute('data-topic'), view, `${tool}: the guide of ${view}`);
   await checkPanel(page, panel, view);

@@ -19,6 +19,7 @@ export const FIREFOX = [
   // Firefox's own paths.
   'boot.test.mjs', // the boot: page before worker, each role's wasm, spare workers; the CSP; Overview
   'browsers.test.mjs', // the stand-ins: offline, a folder picked, a download, a dark context; Profile info
+  'shell.test.mjs', // the header's row, the Open… menu, a drop after load, tool keys, the trace viewer's panel
   'theme.test.mjs', // dark and light (a second Firefox), the remembered theme from disk; Advisor, Overview,
   //                   Framework op stats, Input pipeline, Memory profile, Trace viewer, Roofline, Graph viewer
   // Each view at least once.

@@ -196,7 +196,8 @@ test('the system setting picks the theme; the selector overrides it, is remember
 for (const scheme of ['light', 'dark']) {
   test(`${scheme} theme: text and chart colours reach WCAG contrast on every tool visited`, async () => {
     const { page, seen, close } = await openPage(`${env.server.url}/`, scheme);
-    // The open bar, before a profile.
+    // The open bar, before a profile (once the app has drawn it).
+    await page.locator('#open-demo').waitFor();
     const report = { open: await page.evaluate((t) => window.__theme.textContrast(t), TEXT) };
     await page.click('#open-demo');
     await page.locator('#tool-advisor').waitFor({ timeout: 30_000 });
@@ -300,10 +301,20 @@ test('dark trace viewer: a dark canvas, names on the boxes at 4.5:1, redrawn lig
   const frames = await page.evaluate(() => window.__proflensTrace.frames.length);
   await page.selectOption('#theme-choice', 'light');
   await page.waitForFunction((n) => window.__proflensTrace.frames.length > n, frames);
+  // The ground (the commonest colour of the timeline's right half) turns light.
   await page.waitForFunction(() => {
     const c = document.querySelector('#trace-canvas');
-    const px = c.getContext('2d').getImageData(c.width - 3, c.height - 3, 1, 1).data;
-    return window.__theme.luminance([px[0], px[1], px[2]]) > 0.8;
+    const { data, width, height } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+    const counts = new Map();
+    for (let y = Math.floor(height * 0.1); y < height; y += 4) {
+      for (let x = Math.floor(width / 2); x < width; x += 4) {
+        const i = (y * width + x) * 4;
+        const key = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    }
+    const k = [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
+    return window.__theme.luminance([k >> 16, (k >> 8) & 255, k & 255]) > 0.8;
   }, null, { timeout: 10_000 });
   const light = await pixels();
   assert.ok(light.groundLuminance > 0.8 && light.groundIsVar, JSON.stringify(light));

@@ -97,7 +97,14 @@ pub fn OpenPanel() -> impl IntoView {
                         "Choose a folder…"
                     </label>
                     <DemoMenu/>
-                    <input type="file" id="add-files" class="visually-hidden" multiple on:change=on_add/>
+                    <input
+                        type="file"
+                        id="add-files"
+                        class="visually-hidden"
+                        aria-label="Add a profile to compare"
+                        multiple
+                        on:change=on_add
+                    />
                     <Show when=menu>
                         <label for="add-files" class="button" title="Open more files beside these, as the baseline of a comparison">
                             "Add a profile to compare…"

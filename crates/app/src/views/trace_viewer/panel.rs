@@ -27,6 +27,9 @@ pub fn BottomPanel(bar: AnyView, children: Children) -> impl IntoView {
     let height = RwSignal::new(None::<f64>);
     let collapsed = RwSignal::new(false);
     let maximised = RwSignal::new(false);
+    // The panel's share of the tool's height, percent, for the handle's `aria-valuenow`
+    // (the stylesheet's default at first).
+    let share = RwSignal::new(30.0_f64);
     let drag: Rc<RefCell<Option<Listeners>>> = Rc::default();
     let panel = NodeRef::<leptos::html::Section>::new();
 
@@ -39,8 +42,10 @@ pub fn BottomPanel(bar: AnyView, children: Children) -> impl IntoView {
     let set_height = move |px: f64| {
         let Some(panel) = panel.get_untracked() else { return };
         let Some(tool) = panel.parent_element() else { return };
-        let room = f64::from(tool.client_height()) - TIMELINE_MIN;
-        height.set(Some(px.min(room).max(PANEL_MIN)));
+        let whole = f64::from(tool.client_height());
+        let px = px.min(whole - TIMELINE_MIN).max(PANEL_MIN);
+        height.set(Some(px));
+        share.set((px / whole.max(1.0) * 100.0).round());
         collapsed.set(false);
         maximised.set(false);
     };
@@ -97,6 +102,18 @@ pub fn BottomPanel(bar: AnyView, children: Children) -> impl IntoView {
                 class="trace-panel-handle"
                 role="separator"
                 aria-orientation="horizontal"
+                aria-valuemin="0"
+                aria-valuemax="100"
+                aria-valuenow=move || {
+                    let now = if collapsed.get() {
+                        0.0
+                    } else if maximised.get() {
+                        100.0
+                    } else {
+                        share.get()
+                    };
+                    format!("{now:.0}")
+                }
                 aria-label="Resize the panel (drag, or ↑ and ↓)"
                 tabindex="0"
                 on:mousedown=on_down
