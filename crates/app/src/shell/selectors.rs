@@ -56,38 +56,8 @@ pub fn Selectors() -> impl IntoView {
 
     view! {
         <nav class="selectors" aria-label="What to show">
-            <div class="field">
-                <label for="run">"Run"</label>
-                <select id="run" on:change=on_run prop:disabled=no_files>
-                    <For each=runs key=|r| r.clone() let:run>
-                        <option
-                            value=run.clone()
-                            prop:selected={
-                                let run = run.clone();
-                                move || state.run.get() == run
-                            }
-                        >
-                            {run.clone()}
-                        </option>
-                    </For>
-                </select>
-            </div>
-            <div class="field">
-                <label for="host">"Host"</label>
-                <select id="host" on:change=on_host prop:disabled=no_files>
-                    <For each=hosts key=|h| h.clone() let:host>
-                        <option
-                            value=host.clone()
-                            prop:selected={
-                                let host = host.clone();
-                                move || state.host.get() == host
-                            }
-                        >
-                            {host.clone()}
-                        </option>
-                    </For>
-                </select>
-            </div>
+            <NameSelect id="run" label="Run" names=Signal::derive(runs) chosen=state.run on_change=on_run disabled=Signal::derive(no_files)/>
+            <NameSelect id="host" label="Host" names=Signal::derive(hosts) chosen=state.host on_change=on_host disabled=Signal::derive(no_files)/>
             <div class="field">
                 <label for="tool">"Tool"</label>
                 <select id="tool" on:change=on_tool title="Keys: [ and ] the previous and next tool, { and } the previous and next group">
@@ -143,6 +113,36 @@ pub fn Selectors() -> impl IntoView {
             </div>
             <CompareControls/>
         </nav>
+    }
+}
+
+/// A labelled list of names (the runs, a run's hosts), `chosen` selected.
+#[component]
+fn NameSelect(
+    id: &'static str,
+    label: &'static str,
+    names: Signal<Vec<String>>,
+    chosen: RwSignal<String>,
+    on_change: impl Fn(web_sys::Event) + 'static,
+    disabled: Signal<bool>,
+) -> impl IntoView {
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            <select id=id on:change=on_change prop:disabled=disabled>
+                <For each=move || names.get() key=|n| n.clone() let:name>
+                    <option
+                        value=name.clone()
+                        prop:selected={
+                            let name = name.clone();
+                            move || chosen.get() == name
+                        }
+                    >
+                        {name.clone()}
+                    </option>
+                </For>
+            </select>
+        </div>
     }
 }
 
