@@ -5,9 +5,9 @@
 //! them fails the test and names the file.
 
 #[path = "../fuzz/bodies/build.rs"]
-mod build;
+pub(crate) mod build;
 #[path = "../fuzz/bodies/common.rs"]
-mod common;
+pub(crate) mod common;
 #[path = "../fuzz/bodies/decode_hlo.rs"]
 mod decode_hlo;
 #[path = "../fuzz/bodies/decode_legacy.rs"]

@@ -15,7 +15,7 @@
 //! Counts compared here are read from the raw dump's kind field (not through
 //! the parser) or follow from the recording scripts.
 
-mod cupti_records;
+use crate::cupti_records;
 
 use cupti_records::records;
 use proflens_analysis::passes::grouping::group_events;

@@ -5,7 +5,7 @@
 //! pair into the loop's 12 `train N` ranges, and every kernel joins a step,
 //! also those PyTorch's autograd thread launched.
 
-mod cupti_records;
+use crate::cupti_records;
 
 use cupti_records::records;
 use proflens_analysis::passes::grouping::group_events;

@@ -3,7 +3,7 @@
 //! injection library is missing or the logdir cannot be created; a program
 //! that cannot be started exits 127/126 as in a shell.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

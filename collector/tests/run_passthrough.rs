@@ -3,7 +3,7 @@
 //! arguments must be the same both ways, the collector's own lines only
 //! before and after the program's stderr.
 
-mod common;
+use crate::common;
 use common::*;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;

@@ -3,7 +3,7 @@
 //! code (a collector ended by the signal would leave with the signal, and
 //! its program orphaned).
 
-mod common;
+use crate::common;
 use common::*;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::{CommandExt, ExitStatusExt};

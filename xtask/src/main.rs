@@ -90,39 +90,38 @@ fn test_phases(phases: &mut Phases) -> Result<(), String> {
     phases.run("fmt", || run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(&root)))?;
     // Static and fast: an architecture slip fails before the long lint and test runs.
     phases.run("check-arch", || arch::check(&root))?;
-    phases.run("clippy (native)", || {
-        run(Command::new("cargo")
-            .args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
-            .current_dir(&root))
-    })?;
-    phases.run("clippy (wasm)", || {
-        run(Command::new("cargo")
-            .args(["clippy", "-p", "proflens-app", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"])
-            .current_dir(&root))
-    })?;
-    phases.run("cargo test", || run(Command::new("cargo").args(["test", "--workspace"]).current_dir(&root)))?;
-    let dist = phases.run("dist + wasm size", || {
-        let dist = dist::build()?;
-        // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
-        wasm_size::check(&dist::wasm_sizes(&dist)?)?;
-        Ok(dist)
-    })?;
-    // The log-directory test indexes its logdir with the collector; the pods test writes summaries with the CLI.
-    phases.run("build collector + CLI", || {
-        run(Command::new("cargo")
-            .args([
-                "build",
-                "-p",
-                "proflens-collector",
-                "--bin",
-                "proflens-collect",
-                "-p",
-                "proflens-cli",
-                "--bin",
-                "proflens",
-            ])
-            .current_dir(&root))
-    })?;
+    let ((), dist) = phases.run_both(
+        // The native build both lints and compiles: clippy's driver compiles the workspace's
+        // crates (warnings denied) as `cargo clippy --workspace --all-targets` checks them,
+        // so they are not compiled twice. Also builds the binaries the browser tests run
+        // (`proflens`, `proflens-collect`): the CLI's and the collector's tests need them.
+        ("clippy + cargo test (native)", || {
+            run(clippy_linted(Command::new("cargo").args(["test", "--workspace"])).current_dir(&root))
+        }),
+        // Beside it (no shared build directory: cargo locks target/debug and target/<profile>
+        // apart), so its single-threaded stretches (a long test, an LTO link) leave a core to
+        // the other. The wasm lints run on the page's profile, whose build scripts and
+        // macros the dist build then reuses; the dist build itself is plain rustc (clippy's
+        // driver turns MIR optimisations off). The two runs' output interleaves.
+        ("clippy + dist + wasm size (wasm)", || {
+            run(Command::new("cargo")
+                .args([
+                    "clippy",
+                    "-p",
+                    "proflens-app",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "--profile",
+                    "wasm-release",
+                ])
+                .args(["--", "-D", "warnings"])
+                .current_dir(&root))?;
+            let dist = dist::build()?;
+            // Each wasm (the page's, the worker's) at most 1.5 MB gzip.
+            wasm_size::check(&dist::wasm_sizes(&dist)?)?;
+            Ok(dist)
+        }),
+    )?;
     // Every browser test in Chromium (over CDP); in Firefox ESR (over WebDriver BiDi) the
     // files tests/browser/suites.mjs lists, which show every view and Firefox's own paths.
     for browser in [Browser::Chromium, Browser::Firefox] {
@@ -143,6 +142,13 @@ pub fn target_dir() -> PathBuf {
         Some(dir) if !dir.is_empty() => root().join(dir),
         _ => root().join("target"),
     }
+}
+
+/// `cmd` (a cargo build) with clippy's lints on the workspace's crates, warnings
+/// denied: clippy's driver as the workspace's rustc, as `cargo clippy` sets it up.
+fn clippy_linted(cmd: &mut Command) -> &mut Command {
+    cmd.env("RUSTC_WORKSPACE_WRAPPER", "clippy-driver")
+        .env("CLIPPY_ARGS", "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
 }
 
 /// Runs a command with inherited output; a failure names the command.

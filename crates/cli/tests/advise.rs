@@ -2,7 +2,7 @@
 //! XSpace and PyTorch fixtures, one host and all ranks of a run, and the
 //! `--fail-on` gate's exit codes.
 
-mod common;
+use crate::common;
 
 use common::{data, json, proflens};
 use proflens_analysis::advice::{markdown, DETECTORS};

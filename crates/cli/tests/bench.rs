@@ -2,7 +2,7 @@
 //! count, on the same load, so that the native breakdown compares with the
 //! web benchmark's (`cargo xtask bench-web`).
 
-mod common;
+use crate::common;
 
 use common::{data, json};
 

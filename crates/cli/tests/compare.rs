@@ -2,7 +2,7 @@
 //! every fixture against itself and on pairs whose differences are known,
 //! and `proflens compare` with its formats and its CI gate's exit codes.
 
-mod common;
+use crate::common;
 
 use common::{app_host, data, fixtures, proflens};
 use proflens_analysis::compare::{self, ChangeStatus, Comparison, DiffNode, Side, Status};

@@ -2,7 +2,7 @@
 //! what proflens says about what it leaves out.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::data;
 use std::path::{Path, PathBuf};

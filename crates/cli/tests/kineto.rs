@@ -1,7 +1,7 @@
 //! The `proflens` binary on PyTorch (Kineto) traces: single files and a
 //! folder of rank files.
 
-mod common;
+use crate::common;
 
 use common::{json, proflens};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! `proflens tool` / `proflens info` on legacy tool files.
 
-mod common;
+use crate::common;
 
 use common::{json, proflens};
 use std::path::PathBuf;

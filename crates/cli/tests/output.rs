@@ -1,7 +1,7 @@
 //! Where output goes: a reader that goes away, and `-o` at something that
 //! is not a file.
 
-mod common;
+use crate::common;
 
 use common::data;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! (`--jobs`), from summaries written beside the profiles
 //! (`proflens summarize`), and from the summaries alone.
 
-mod common;
+use crate::common;
 
 use common::{data, proflens, NoHooks};
 use proflens_analysis::context::summary::{HostSummary, COMBINED_FROM_SUMMARIES};

@@ -4,7 +4,7 @@
 //! on the two ranks of a PyTorch job, whose clocks differ. The expected
 //! times are read from the rank files themselves (epoch µs).
 
-mod common;
+use crate::common;
 
 use common::{data, json, proflens};
 use serde_json::Value;

@@ -7,7 +7,7 @@ use proflens_analysis::context::{Hooks, HostContext, HostFile};
 use proflens_format::logdir::{discover, HostFiles};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::rc::Rc;
 
 /// A path below tests/data.
@@ -16,7 +16,18 @@ pub fn data(rel: &str) -> PathBuf {
 }
 
 pub fn proflens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_proflens")).args(args).output().expect("proflens runs")
+    spawn(args).wait_with_output().expect("proflens runs")
+}
+
+/// `proflens` started with its output piped, to wait for later.
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_proflens"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("proflens starts")
 }
 
 /// The JSON a successful run prints.

@@ -1,0 +1,16 @@
+//! The `proflens` binary's tests, one module per file, in one test binary:
+//! `cargo test -p proflens-cli --test cli_tests registry::` runs one file's.
+
+mod common;
+
+mod advise;
+mod bench;
+mod cli;
+mod compare;
+mod input;
+mod kineto;
+mod legacy;
+mod output;
+mod registry;
+mod summaries;
+mod trace_hosts;
