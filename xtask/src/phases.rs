@@ -117,8 +117,11 @@ mod tests {
     #[test]
     fn run_both_runs_the_two_at_once_and_records_each() {
         let mut phases = Phases::default();
-        let nap = || std::thread::sleep(Duration::from_millis(300));
-        let both = phases.run_both(("a", || Ok(nap())), ("b", || Ok(nap())));
+        let nap = || {
+            std::thread::sleep(Duration::from_millis(300));
+            Ok(())
+        };
+        let both = phases.run_both(("a", nap), ("b", nap));
         assert_eq!(both, Ok(((), ())));
         let table = phases.table();
         assert!(table.contains("  a (beside b) ") && table.contains("  b (beside a) "), "{table}");
