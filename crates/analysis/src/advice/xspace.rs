@@ -422,7 +422,10 @@ fn kernel_share(f: &Frame<'_>, kernels: &[KernelRow], device: &OpMetricsDb, pick
 }
 
 fn tensor_cores(f: &Frame<'_>, a: &HostAnalysis) -> Outcome {
-    if !f.gpu || a.kernels.is_empty() {
+    // Without a vendor XProf's rule flags no kernel as using tensor cores
+    // (older TensorFlow records none), so "unused" would be a guess.
+    let vendor = a.environment.device.as_ref().map_or("", |d| d.vendor.as_str());
+    if !f.gpu || a.kernels.is_empty() || crate::passes::tensor_core::GpuVendor::from_stat(vendor).is_none() {
         return Outcome::Clear;
     }
     let cost = kernel_share(f, &a.kernels, &a.device_ops, |k| k.op_tensor_core_eligible && !k.uses_tensor_core);

@@ -4,9 +4,14 @@
 use crate::common::schema::{is_derived_line, StatKeys, StatPicker, GPU_PLANE_PREFIX};
 use crate::common::tf_op;
 use crate::hlo::gpu::GpuHlo;
+use crate::passes::tensor_core::{plane_vendor, uses_tensor_core_of};
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+
+// The matrix-unit rules live in `tensor_core`; the PyTorch tools and the
+// Advisor reach them through here too.
+pub use crate::passes::tensor_core::{op_tensor_core_eligible, uses_tensor_core_on, GpuVendor};
 
 /// XProf keeps the kernels with the most total time.
 const MAX_KERNELS: usize = 1000;
@@ -96,84 +101,6 @@ pub fn parse_kernel_details(text: &str) -> KernelDetails {
     d
 }
 
-/// Kernel names that show TensorCore use (XProf's kernel_stats_utils).
-const TENSOR_CORE_KERNEL_PATTERNS: [&str; 19] = [
-    "16816",
-    "c1688",
-    "conv1x1",
-    "conv2d_c1_k1",
-    "dgrad_1x1_stride_2x2",
-    "direct_group",
-    "first_layer_wgrad_kernel",
-    "h1688",
-    "h884",
-    "hmma",
-    "i16832",
-    "i8816",
-    "s884",
-    "s1688",
-    "xmma_gemm",
-    "xmma_implicit_gemm",
-    "xmma_sparse_conv",
-    "xmma_sparse_gemm",
-    "xmma_warp_specialized_implicit_gemm",
-];
-
-/// AMD matrix-core kernels: rocBLAS/hipBLASLt tiles (`…_MI16x16x16…`) and
-/// XLA's GEMM fusions, which CDNA runs on MFMA units (as XProf reports them).
-fn uses_matrix_core(name: &str) -> bool {
-    name.starts_with("gemm_fusion")
-        || name.match_indices("_MI").any(|(i, _)| name[i + 3..].starts_with(|c: char| c.is_ascii_digit()))
-}
-
-/// Whether a kernel runs on TensorCores (NVIDIA) or matrix cores (AMD),
-/// when the device's vendor is not known (XSpaces).
-pub fn uses_tensor_core(kernel_name: &str) -> bool {
-    TENSOR_CORE_KERNEL_PATTERNS.iter().any(|p| kernel_name.contains(p)) || uses_matrix_core(kernel_name)
-}
-
-/// Who made the GPU a kernel ran on, which decides the rule that says
-/// whether it used the matrix units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum GpuVendor {
-    #[default]
-    Nvidia,
-    Amd,
-}
-
-/// [`uses_tensor_core`] for a known vendor: NVIDIA's TensorCore name
-/// patterns on NVIDIA GPUs, the matrix-core rule (MFMA tiles) on AMD ones,
-/// where NVIDIA's patterns (`h884`, `16816` …) mean nothing.
-pub fn uses_tensor_core_on(vendor: GpuVendor, kernel_name: &str) -> bool {
-    match vendor {
-        GpuVendor::Nvidia => TENSOR_CORE_KERNEL_PATTERNS.iter().any(|p| kernel_name.contains(p)),
-        GpuVendor::Amd => uses_matrix_core(kernel_name),
-    }
-}
-
-/// Ops whose kernels can run on TensorCores.
-pub fn op_tensor_core_eligible(op_name: &str) -> bool {
-    const ENDS: [&str; 14] = [
-        "Conv2D",
-        "Conv2DBackpropFilter",
-        "Conv2DBackpropInput",
-        "Conv3D",
-        "DepthwiseConv2dNative",
-        "DepthwiseConv2dNativeBackpropFilter",
-        "DepthwiseConv2dNativeBackpropInput",
-        "/MatMul",
-        "FusedMatMul",
-        "/CudnnRNN",
-        "XlaDot",
-        "XlaDotV2",
-        // JAX primitives (the op names of XLA kernels on GPUs).
-        "dot_general",
-        "conv_general_dilated",
-    ];
-    const CONTAINS: [&str; 4] = ["BatchMatMul", "CudnnRNNV", "CudnnRNNForward", "CudnnRNNBackprop"];
-    ENDS.iter().any(|e| op_name.ends_with(e)) || CONTAINS.iter().any(|c| op_name.contains(c))
-}
-
 pub fn kernel_stats(profile: &Profile) -> Vec<KernelRow> {
     kernel_stats_with_hlo(profile, &GpuHlo::new(&[]))
 }
@@ -187,6 +114,8 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
     type Key = (String, [u64; 3], [u64; 3], u64, u64, u64, String);
     let mut rows: FxHashMap<Key, KernelRow> = FxHashMap::default();
     for plane in profile.planes.iter().filter(|p| profile.str(p.name).starts_with(GPU_PLANE_PREFIX)) {
+        // XProf reads each device plane's vendor for the matrix-unit rule.
+        let vendor = plane_vendor(profile, plane);
         for line in plane.lines.iter().filter(|l| !is_derived_line(l)) {
             let ev = &line.events;
             for i in 0..ev.len() {
@@ -210,7 +139,7 @@ pub fn kernel_stats_with_hlo(profile: &Profile, hlo: &GpuHlo<'_>) -> Vec<KernelR
                 let key =
                     (name.to_string(), d.grid, d.block, d.registers, d.static_shmem, d.dynamic_shmem, op_name.clone());
                 let row = rows.entry(key).or_insert_with(|| {
-                    let uses = uses_tensor_core(name);
+                    let uses = uses_tensor_core_of(vendor, name);
                     let op_eligible = uses || op_tensor_core_eligible(&op_name);
                     KernelRow::not_run(name.to_string(), &d, op_name, uses, op_eligible)
                 });
@@ -320,20 +249,5 @@ mod tests {
         let old = parse_kernel_details("regs:38 shm:0 grid:160,1,1 block:1024,1,1");
         assert_eq!((old.registers, old.grid), (38, [160, 1, 1]));
         assert_eq!(parse_kernel_details("").grid, [1, 1, 1]);
-    }
-
-    #[test]
-    fn tensor_core_rules() {
-        assert!(uses_matrix_core("Cijk_Ailk_Bljk_BBS_BH_MT256x224x64_MI16x16x16x1_SN"));
-        assert!(!uses_matrix_core("void Eigen::internal::EigenMetaKernel"));
-        assert!(uses_tensor_core_on(
-            GpuVendor::Amd,
-            "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x128_MI16x16x1_SN"
-        ));
-        assert!(!uses_tensor_core_on(GpuVendor::Amd, "my_h884_lookalike_kernel"));
-        assert!(uses_tensor_core_on(GpuVendor::Nvidia, "volta_h884gemm_64x64_nn"));
-        assert!(!uses_tensor_core_on(GpuVendor::Nvidia, "Cijk_Ailk_Bljk_BBS_BH_MT256x224x64_MI16x16x16x1_SN"));
-        assert!(op_tensor_core_eligible("model/dense/MatMul"));
-        assert!(!op_tensor_core_eligible("model/dense/BiasAdd"));
     }
 }

@@ -2,6 +2,7 @@
 //! profile (and of earlier passes); [`crate::context::HostContext`] runs each
 //! at most once per host.
 
+pub mod device_caps;
 pub mod device_env;
 pub mod duty_cycle;
 pub mod grouping;
@@ -15,6 +16,7 @@ pub mod run_environment;
 pub(crate) mod step_runs;
 pub mod step_spans;
 pub mod steps;
+pub mod tensor_core;
 pub mod trace;
 pub mod training;
 pub mod xla_ops;

@@ -32,6 +32,21 @@ pub struct DeviceCaps {
     pub memory_bandwidth_bytes_per_second: u64,
     /// `major.minor`, when recorded.
     pub compute_capability: Option<String>,
+    /// The `gpu_device_name` stat: an AMD GPU's gfx architecture (`gfx942`)
+    /// from the ROCm collector; a product name on NVIDIA.
+    #[serde(default)]
+    pub device_name: String,
+}
+
+impl DeviceCaps {
+    /// (major, minor) of the compute capability, (0, 0) when not recorded
+    /// (XProf's proto defaults).
+    pub fn compute_capability_numbers(&self) -> (i64, i64) {
+        let Some((major, minor)) = self.compute_capability.as_deref().and_then(|c| c.split_once('.')) else {
+            return (0, 0);
+        };
+        (major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
+    }
 }
 
 pub fn run_environment(profile: &Profile) -> RunEnvironment {
@@ -54,7 +69,7 @@ pub fn run_environment(profile: &Profile) -> RunEnvironment {
     };
     if let Some(first) = gpus.first() {
         let caps = device_caps(profile, first);
-        let model = gpu_model_name(profile, first, &caps);
+        let model = crate::passes::device_caps::model_name(&caps);
         return RunEnvironment {
             hardware_type: HardwareType::Gpu,
             device_type: if model.is_empty() { "GPU".into() } else { model },
@@ -76,7 +91,8 @@ pub fn run_environment(profile: &Profile) -> RunEnvironment {
     base
 }
 
-fn device_caps(profile: &Profile, plane: &Plane) -> DeviceCaps {
+/// A GPU plane's capability stats (XProf's `GetDeviceCaps`).
+pub fn device_caps(profile: &Profile, plane: &Plane) -> DeviceCaps {
     let stat = |name: &str| plane_stat(profile, plane, profile.strings.lookup(name));
     let int = |name: &str| stat(name).and_then(|v| v.as_u64()).unwrap_or(0);
     let major = stat("compute_cap_major").and_then(|v| v.as_i64());
@@ -88,50 +104,6 @@ fn device_caps(profile: &Profile, plane: &Plane) -> DeviceCaps {
         memory_bytes: int("memory_size"),
         memory_bandwidth_bytes_per_second: int("memory_bandwidth"),
         compute_capability: major.map(|m| format!("{m}.{}", minor.unwrap_or(0))),
-    }
-}
-
-/// XProf's device model names (hardware_type_utils.cc).
-fn gpu_model_name(profile: &Profile, plane: &Plane, caps: &DeviceCaps) -> String {
-    let (major, minor) = caps
-        .compute_capability
-        .as_deref()
-        .and_then(|c| c.split_once('.'))
-        .and_then(|(a, b)| Some((a.parse::<i64>().ok()?, b.parse::<i64>().ok()?)))
-        .unwrap_or((0, 0));
-    match caps.vendor.as_str() {
-        "Nvidia" => match (major, minor) {
-            (2, _) => "Nvidia GPU (Fermi)",
-            (3, _) => "Nvidia GPU (Kepler)",
-            (5, _) => "Nvidia GPU (Maxwell)",
-            (6, _) => "Nvidia GPU (Pascal)",
-            (7, m) if m < 5 => "Nvidia GPU (Volta)",
-            (7, _) => "Nvidia GPU (Turing)",
-            (8, m) if m < 9 => "Nvidia GPU (Ampere)",
-            (8, _) => "Nvidia GPU (Ada Lovelace)",
-            (9, _) => "Nvidia GPU (Hopper)",
-            (10, _) => "Nvidia GPU (Blackwell)",
-            _ => "Nvidia GPU",
-        }
-        .to_string(),
-        "AMD" => {
-            let name = plane_stat(profile, plane, profile.strings.lookup("gpu_device_name")).map(|v| v.to_string());
-            let from_name = name.as_deref().and_then(|n| n.split(':').next()).filter(|g| g.starts_with("gfx"));
-            let from_caps = match (major, minor) {
-                (9, 4) => Some("gfx942"),
-                (9, 5) => Some("gfx950"),
-                _ => None,
-            };
-            match from_name.or(from_caps) {
-                Some(gfx) => format!("AMD GPU - {gfx}"),
-                None => match major {
-                    9 => "AMD GPU - gfx-9XX series".into(),
-                    10 => "AMD GPU - gfx-10XX series".into(),
-                    11 => "AMD GPU - gfx-11XX series".into(),
-                    _ => "AMD GPU".into(),
-                },
-            }
-        }
-        _ => String::new(),
+        device_name: stat("gpu_device_name").map(|v| v.to_string()).unwrap_or_default(),
     }
 }

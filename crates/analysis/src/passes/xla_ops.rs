@@ -335,10 +335,11 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
 
 /// Peak FLOP rate (GFLOP/s) and HBM bandwidth (GiB/s) of the first device.
 ///
-/// TPUs record both as plane stats. GPUs record clock, cores and memory
-/// bandwidth: the FLOP peak is cores × clock × the per-core-per-cycle rate of
-/// the architecture (the best of its CUDA-core and tensor-core rates;
-/// docs/formats.md §4.10; AMD CDNA3 matrix cores: 2048).
+/// TPUs record both as plane stats. A GPU plane's stated FLOP peak wins, as
+/// in XProf's GetPerfEnvFromXPlane; without one it is cores × clock × the
+/// per-core-per-cycle rate of the architecture
+/// ([`crate::passes::device_caps`]; 0 for a vendor or AMD architecture
+/// XProf does not know).
 pub fn device_peaks(profile: &Profile) -> (f64, f64) {
     let key = |name: &str| profile.strings.lookup(name);
     let gib = |gb: f64| gb * 1e9 / (1u64 << 30) as f64;
@@ -353,41 +354,8 @@ pub fn device_peaks(profile: &Profile) -> (f64, f64) {
     if stated > 0.0 {
         return (stated * 1000.0, hbm);
     }
-    let cores = num(gpu, "core_count");
-    let clock_ghz = num(gpu, "clock_rate") / 1e6;
-    let major = num(gpu, "compute_cap_major") as i64;
-    let minor = num(gpu, "compute_cap_minor") as i64;
-    let vendor = plane_stat(profile, gpu, key("device_vendor")).and_then(|v| v.as_str().map(str::to_string));
-    let per_core_cycle = if vendor.as_deref() == Some("AMD") {
-        if (major, minor) >= (9, 4) {
-            2048.0
-        } else {
-            1024.0
-        }
-    } else {
-        nvidia_flops_per_sm_cycle(major, minor)
-    };
-    (cores * clock_ghz * per_core_cycle, hbm)
-}
-
-/// Best FLOPs per SM per cycle of an NVIDIA compute capability (nearest
-/// lower entry of the table).
-fn nvidia_flops_per_sm_cycle(major: i64, minor: i64) -> f64 {
-    const TABLE: &[((i64, i64), f64)] = &[
-        ((10, 0), 8192.0),
-        ((9, 0), 4096.0),
-        ((8, 9), 1024.0),
-        ((8, 6), 1024.0),
-        ((8, 0), 2048.0),
-        ((7, 5), 1024.0),
-        ((7, 0), 1024.0),
-        ((6, 1), 256.0),
-        ((6, 0), 256.0),
-        ((5, 0), 256.0),
-        ((3, 0), 384.0),
-        ((2, 0), 64.0),
-    ];
-    TABLE.iter().find(|(cc, _)| *cc <= (major, minor)).map_or(0.0, |(_, f)| *f)
+    let caps = crate::passes::run_environment::device_caps(profile, gpu);
+    (crate::passes::device_caps::peak_gflops(&caps), hbm)
 }
 
 /// [`xla_ops`] with the profile's own event grouping.

@@ -6,6 +6,7 @@ use crate::common::schema::{event_stat, is_derived_line, StatKeys};
 use crate::common::tf_op;
 use crate::hlo::gpu::{innermost, GpuHlo};
 use crate::passes::grouping::{Grouping, FLAG_EAGER};
+use crate::passes::tensor_core::{plane_vendor, uses_tensor_core_of, GpuVendor};
 use proflens_model::{Line, MetaIdx, Plane, Profile, StrId};
 use rustc_hash::FxHashMap;
 
@@ -17,6 +18,7 @@ pub(super) fn gpu_plane_op_metrics(
     p: usize,
 ) -> OpMetricsDb {
     let plane = &profile.planes[p];
+    let kernel_time = KernelTime { profile, plane, keys, vendor: plane_vendor(profile, plane) };
     let mut ops: Vec<OpMetrics> = Vec::new();
     let mut by_key: FxHashMap<(MetaIdx, StrId), usize> = FxHashMap::default();
     // XLA ops by (program id, innermost HLO name); None: HLO unknown.
@@ -60,7 +62,7 @@ pub(super) fn gpu_plane_op_metrics(
                 op.model_flops = op.flops;
                 op.bytes_accessed = op.bytes_accessed.saturating_add(bytes_accessed);
                 op_time_ps = op_time_ps.saturating_add(duration);
-                add_kernel_time(profile, plane, line, i, keys, op, duration);
+                kernel_time.add(line, i, op, duration);
                 continue;
             }
             let Some(tf_op) = str_stat_id(plane, line, i, keys.tf_op) else {
@@ -104,7 +106,7 @@ pub(super) fn gpu_plane_op_metrics(
             op.time_ps = op.time_ps.saturating_add(duration);
             op.self_time_ps = op.self_time_ps.saturating_add(duration);
             op_time_ps = op_time_ps.saturating_add(duration);
-            add_kernel_time(profile, plane, line, i, keys, op, duration);
+            kernel_time.add(line, i, op, duration);
         }
     }
     finish_device_db(ops, span, op_time_ps)
@@ -118,21 +120,25 @@ struct XlaSlot {
     bytes_accessed: u64,
 }
 
-/// Counts event `i` in `op`'s kernel time (and TensorCore time) if it is a kernel.
-fn add_kernel_time(
-    profile: &Profile,
-    plane: &Plane,
-    line: &Line,
-    i: usize,
-    keys: &StatKeys,
-    op: &mut OpMetrics,
-    duration: u64,
-) {
-    if duration > 0 && event_stat(profile, plane, line, i, keys.kernel_details).is_some() {
-        op.kernel_time_ps = op.kernel_time_ps.saturating_add(duration);
-        let kernel = plane.event_metadata.get(line.events.metadata[i] as usize).map_or("", |m| profile.str(m.name));
-        if crate::passes::kernels::uses_tensor_core(kernel) {
-            op.tensor_core_time_ps = op.tensor_core_time_ps.saturating_add(duration);
+/// Counts kernels in their op's kernel time and TensorCore time; which
+/// kernels ran on TensorCores depends on the plane's vendor.
+struct KernelTime<'a> {
+    profile: &'a Profile,
+    plane: &'a Plane,
+    keys: &'a StatKeys,
+    vendor: Option<GpuVendor>,
+}
+
+impl KernelTime<'_> {
+    /// Counts event `i` in `op`'s kernel time (and TensorCore time) if it is a kernel.
+    fn add(&self, line: &Line, i: usize, op: &mut OpMetrics, duration: u64) {
+        let (profile, plane) = (self.profile, self.plane);
+        if duration > 0 && event_stat(profile, plane, line, i, self.keys.kernel_details).is_some() {
+            op.kernel_time_ps = op.kernel_time_ps.saturating_add(duration);
+            let kernel = plane.event_metadata.get(line.events.metadata[i] as usize).map_or("", |m| profile.str(m.name));
+            if uses_tensor_core_of(self.vendor, kernel) {
+                op.tensor_core_time_ps = op.tensor_core_time_ps.saturating_add(duration);
+            }
         }
     }
 }
@@ -147,6 +153,7 @@ mod tests {
     fn gpu_kernels_become_framework_ops() {
         let mut b = Builder::new();
         let p = b.plane("/device:GPU:0");
+        b.plane_stat(p, "device_vendor", V::S("Nvidia"));
         let gemm = b.meta(p, "volta_h884gemm", None, &[]);
         let add = b.meta(p, "add_kernel", None, &[]);
         let xla = b.meta(p, "fusion_kernel", None, &[]);

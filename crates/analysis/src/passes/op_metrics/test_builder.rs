@@ -45,10 +45,17 @@ impl Builder {
     }
 
     pub fn plane_stat(&mut self, p: usize, key: &str, v: V) {
-        let mut stats = Stats::default();
-        push(&mut self.strings, &mut stats, key, &v);
-        stats.end_owner();
-        self.planes[p].stats = StatList(stats);
+        self.plane_stats(p, &[(key, v)]);
+    }
+
+    /// Sets the plane's stats (replacing any).
+    pub fn plane_stats(&mut self, p: usize, stats: &[(&str, V)]) {
+        let mut list = Stats::default();
+        for (key, v) in stats {
+            push(&mut self.strings, &mut list, key, v);
+        }
+        list.end_owner();
+        self.planes[p].stats = StatList(list);
     }
 
     pub fn meta(&mut self, p: usize, name: &str, display: Option<&str>, stats: &[(&str, V)]) -> MetaIdx {

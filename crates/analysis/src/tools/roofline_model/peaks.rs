@@ -2,7 +2,8 @@
 //! (InitializeRooflineModelDatabaseFromOpStats): FLOP/s in GFLOP/s,
 //! bandwidths in GiB/s.
 
-use crate::common::schema::{plane_stat, TPU_PLANE_PREFIX};
+use crate::common::schema::{plane_stat, GPU_PLANE_PREFIX, TPU_PLANE_PREFIX};
+use crate::passes::device_caps;
 use crate::passes::device_env::DeviceEnv;
 use crate::passes::run_environment::RunEnvironment;
 use crate::passes::xla_ops::XlaOpDb;
@@ -80,17 +81,21 @@ impl Peaks {
                 peaks
             }
             HardwareType::Gpu => {
-                let shm = gpu_shared_memory_gb_per_s(env) * GIB_PER_GB;
-                // XProf knows the FLOP rates of NVIDIA and AMD GPUs only: a
-                // device that names no vendor (older TensorFlow) has none.
-                let vendor = env.device.as_ref().map_or("", |d| d.vendor.as_str());
-                let flop_rate = if matches!(vendor, "Nvidia" | "AMD") { base.flop_rate } else { 0.0 };
+                // The FLOP peak is the op database's (a stated peak, else
+                // XProf's per-architecture table, 0 for vendors XProf does
+                // not know). Shared memory / LDS likewise: the plane's stated
+                // SRAM peaks win over the tables' (GetPerfEnvFromXPlane).
+                let derived = env.device.as_ref().map_or(0.0, device_caps::shared_memory_gb_per_s);
+                let gpu = profile.planes.iter().find(|p| profile.str(p.name).starts_with(GPU_PLANE_PREFIX));
+                let sram = |name: &str| {
+                    let stated = gpu.and_then(|p| plane_stat(profile, p, profile.strings.lookup(name)));
+                    stated.and_then(|v| v.as_f64()).filter(|gb| *gb > 0.0).unwrap_or(derived) * GIB_PER_GB
+                };
                 Peaks {
                     device: RooflineDevice::Gpu,
-                    flop_rate,
                     has_merged_vmem: true,
-                    vmem_read_bw: shm,
-                    vmem_write_bw: shm,
+                    vmem_read_bw: sram("peak_sram_rd_bw_gigabytes_per_second"),
+                    vmem_write_bw: sram("peak_sram_wr_bw_gigabytes_per_second"),
                     ..base
                 }
             }
@@ -108,28 +113,4 @@ impl Peaks {
             0.0
         }
     }
-}
-
-/// All SMs' (CUs') shared memory / L1 bandwidth, GB/s: bytes per cycle per
-/// SM × SMs × clock. NVIDIA: 32 banks of 8 bytes (4 bytes per 2 cycles up
-/// to compute capability 2); AMD CDNA 3: 32 banks of 4 bytes, CDNA 4
-/// (gfx950) 64. 0 without the clock or the core count.
-fn gpu_shared_memory_gb_per_s(env: &RunEnvironment) -> f64 {
-    let Some(caps) = &env.device else { return 0.0 };
-    let clock_ghz = caps.clock_rate_khz as f64 / 1e6;
-    let bytes_per_cycle = match caps.vendor.as_str() {
-        "AMD" if env.device_type.contains("gfx950") => 256.0,
-        "AMD" => 128.0,
-        "Nvidia" => {
-            let major = caps.compute_capability.as_deref().and_then(|cc| cc.split('.').next()?.parse::<u32>().ok());
-            if major.is_some_and(|m| m <= 2) {
-                64.0
-            } else {
-                256.0
-            }
-        }
-        // XProf knows no other vendor's banks.
-        _ => 0.0,
-    };
-    caps.core_count as f64 * bytes_per_cycle * clock_ghz
 }

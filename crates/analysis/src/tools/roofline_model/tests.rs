@@ -134,3 +134,74 @@ fn six_digits_writes_like_absl() {
     assert_eq!(six_digits(0.000123456), "0.000123456");
     assert_eq!(six_digits(0.0000123456), "1.23456e-05");
 }
+
+/// The GPU peaks of a one-plane profile with these capability stats.
+fn gpu_plane_peaks(stats: &[(&str, crate::passes::op_metrics::test_builder::V)]) -> Peaks {
+    let mut b = crate::passes::op_metrics::test_builder::Builder::new();
+    let p = b.plane("/device:GPU:0");
+    b.plane_stats(p, stats);
+    let profile = b.build();
+    let env = crate::passes::run_environment::run_environment(&profile);
+    let (peak_gflops, peak_hbm_gibps) = crate::passes::xla_ops::device_peaks(&profile);
+    let ops = XlaOpDb { peak_gflops, peak_hbm_gibps, ..XlaOpDb::default() };
+    Peaks::of(&profile, &ops, &env, &crate::passes::device_env::DeviceEnv::of(&profile))
+}
+
+/// MI355X (gfx950) and MI300X (gfx942) at the same CU count and clock:
+/// XProf's CDNA 4 rate per CU and clock is twice CDNA 3's, so the roof and
+/// the ridge point are twice as high (GEMMs stay compute-bound), and so is
+/// the LDS roof (64 banks instead of 32). An architecture XProf does not
+/// know has no roof; a vendor it does not know, no name either.
+#[test]
+fn amd_peaks_follow_the_gfx_architecture() {
+    use crate::passes::op_metrics::test_builder::V;
+    let amd = |minor: i64, name: &'static str| {
+        gpu_plane_peaks(&[
+            ("device_vendor", V::S("AMD")),
+            ("compute_cap_major", V::I(9)),
+            ("compute_cap_minor", V::I(minor)),
+            ("gpu_device_name", V::S(name)),
+            ("core_count", V::I(256)),
+            ("clock_rate", V::I(2_400_000)),
+            ("memory_bandwidth", V::I(8_000_000_000_000)),
+        ])
+    };
+    let (mi300, mi355) = (amd(4, ""), amd(5, ""));
+    assert_eq!((mi300.device_type.as_str(), mi355.device_type.as_str()), ("AMD GPU - gfx942", "AMD GPU - gfx950"));
+    assert!((mi300.flop_rate - 256.0 * 2.4 * 2048.0).abs() < 1e-6);
+    assert!((mi355.flop_rate - 2.0 * mi300.flop_rate).abs() < 1e-6);
+    assert!((mi355.ridge_point(mi355.hbm_bw) - 2.0 * mi300.ridge_point(mi300.hbm_bw)).abs() < 1e-9);
+    assert!((mi355.vmem_read_bw - 2.0 * mi300.vmem_read_bw).abs() < 1e-6);
+    // The device name, when a bare gfx version, says the architecture.
+    let mi250 = amd(0, "gfx90a");
+    assert_eq!(mi250.device_type, "AMD GPU - gfx90a");
+    assert!((mi250.flop_rate - 256.0 * 2.4 * 1024.0).abs() < 1e-6);
+    let rdna = amd(0, "gfx1100");
+    assert_eq!((rdna.device_type.as_str(), rdna.flop_rate, rdna.vmem_read_bw), ("AMD GPU - gfx1100", 0.0, 0.0));
+    let unresolved = amd(0, "");
+    assert_eq!((unresolved.device_type.as_str(), unresolved.flop_rate), ("AMD GPU - gfx-9XX series", 0.0));
+    let other =
+        gpu_plane_peaks(&[("compute_cap_major", V::I(8)), ("core_count", V::I(108)), ("clock_rate", V::I(1_410_000))]);
+    assert_eq!((other.device_type.as_str(), other.flop_rate, other.vmem_read_bw), ("GPU", 0.0, 0.0));
+}
+
+/// Peaks a GPU plane states win over the tables, whatever the vendor
+/// (XProf's GetPerfEnvFromXPlane): the FLOP rate and the SRAM bandwidths.
+#[test]
+fn stated_gpu_peaks_win() {
+    use crate::passes::op_metrics::test_builder::V;
+    let peaks = gpu_plane_peaks(&[
+        ("device_vendor", V::S("AMD")),
+        ("compute_cap_major", V::I(9)),
+        ("compute_cap_minor", V::I(4)),
+        ("core_count", V::I(304)),
+        ("clock_rate", V::I(2_100_000)),
+        ("peak_teraflops_per_second", V::I(1300)),
+        ("peak_sram_rd_bw_gigabytes_per_second", V::I(80_000)),
+    ]);
+    let gib_per_gb = 1e9 / (1u64 << 30) as f64;
+    assert_eq!(peaks.flop_rate, 1_300_000.0);
+    assert!((peaks.vmem_read_bw / gib_per_gb - 80_000.0).abs() < 1e-6);
+    // Not stated: the gfx942 LDS table's.
+    assert!((peaks.vmem_write_bw / gib_per_gb - 304.0 * 128.0 * 2.1).abs() < 1e-6);
+}
