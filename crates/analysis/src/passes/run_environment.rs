@@ -1,6 +1,7 @@
 //! Where the profile ran: host, device kind and model, core count.
 
 use crate::common::schema::{plane_stat, GPU_PLANE_PREFIX, TPU_PLANE_PREFIX};
+use crate::passes::device_caps::DeviceCaps;
 use crate::passes::input_pipeline::HardwareType;
 use proflens_model::{Plane, Profile};
 use serde::{Deserialize, Serialize};
@@ -20,33 +21,6 @@ pub struct RunEnvironment {
     /// Whether the XLA programs train (set from their HLO; false without).
     #[serde(default)]
     pub is_training: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct DeviceCaps {
-    pub vendor: String,
-    /// Streaming multiprocessors (NVIDIA) or compute units (AMD).
-    pub core_count: u64,
-    pub clock_rate_khz: u64,
-    pub memory_bytes: u64,
-    pub memory_bandwidth_bytes_per_second: u64,
-    /// `major.minor`, when recorded.
-    pub compute_capability: Option<String>,
-    /// The `gpu_device_name` stat: an AMD GPU's gfx architecture (`gfx942`)
-    /// from the ROCm collector; a product name on NVIDIA.
-    #[serde(default)]
-    pub device_name: String,
-}
-
-impl DeviceCaps {
-    /// (major, minor) of the compute capability, (0, 0) when not recorded
-    /// (XProf's proto defaults).
-    pub fn compute_capability_numbers(&self) -> (i64, i64) {
-        let Some((major, minor)) = self.compute_capability.as_deref().and_then(|c| c.split_once('.')) else {
-            return (0, 0);
-        };
-        (major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
-    }
 }
 
 pub fn run_environment(profile: &Profile) -> RunEnvironment {

@@ -5,9 +5,12 @@
 //! from `cuda_type_utils.cc` and AMD's from `rocm_type_utils.cc`.
 
 use crate::common::schema::plane_stat;
-use crate::passes::device_caps::{VENDOR_AMD, VENDOR_NVIDIA};
 use proflens_model::{Plane, Profile};
 use serde::{Deserialize, Serialize};
+
+/// XProf's vendor strings (tsl's `kDeviceVendorNvidia` / `kDeviceVendorAMD`).
+pub const VENDOR_NVIDIA: &str = "Nvidia";
+pub const VENDOR_AMD: &str = "AMD";
 
 /// Who made the GPU a kernel ran on, which decides the rule that says
 /// whether it used the matrix units.

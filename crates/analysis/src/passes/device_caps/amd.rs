@@ -5,7 +5,7 @@
 //! bandwidth, though its model name still names it.
 
 use super::FlopRates;
-use crate::passes::run_environment::DeviceCaps;
+use crate::passes::device_caps::DeviceCaps;
 
 /// Per CU per cycle: vector FP32 / FP16, matrix (MFMA) FP32 / FP16, dense.
 const FLOPS_PER_CU_CYCLE: [(&str, FlopRates); 4] = [

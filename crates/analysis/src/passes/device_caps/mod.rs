@@ -11,11 +11,36 @@
 pub mod amd;
 pub mod nvidia;
 
-use crate::passes::run_environment::DeviceCaps;
+pub use crate::passes::tensor_core::{VENDOR_AMD, VENDOR_NVIDIA};
+use serde::{Deserialize, Serialize};
 
-/// XProf's vendor strings (tsl's `kDeviceVendorNvidia` / `kDeviceVendorAMD`).
-pub const VENDOR_NVIDIA: &str = "Nvidia";
-pub const VENDOR_AMD: &str = "AMD";
+/// A GPU's capability stats as the profile records them (XProf's `DeviceCapabilities`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DeviceCaps {
+    pub vendor: String,
+    /// Streaming multiprocessors (NVIDIA) or compute units (AMD).
+    pub core_count: u64,
+    pub clock_rate_khz: u64,
+    pub memory_bytes: u64,
+    pub memory_bandwidth_bytes_per_second: u64,
+    /// `major.minor`, when recorded.
+    pub compute_capability: Option<String>,
+    /// The `gpu_device_name` stat: an AMD GPU's gfx architecture (`gfx942`)
+    /// from the ROCm collector; a product name on NVIDIA.
+    #[serde(default)]
+    pub device_name: String,
+}
+
+impl DeviceCaps {
+    /// (major, minor) of the compute capability, (0, 0) when not recorded
+    /// (XProf's proto defaults).
+    pub fn compute_capability_numbers(&self) -> (i64, i64) {
+        let Some((major, minor)) = self.compute_capability.as_deref().and_then(|c| c.split_once('.')) else {
+            return (0, 0);
+        };
+        (major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
+    }
+}
 
 /// The most FLOPs one core (NVIDIA SM, AMD CU) does per clock cycle: the
 /// best of the vector and matrix units' FP32 and FP16 rates, as XProf's
