@@ -50,7 +50,7 @@ fn LaunchStatsView(run: String, host: String, model: KernelLaunchStats, show: Sh
         LAUNCH_CALLS.join(", ")
     };
     let intro = format!(
-        "Each CUDA runtime call ({calls}) joined with the GPU work of the same correlation id, as HolisticTraceAnalysis \
+        "Each launch call ({calls}) joined with the device work of the same correlation id, as HolisticTraceAnalysis \
          0.5.0 computes it: the call's CPU duration, the GPU duration, and the launch delay from the call's end to the \
          GPU start. Outliers are calls over {} µs and delays over {} µs.",
         params.runtime_cutoff, params.launch_delay_cutoff

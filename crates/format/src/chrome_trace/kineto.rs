@@ -3,7 +3,8 @@
 //!
 //! * host events (cpu_op, user_annotation, cuda_runtime, python_function, …)
 //!   → plane `/host:CPU`, one line per (pid, tid) named from `thread_name`;
-//! * device events (kernel, gpu_memcpy, gpu_memset; 1.9 names too) → plane
+//! * device events (kernel, gpu_memcpy, gpu_memset; 1.9 names too; MTIA's
+//!   mtia_ccp_events as kernels) → plane
 //!   `/device:GPU:<args.device, else pid>`, line `Stream #<stream>(<types>)`;
 //!   `gpu_user_annotation` ranges go on a separate derived-range line per
 //!   stream so they never count as device ops;
@@ -40,10 +41,12 @@ use std::collections::BTreeMap;
 /// kernel stats skip them as they skip XProf's own derived lines.
 const ANNOTATION_LINE_ID: i64 = 0xdead_beef_u32 as i32 as i64 + 290;
 
-/// Device-side categories (current names and PyTorch 1.9's).
+/// Device-side categories (current names and PyTorch 1.9's). MTIA writes its
+/// on-device work as `mtia_ccp_events` (Kineto's `MTIA_CCP_EVENTS`, an alias
+/// of `CONCURRENT_KERNEL`): kernels on the device's plane, as HTA counts them.
 fn device_kind(cat: &str) -> Option<DeviceKind> {
     Some(match cat {
-        "kernel" | "Kernel" => DeviceKind::Kernel,
+        "kernel" | "Kernel" | "mtia_ccp_events" => DeviceKind::Kernel,
         "gpu_memcpy" | "Memcpy" => DeviceKind::Memcpy,
         "gpu_memset" | "Memset" => DeviceKind::Memset,
         "gpu_user_annotation" => DeviceKind::Annotation,
@@ -479,5 +482,26 @@ mod tests {
         assert!(caps.contains(&"core_count".to_string()) && caps.contains(&"device_vendor".to_string()));
         let rank = host.stats.iter().find(|s| p.str(s.key) == "rank").unwrap();
         assert_eq!(host.stats.value(rank, &p.strings), StatValue::Int(1));
+    }
+
+    /// SYNTHETIC: MTIA's on-device work (`mtia_ccp_events`, with or without
+    /// a correlation id) goes on the device's plane as kernels; a CUDA
+    /// `cuda_sync` event is a wait and stays with the host events.
+    #[test]
+    fn mtia_device_events_are_device_work() {
+        let trace = r#"{"schemaVersion":1,"traceEvents":[
+          {"ph":"X","cat":"mtia_runtime","name":"runFunction - job_prep_and_submit_for_execution","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":1}},
+          {"ph":"X","cat":"mtia_ccp_events","name":"k1","pid":2,"tid":5,"ts":30,"dur":20,"args":{"device":0,"stream":5,"correlation":1}},
+          {"ph":"X","cat":"mtia_ccp_events","name":"dma_in","pid":2,"tid":5,"ts":75,"dur":5,"args":{"device":0,"stream":5}},
+          {"ph":"X","cat":"cuda_sync","name":"Context Sync","pid":0,"tid":7,"ts":60,"dur":30,"args":{"device":0,"stream":4294967295,"correlation":4}}
+        ]}"#;
+        let p = decode(trace.as_bytes(), &mut |_| {}).unwrap();
+        let names: Vec<&str> = p.planes.iter().map(|pl| p.str(pl.name)).collect();
+        assert_eq!(names, ["/host:CPU", "/device:GPU:0"]);
+        let device = &p.planes[1];
+        let lines: Vec<(&str, usize)> = device.lines.iter().map(|l| (p.str(l.name), l.events.len())).collect();
+        assert_eq!(lines, [("Stream #5(Compute)", 2)]);
+        let host_events: usize = p.planes[0].lines.iter().map(|l| l.events.len()).sum();
+        assert_eq!(host_events, 2);
     }
 }

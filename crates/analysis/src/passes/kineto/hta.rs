@@ -10,6 +10,11 @@
 //!   (`Iteration Start`, `Record Window End`, PyTorch 1.9's `[memory]`) have
 //!   none. `python_function` events count: HTA 0.5.0's default JSON parser
 //!   keeps them (only its ijson parsers skip them).
+//! * **GPU events and device work.** [`HtaEvent::is_gpu`] is HTA's split of
+//!   the frame into GPU and CPU events (which links launches to their work
+//!   and drops the last step's); [`HtaEvent::is_device_work`] is the
+//!   narrower choice of the idle time breakdown, by category (no syncs;
+//!   MTIA's on-device events, with or without a correlation id).
 //! * **Times** (`ns_rounding=True`, HTA's default). Every timestamp is
 //!   rounded to whole µs, start up and end down, so a sub-µs event can last
 //!   −1 µs; on traces in whole µs this changes nothing.
@@ -69,7 +74,34 @@ impl HtaEvent<'_> {
     pub fn is_gpu(&self) -> bool {
         (self.stream >= 0 && self.correlation.is_some()) || matches!(self.name, "Event Sync" | "Context Sync")
     }
+
+    /// Work that runs on a device stream, as the idle time breakdown picks
+    /// it: an event on a stream (≠ −1) whose category is one of
+    /// [`DEVICE_WORK_CATS`], with or without a correlation id. Unlike
+    /// [`HtaEvent::is_gpu`] this leaves out the `cuda_sync` events (a sync
+    /// is the device or the host waiting, not work; a `Context Sync`'s
+    /// stream is CUPTI's "none", 4294967295) and host events that carry a
+    /// `stream` arg (Triton's `cpu_op`s), and keeps MTIA's on-device events,
+    /// which often have no correlation id.
+    pub fn is_device_work(&self) -> bool {
+        self.stream != -1 && DEVICE_WORK_CATS.contains(&self.cat)
+    }
 }
+
+/// The categories of device work HolisticTraceAnalysis 0.5.0 keeps for the
+/// idle time breakdown (`BreakdownAnalysis.get_idle_time_breakdown`,
+/// `hta/analyzers/breakdown_analysis.py`: "filter out events with
+/// `cuda_sync` category"): kernels, memsets and memcpys under their current
+/// and PyTorch 1.9 names, and MTIA's on-device events (`mtia_ccp_events`,
+/// also in HTA's `KERNEL_CATEGORY_PATTERN`, `hta/common/types.py`).
+pub const DEVICE_WORK_CATS: [&str; 7] =
+    ["kernel", "Kernel", "gpu_memset", "Memset", "gpu_memcpy", "Memcpy", "mtia_ccp_events"];
+
+/// MTIA's kernel launch: the host call HTA 0.5.0 counts beside
+/// `cudaLaunchKernel` (`TraceSymbolTable.get_runtime_launch_events_query`,
+/// `hta/common/trace_symbol_table.py`; `CudaKernelAnalysis.get_cuda_kernel_launch_stats`,
+/// `hta/analyzers/cuda_kernel_analysis.py`).
+pub const MTIA_LAUNCH: &str = "runFunction - job_prep_and_submit_for_execution";
 
 /// Every event HTA's parser keeps, host plane first: the model's order
 /// stands in for the trace's (Kineto writes host events before device ones),

@@ -13,6 +13,8 @@ pub mod intervals;
 pub mod launch;
 pub mod memory;
 pub mod roles;
+#[cfg(test)]
+pub(crate) mod test_traces;
 
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE};
 use crate::passes::kernels::GpuVendor;
@@ -132,19 +134,27 @@ pub struct KinetoIndex {
     pub vendor: GpuVendor,
 }
 
-fn host_kind(cat: &str) -> HostKind {
+/// MTIA's host calls are `mtia_runtime` (HTA 0.5.0's
+/// `DEVICE_RUNTIME_CATEGORY_PATTERN`, `hta/common/types.py`); its launch is
+/// also known by name ([`hta::MTIA_LAUNCH`]), which HTA matches on, so a
+/// launch under another category still places its device work in a step.
+fn host_kind(cat: &str, name: &str) -> HostKind {
     match cat {
         "cpu_op" | "Operator" => HostKind::CpuOp,
         "user_annotation" => HostKind::Annotation,
-        "cuda_runtime" | "cuda_driver" | "Runtime" => HostKind::Runtime,
+        "cuda_runtime" | "cuda_driver" | "Runtime" | "mtia_runtime" => HostKind::Runtime,
+        _ if name == hta::MTIA_LAUNCH => HostKind::Runtime,
         "python_function" => HostKind::PythonFunction,
         _ => HostKind::Other,
     }
 }
 
+/// Device work by category. MTIA's on-device events (`mtia_ccp_events`) are
+/// kernels, as HTA 0.5.0's `KERNEL_CATEGORY_PATTERN` ("GPU Kernels",
+/// `hta/common/types.py`) has them; `cuda_sync` events are waits, not work.
 fn device_kind(cat: &str) -> Option<DeviceKind> {
     match cat {
-        "kernel" | "Kernel" => Some(DeviceKind::Kernel),
+        "kernel" | "Kernel" | "mtia_ccp_events" => Some(DeviceKind::Kernel),
         "gpu_memcpy" | "Memcpy" => Some(DeviceKind::Memcpy),
         "gpu_memset" | "Memset" => Some(DeviceKind::Memset),
         _ => None,
@@ -212,7 +222,8 @@ impl KinetoIndex {
                     if is_host {
                         // PyTorch 1.9 records steps as `Operator`s; a step is
                         // a range, never an op.
-                        let kind = if step_number(name).is_some() { HostKind::Annotation } else { host_kind(cat) };
+                        let kind =
+                            if step_number(name).is_some() { HostKind::Annotation } else { host_kind(cat, name) };
                         let input_dims = match values[4] {
                             Some(StatValue::Str(d)) => Some(text(&mut index, d)),
                             _ => None,

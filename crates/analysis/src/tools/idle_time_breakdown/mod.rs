@@ -2,12 +2,16 @@
 //! HolisticTraceAnalysis 0.5.0) of a PyTorch trace: per rank and stream,
 //! the time between consecutive GPU events split by its likely cause.
 //!
-//! On each stream (HTA's GPU events on a stream: kernels, memcpys, memsets
-//! with a correlation id; not the host's Triton `cpu_op`s that carry a
-//! `stream` arg, which HTA 0.5.0 leaves out too) sorted by start, an event's idle interval is its start
-//! minus the previous event's end (none for the first one), and it is
+//! On each stream (HTA's device work, [`HtaEvent::is_device_work`]:
+//! kernels, memcpys, memsets and MTIA's on-device events on a stream, with
+//! or without a correlation id; not the `cuda_sync` events, nor the host's
+//! Triton `cpu_op`s that carry a `stream` arg) sorted by start, an event's
+//! idle interval is its start minus the previous event's end (none for the
+//! first one), and it is
 //! * **host_wait** when its launch (the CPU event with its correlation id)
-//!   started after the previous event ended: the host was late;
+//!   started after the previous event ended: the host was late (an event
+//!   without a launch in the trace never is: HTA joins it to its first
+//!   event, see the module's deviations below);
 //! * **kernel_wait** otherwise when the interval is below
 //!   `consecutive_kernel_delay` (30 µs): the cost of launching back to back;
 //! * **other** otherwise, and always for the first event.
@@ -17,6 +21,11 @@
 //! (see [`stats`]); like HTA, everything is rounded to two decimals. The
 //! trace is HTA's ([`crate::passes::kineto::hta`]), without the last
 //! profiler step by default.
+//!
+//! Where HTA 0.5.0 is off, Proflens keeps its own answer: device work whose
+//! correlation id no kept CPU event has gets HTA's `index_correlation` 0,
+//! and its join then reads the launch time of whatever event has index 0;
+//! here such work has no launch (never host_wait).
 
 pub mod stats;
 mod tool;
@@ -69,7 +78,7 @@ pub struct CategoryIdle {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamIdle {
     pub stream: i64,
-    /// Events on the stream (kernels, memcpys, memsets).
+    /// Events on the stream (kernels, memcpys, memsets, MTIA device events).
     pub events: u64,
     pub categories: Vec<CategoryIdle>,
 }
@@ -129,7 +138,7 @@ pub fn rank_idle(profile: &Profile, rank: i64, host: &str, include_last: bool, d
 
     let mut by_stream: FxHashMap<i64, Vec<(i64, i64, Option<i64>)>> = FxHashMap::default();
     let kept_events = all.iter().zip(&kept).filter_map(|(e, &k)| k.then_some(e));
-    for e in kept_events.filter(|e| e.stream != -1 && e.is_gpu()) {
+    for e in kept_events.filter(|e| e.is_device_work()) {
         by_stream.entry(e.stream).or_default().push((e.ts_us, e.end_us(), launch_ts(e)));
     }
     let mut streams: Vec<StreamIdle> =

@@ -105,3 +105,41 @@ fn hta_shape_and_csv() {
     assert_eq!(lines[1], "3,7,host_wait,40,0.44,1,40,,40,40,40,40,40");
     assert_eq!(lines[4], "3,20,other,0,,0,,,,,,,");
 }
+
+/// HTA 0.5.0 keeps only kernels, memcpys, memsets and MTIA device events
+/// (synthetic trace, [`SYNC_TRACE`]): the `Stream Sync` on stream 7 would
+/// wait a negative 34 µs before k1, and the `Context Sync` would make a
+/// stream 4294967295 of its own.
+#[test]
+fn sync_events_are_not_device_work() {
+    use crate::passes::kineto::test_traces::{profile, SYNC_TRACE};
+    let r = rank_idle(&profile(SYNC_TRACE), 0, "t", false, CONSECUTIVE_KERNEL_DELAY_US);
+    assert_eq!(r.streams.iter().map(|s| (s.stream, s.events)).collect::<Vec<_>>(), [(7, 2)]);
+    // k2 [35, 45) was launched at 12, before k1 ended at 30: a 5 µs kernel wait.
+    assert_eq!(summary(&r), [(7, "kernel_wait", 5.0, Some(1.0), 1), (7, "other", 0.0, Some(0.0), 0)]);
+}
+
+/// MTIA's on-device events count, with or without a correlation id
+/// (synthetic trace, [`MTIA_TRACE`]). Stream 5 by hand: k1 [30, 50) first
+/// (other); k2 [60, 70) launched at 20 < 50, 10 µs (kernel_wait); dma_in
+/// [75, 80) has no launch, 5 µs (kernel_wait); k3 [150, 170) launched at
+/// 110 > 80, 70 µs (host_wait); k4 belongs to the last step.
+#[test]
+fn mtia_device_events_count_without_a_correlation_id() {
+    use crate::passes::kineto::test_traces::{profile, MTIA_TRACE};
+    let p = profile(MTIA_TRACE);
+    let r = rank_idle(&p, 0, "t", false, CONSECUTIVE_KERNEL_DELAY_US);
+    assert_eq!(r.profiler_steps_used, [1, 2]);
+    assert_eq!(r.streams.iter().map(|s| (s.stream, s.events)).collect::<Vec<_>>(), [(5, 4)]);
+    assert_eq!(
+        summary(&r),
+        [
+            (5, "host_wait", 70.0, Some(0.82), 1),
+            (5, "kernel_wait", 15.0, Some(0.18), 2),
+            (5, "other", 0.0, Some(0.0), 0)
+        ]
+    );
+    // With the last step, k4 [230, 250) launched at 210 > 170: host_wait.
+    let r = rank_idle(&p, 0, "t", true, CONSECUTIVE_KERNEL_DELAY_US);
+    assert_eq!(summary(&r)[0], (5, "host_wait", 130.0, Some(0.9), 2));
+}

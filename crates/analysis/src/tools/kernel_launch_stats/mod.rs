@@ -3,12 +3,14 @@
 //! computes them, per rank:
 //!
 //! * **Launches.** The correlation ids of the runtime calls named
-//!   `cudaLaunchKernel` or `cudaLaunchKernelExC` (and `cudaMemcpyAsync`,
+//!   `cudaLaunchKernel`, `cudaLaunchKernelExC` or MTIA's
+//!   `runFunction - job_prep_and_submit_for_execution` (and `cudaMemcpyAsync`,
 //!   `cudaMemsetAsync` with `include_memory_events`, the default). Every
 //!   stream −1 event with one of those ids is joined with every event on a
 //!   stream (≠ −1) that has it: one row per pair, as pandas' inner merge
 //!   gives, ordered by the CPU event's start (the trace order among equal
-//!   starts). Driver calls (`cuLaunchKernel`, `cuLaunchKernelEx`) and ROCm's
+//!   starts). The GPU side is any event on a stream, whatever its category
+//!   (MTIA's `mtia_ccp_events` too). Driver calls (`cuLaunchKernel`, `cuLaunchKernelEx`) and ROCm's
 //!   `hip*` calls are not counted; the rows say how many such launches were
 //!   left out ([`RankLaunches::uncounted`]).
 //! * **Per launch**, in whole µs (HTA's rounded times, see
@@ -36,8 +38,10 @@ use proflens_model::Profile;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
-/// The kernel-launching runtime calls HTA 0.5.0 counts.
-pub const LAUNCH_CALLS: [&str; 2] = ["cudaLaunchKernel", "cudaLaunchKernelExC"];
+/// The kernel-launching runtime calls HTA 0.5.0 counts
+/// (`get_cuda_kernel_launch_stats`, `hta/analyzers/cuda_kernel_analysis.py`):
+/// CUDA's and MTIA's.
+pub const LAUNCH_CALLS: [&str; 3] = ["cudaLaunchKernel", "cudaLaunchKernelExC", hta::MTIA_LAUNCH];
 /// The memory runtime calls it counts with `include_memory_events`.
 pub const MEMORY_CALLS: [&str; 2] = ["cudaMemcpyAsync", "cudaMemsetAsync"];
 

@@ -148,3 +148,20 @@ fn percentiles_and_rounding_are_pandas() {
     assert!(py_round(f64::NAN, 3).is_nan());
     assert_eq!(Stats::of(std::iter::empty()), None);
 }
+
+/// MTIA's launch call is a launch (synthetic trace,
+/// [`crate::passes::kineto::test_traces::MTIA_TRACE`]): 5 µs calls at 10,
+/// 20 and 110 of k1 at 30, k2 at 60 and k3 at 150; k4's launch is in the
+/// dropped last step, and the DMA has no correlation id to join on.
+#[test]
+fn mtia_launches_count() {
+    use crate::passes::kineto::hta::MTIA_LAUNCH;
+    use crate::passes::kineto::test_traces::MTIA_TRACE;
+    let r = rank_launches(&profile(MTIA_TRACE), "mtia", &Params::default());
+    assert_eq!(
+        rows(&r),
+        [(1, MTIA_LAUNCH, "k1", 5, 20, 15), (2, MTIA_LAUNCH, "k2", 5, 10, 35), (3, MTIA_LAUNCH, "k3", 5, 20, 35)]
+    );
+    assert!(r.uncounted.is_empty(), "{:?}", r.uncounted);
+    assert_eq!(r.summary.num_launches, 3);
+}

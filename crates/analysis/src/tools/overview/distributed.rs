@@ -13,8 +13,11 @@ use serde::{Deserialize, Serialize};
 
 /// Which device events a breakdown covers. With steps, device work counts
 /// when the host call that launched it (same correlation id) falls in the
-/// step range, as HTA selects it: work with no recorded launch cannot be
-/// placed in a step and is left out.
+/// step range, as HTA selects it: work whose launch is not in the trace
+/// cannot be placed in a step and is left out. Work without a correlation
+/// id at all (MTIA's on-device events often have none) counts when it
+/// starts in the range itself: HTA 0.5.0's `_filter_irrelevant_gpu_kernels`
+/// (`hta/common/trace.py`) treats it as a CPU event, kept by its own start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Scope {
     /// Every device event of the trace.
@@ -88,7 +91,14 @@ fn in_scope(index: &KinetoIndex, scope: Scope) -> Vec<&DeviceEvent> {
     index
         .device
         .iter()
-        .filter(|d| d.correlation_id.get().and_then(|c| launches.get(&c)).is_some_and(|t| (from..to).contains(t)))
+        .filter(|d| {
+            // HTA's GPU events have a correlation id ≥ 0 (its −1 is none).
+            let placed_at = match d.correlation_id.get().filter(|&c| c >= 0) {
+                Some(c) => launches.get(&c).copied(),
+                None => Some(d.start_ps),
+            };
+            placed_at.is_some_and(|t| (from..to).contains(&t))
+        })
         .collect()
 }
 

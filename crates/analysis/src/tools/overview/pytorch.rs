@@ -149,4 +149,31 @@ mod tests {
         assert_eq!((s.kernel_ps, s.memcpy_ps, s.runtime_ps, s.cpu_op_ps, s.other_ps), (20, 90, 5, 5, 0));
         assert!((s.gpu_utilization_pct - 100.0 * 20.0 / 120.0).abs() < 1e-9);
     }
+
+    /// MTIA's device events are the device's kernels and its launch call a
+    /// runtime call (synthetic trace,
+    /// [`crate::passes::kineto::test_traces::MTIA_TRACE`]). Step 1 [0, 100):
+    /// k1 [30, 50), k2 [60, 70) and the DMA [75, 80) are 35 µs of kernel
+    /// time, the launches [10, 15) and [20, 25) 10 µs of runtime.
+    #[test]
+    fn mtia_device_events_are_found() {
+        use crate::passes::kineto::test_traces::{profile, MTIA_TRACE};
+        let view = overview(&KinetoIndex::new(&profile(MTIA_TRACE)));
+        let devices: Vec<(i64, u64, &[i64])> =
+            view.devices.iter().map(|d| (d.device, d.kernels, d.streams.as_slice())).collect();
+        assert_eq!(devices, [(0, 5, &[5][..])]);
+        let s = &view.steps[0];
+        assert_eq!(
+            (s.window_ps, s.kernel_ps, s.runtime_ps, s.other_ps),
+            (100_000_000, 35_000_000, 10_000_000, 55_000_000)
+        );
+        assert!((s.gpu_utilization_pct - 35.0).abs() < 1e-9);
+        // Over the steps: the four launched kernels and the DMA, which has no
+        // correlation id and is placed by its own start. Device time runs
+        // from 30 to 250 µs, 75 µs of it busy, all computation.
+        let c = &view.communication;
+        assert_eq!((c.kernels, c.window_ps, c.busy_ps), (5, 220_000_000, 75_000_000));
+        assert!((c.compute_pct - 100.0 * 75.0 / 220.0).abs() < 1e-9);
+        assert!((c.idle_pct - 100.0 * 145.0 / 220.0).abs() < 1e-9 && c.non_compute_pct.abs() < 1e-9);
+    }
 }

@@ -34,7 +34,7 @@ pub const LAUNCHES: &[&str] = &[
     "cuLaunchKernel",
     "cudaMemcpyAsync",
     "cudaMemsetAsync",
-    "runFunction - job_prep_and_submit_for_execution",
+    hta::MTIA_LAUNCH,
     "hipLaunchKernel",
     "hipExtModuleLaunchKernel",
     "hipMemsetAsync",

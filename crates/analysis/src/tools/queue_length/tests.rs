@@ -59,3 +59,16 @@ fn thins_long_series() {
     assert!(s.ts_us.len() <= MAX_POINTS);
     assert_eq!((s.points, s.ts_us[1], s.queue[0]), (10_000, 3, 2));
 }
+
+/// MTIA's launch call enqueues (synthetic trace,
+/// [`crate::passes::kineto::test_traces::MTIA_TRACE`]): +1 at 10 and 20,
+/// −1 at k1's start (30) and k2's (60), +1 at 110, −1 at 150; k4's launch
+/// is in the dropped last step and the DMA has no launch.
+#[test]
+fn mtia_launches_enqueue() {
+    use crate::passes::kineto::test_traces::MTIA_TRACE;
+    let q = rank_queue_length(&profile(MTIA_TRACE), "mtia", false);
+    let series: Vec<(i64, Vec<i64>, Vec<i64>)> =
+        q.series.iter().map(|s| (s.stream, s.ts_us.clone(), s.queue.clone())).collect();
+    assert_eq!(series, [(5, vec![10, 20, 30, 60, 110, 150], vec![1, 2, 1, 0, 1, 0])]);
+}
