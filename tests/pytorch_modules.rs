@@ -10,8 +10,8 @@
 //! traces give as float µs with ns decimals, within 2 ns per value (the
 //! importer's float → ps conversion), exact on integer-µs traces.
 
-use proflens_analysis::passes::kernels::GpuVendor;
 use proflens_analysis::passes::kineto::KinetoIndex;
+use proflens_analysis::passes::tensor_core::GpuVendor;
 use proflens_analysis::tools::framework_op_stats::pytorch as operators;
 use proflens_analysis::tools::kernel_stats::pytorch as torch_kernels;
 use proflens_analysis::tools::modules::{modules, NO_MODULES};

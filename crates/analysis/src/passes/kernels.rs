@@ -4,14 +4,10 @@
 use crate::common::schema::{is_derived_line, StatKeys, StatPicker, GPU_PLANE_PREFIX};
 use crate::common::tf_op;
 use crate::hlo::gpu::GpuHlo;
-use crate::passes::tensor_core::{plane_vendor, uses_tensor_core_of};
+use crate::passes::tensor_core::{op_tensor_core_eligible, plane_vendor, uses_tensor_core_of};
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-
-// The matrix-unit rules live in `tensor_core`; the PyTorch tools and the
-// Advisor reach them through here too.
-pub use crate::passes::tensor_core::{op_tensor_core_eligible, uses_tensor_core_on, GpuVendor};
 
 /// XProf keeps the kernels with the most total time.
 const MAX_KERNELS: usize = 1000;

@@ -153,6 +153,6 @@ mod tests {
         assert_eq!(launchers(&|n| n.starts_with("graph_k")), vec![Some(7); 3]);
         let gemms = launchers(&|n| n.contains("gemm"));
         assert_eq!(gemms, vec![Some(8), Some(9), Some(10)]);
-        assert_eq!(index.vendor, crate::passes::kernels::GpuVendor::Nvidia);
+        assert_eq!(index.vendor, crate::passes::tensor_core::GpuVendor::Nvidia);
     }
 }

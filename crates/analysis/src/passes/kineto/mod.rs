@@ -17,7 +17,7 @@ pub mod roles;
 pub(crate) mod test_traces;
 
 use crate::common::schema::{GPU_PLANE_PREFIX, HOST_PLANE};
-use crate::passes::kernels::GpuVendor;
+use crate::passes::tensor_core::GpuVendor;
 use intervals::Intervals;
 use proflens_model::{Profile, StatValue};
 use rustc_hash::FxHashMap;

@@ -3,10 +3,11 @@
 //! A kernel's op is the one that launched it
 //! ([`KinetoIndex::device_external_ids`]: a CUDA graph's kernels go to the op
 //! around the `cudaGraphLaunch`); whether it used TensorCores follows the
-//! device's vendor ([`crate::passes::kernels::uses_tensor_core_on`]).
+//! device's vendor ([`crate::passes::tensor_core::uses_tensor_core_on`]).
 
-use crate::passes::kernels::{self, parse_kernel_details, uses_tensor_core_on, KernelRow};
+use crate::passes::kernels::{self, parse_kernel_details, KernelRow};
 use crate::passes::kineto::{DeviceKind, HostKind, KinetoIndex, Text};
+use crate::passes::tensor_core::{self, uses_tensor_core_on};
 use rustc_hash::FxHashMap;
 
 /// XProf-shaped kernel rows (see [`crate::passes::kernels`]) whose `op_name`
@@ -67,7 +68,7 @@ fn torch_op_tensor_core_eligible(op: &str) -> bool {
         "aten::convolution",
         "aten::_scaled_dot_product",
     ];
-    OPS.iter().any(|o| op.starts_with(o)) || kernels::op_tensor_core_eligible(op)
+    OPS.iter().any(|o| op.starts_with(o)) || tensor_core::op_tensor_core_eligible(op)
 }
 
 /// The kernels of every rank of a job, as one table.
@@ -101,7 +102,7 @@ mod tests {
         let gemm = nvidia.iter().find(|r| r.name == "volta_h884gemm").unwrap();
         assert!(gemm.uses_tensor_core && gemm.op_tensor_core_eligible);
         let amd = KinetoIndex::new(&graph_trace(r#"{"id":0,"name":"AMD Instinct MI300X VF","warpSize":64}"#));
-        assert_eq!(amd.vendor, kernels::GpuVendor::Amd);
+        assert_eq!(amd.vendor, tensor_core::GpuVendor::Amd);
         let gemm = kernel_stats(&amd).into_iter().find(|r| r.name == "volta_h884gemm").unwrap();
         assert!(!gemm.uses_tensor_core && gemm.op_tensor_core_eligible);
     }
