@@ -105,6 +105,12 @@ impl<'a> Reader<'a> {
         self.pos += n as u64;
     }
 
+    /// Whether the source has been read to its end (not stopped by an
+    /// error of its own, such as a gzip stream cut short).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
     /// Whether the stream has no more bytes.
     pub fn at_end(&mut self) -> Result<bool, Error> {
         Ok(!self.refill()?)

@@ -18,6 +18,9 @@
 //! * `deviceProperties` → device-capability plane stats; `distributedInfo`
 //!   and version keys → `/host:CPU` plane stats.
 //!
+//! `Stream Sync` events that Kineto writes on a virtual row (tid = stream +
+//! 1,000,000) go on their stream's row ([`super::stream_sync`]).
+//!
 //! Flow events become flow stats ([`super::flows`]), except launch flows
 //! (`ac2g`, `async_cpu_to_gpu`, 1.9's `async`): both ends of a launch
 //! already carry the same `correlation_id`. Events of the pseudo-processes
@@ -28,6 +31,7 @@ use super::counter_events;
 use super::event_walk::EventWalk;
 use super::flows::{Flows, LAUNCH_FLOW_CATS};
 use super::kept::Kept;
+use super::stream_sync;
 use super::walk::Survey;
 use super::{rel_ps, ArgValue, Head, RawEvent};
 use crate::{Error, Progress};
@@ -232,7 +236,8 @@ fn host_line(
     names: &FxHashMap<(String, String), String>,
     strings: &mut Interner,
 ) -> usize {
-    let (pid, tid) = (e.pid(), e.tid());
+    // A Stream Sync on Kineto's virtual row goes to its stream's row.
+    let (pid, tid) = (e.pid(), stream_sync::row_tid(e));
     let key = format!("{}/{}", pid.text, tid.text);
     host.line(
         &key,

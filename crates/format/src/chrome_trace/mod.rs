@@ -18,9 +18,11 @@ mod kept;
 mod kineto;
 mod names;
 mod stream;
+mod stream_sync;
 #[cfg(test)]
 mod stream_tests;
 mod time;
+mod unclosed_list;
 mod walk;
 
 use crate::{Error, Progress};
@@ -88,9 +90,10 @@ pub(crate) struct RawEvent<'a> {
     pub pid: Option<&'a RawValue>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub tid: Option<&'a RawValue>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    /// A number of µs, or a string holding one ([`time`]).
+    #[serde(borrow, default, deserialize_with = "time::ts_field", skip_serializing_if = "Option::is_none")]
     pub ts: Option<&'a RawValue>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, deserialize_with = "time::dur_field", skip_serializing_if = "Option::is_none")]
     pub dur: Option<&'a RawValue>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Args<'a>>,
@@ -197,17 +200,24 @@ impl<E> Default for RawTrace<'_, E> {
     }
 }
 
-/// The trace's top level and events, parsed as `E`.
-fn parse<'a, E: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(RawTrace<'a, E>, Vec<E>), Error> {
+/// The trace's top level and events, parsed as `E`, and whether the events
+/// are a list that ends without its `]` ([`unclosed_list`]).
+fn parse<'a, E: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(RawTrace<'a, E>, Vec<E>, bool), Error> {
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         None => Err(Error::Empty),
-        Some(b'[') => Ok((RawTrace::default(), serde_json::from_slice(bytes).map_err(json_error)?)),
+        Some(b'[') => match serde_json::from_slice(bytes) {
+            Ok(events) => Ok((RawTrace::default(), events, false)),
+            Err(_) if unclosed_list::is_unclosed_list(bytes) => {
+                Ok((RawTrace::default(), unclosed_list::complete_elements(bytes)?, true))
+            }
+            Err(e) => Err(json_error(e)),
+        },
         Some(b'{') => {
             let mut raw: RawTrace<E> = serde_json::from_slice(bytes).map_err(json_error)?;
             let events = raw.trace_events.take().ok_or_else(|| Error::NotATrace {
                 detail: "it is an object without a \"traceEvents\" list".to_string(),
             })?;
-            Ok((raw, events))
+            Ok((raw, events, false))
         }
         Some(_) => Err(Error::NotATrace { detail: "it is neither a JSON object nor a list".to_string() }),
     }
@@ -218,22 +228,25 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
     progress(Progress::Parsing);
     // One pass straight into events; only when some event has fields of the
     // wrong type, a second, lenient pass that skips such events.
-    let (raw, parsed, skipped, first_problem) = match parse::<RawEvent>(bytes) {
-        Ok((raw, events)) => (raw, events, 0, None),
+    let (raw, parsed, skipped) = match parse::<RawEvent>(bytes) {
+        Ok((raw, events, unclosed)) => (raw, events, Skipped { unclosed, ..Skipped::default() }),
         Err(Error::BadJson { .. }) if !is_syntax_error(bytes) => lenient(bytes)?,
         Err(e) => return Err(e),
     };
     let head = head(raw)?;
     let mut walk = parsed.as_slice();
     let survey = Survey::of(&mut walk)?;
-    build(&head, &survey, &mut walk, Skipped { count: skipped, first: first_problem }, progress)
+    build(&head, &survey, &mut walk, skipped, progress)
 }
 
-/// Events skipped for fields of the wrong type: how many, and the first's problem.
+/// Events skipped for fields of the wrong type: how many, and the first's
+/// problem; and whether the events after the end of an unclosed list (an
+/// event cut short) are lost ([`unclosed_list`]).
 #[derive(Default)]
 pub(crate) struct Skipped {
     pub count: usize,
     pub first: Option<String>,
+    pub unclosed: bool,
 }
 
 /// The profile of a trace's events, from its top level ([`Head`]), the first
@@ -249,6 +262,9 @@ pub(crate) fn build(
     let mut profile =
         if kineto { kineto::build(head, survey, walk, progress)? } else { generic::build(survey, walk, progress)? };
     profile.origin = if kineto { Origin::Kineto } else { Origin::ChromeTrace };
+    if skipped.unclosed {
+        profile.warnings.push(unclosed_list::WARNING.to_string());
+    }
     if skipped.count > 0 {
         profile.warnings.push(format!(
             "{} trace events were skipped because their fields have the wrong types (first: {})",
@@ -282,16 +298,17 @@ fn nothing_drawn(walk: &mut dyn EventWalk) -> Result<String, Error> {
     Ok(format!("of its {count} events, {}", counts.join(", ")))
 }
 
-/// Whether the bytes break JSON's syntax (rather than a field's type).
+/// Whether the bytes break JSON's syntax (rather than a field's type); a
+/// list that only lacks its end ([`unclosed_list`]) does not.
 fn is_syntax_error(bytes: &[u8]) -> bool {
-    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err()
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() && !unclosed_list::is_unclosed_list(bytes)
 }
 
-type Lenient<'a> = (RawTrace<'a, RawEvent<'a>>, Vec<RawEvent<'a>>, usize, Option<String>);
+type Lenient<'a> = (RawTrace<'a, RawEvent<'a>>, Vec<RawEvent<'a>>, Skipped);
 
 /// The second pass: every event that parses, and the count of those that don't.
 fn lenient(bytes: &[u8]) -> Result<Lenient<'_>, Error> {
-    let (raw, events) = parse::<&RawValue>(bytes)?;
+    let (raw, events, unclosed) = parse::<&RawValue>(bytes)?;
     let mut parsed = Vec::with_capacity(events.len());
     let mut skipped = 0usize;
     let mut first_problem = None;
@@ -324,7 +341,7 @@ fn lenient(bytes: &[u8]) -> Result<Lenient<'_>, Error> {
         roctracer_version: raw.roctracer_version,
         hip_runtime_version: raw.hip_runtime_version,
     };
-    Ok((raw, parsed, skipped, first_problem))
+    Ok((raw, parsed, Skipped { count: skipped, first: first_problem, unclosed }))
 }
 
 pub(crate) fn head<E>(raw: RawTrace<'_, E>) -> Result<Head, Error> {

@@ -15,7 +15,7 @@
 
 use super::event_walk::EventWalk;
 use super::walk::Survey;
-use super::{build, head, json_error, RawEvent, RawTrace, Skipped};
+use super::{build, head, json_error, unclosed_list, RawEvent, RawTrace, Skipped};
 use crate::gunzip_stream::GunzipFill;
 use crate::source::ByteSource;
 use crate::stream_reader::{Reader, SourceFill};
@@ -66,7 +66,10 @@ pub(crate) fn decode_stream(
         read => read?,
     };
     let raw: RawTrace<IgnoredAny> = match top {
-        Top::List => RawTrace::default(),
+        Top::List { unclosed } => {
+            skipped.unclosed = unclosed;
+            RawTrace::default()
+        }
         Top::Object { .. } => serde_json::from_slice(&head_json).map_err(json_error)?,
     };
     if let Top::Object { events: false } = top {
@@ -117,8 +120,8 @@ impl EventWalk for StreamWalk<'_> {
 /// What the top level was.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Top {
-    /// A list of events.
-    List,
+    /// A list of events; `unclosed`: it ends without its `]`.
+    List { unclosed: bool },
     /// An object; `events`: it has a `traceEvents` list.
     Object { events: bool },
 }
@@ -140,8 +143,7 @@ impl<'a> StreamWalk<'a> {
             None => return Err(Error::Empty),
             Some(b'[') => {
                 r.consume(1);
-                events(&mut r, on_event)?;
-                Top::List
+                Top::List { unclosed: events(&mut r, on_event, true)? }
             }
             Some(b'{') => {
                 r.consume(1);
@@ -186,7 +188,8 @@ fn object(r: &mut Reader, head: &mut Vec<u8>, on_event: &mut OnEvent) -> Result<
         }
         if name == "traceEvents" && skip_ws(r)? == Some(b'[') {
             r.consume(1);
-            events(r, on_event)?;
+            // Perfetto reads an object cut inside its list as incomplete: an error here too.
+            events(r, on_event, false)?;
             events_list = true;
         } else if !HEAD_KEYS.contains(&name.as_str()) {
             // Ignored, as serde ignores it: its syntax checked, not its text.
@@ -222,25 +225,49 @@ fn object(r: &mut Reader, head: &mut Vec<u8>, on_event: &mut OnEvent) -> Result<
 }
 
 /// The events of a list, after its `[`: each one's bytes to `on_event`.
-fn events(r: &mut Reader, on_event: &mut OnEvent) -> Result<(), Error> {
+/// With `may_end`, the end of the file may close the list, as in memory
+/// ([`super::unclosed_list`], whose rules this follows): then `true`.
+fn events(r: &mut Reader, on_event: &mut OnEvent, may_end: bool) -> Result<bool, Error> {
     if skip_ws(r)? == Some(b']') {
         r.consume(1);
-        return Ok(());
+        return Ok(false);
     }
+    // An event cut by the end is dropped, not read: only its syntax counts.
+    let check: Check = if may_end { cut_damage } else { event_damage };
     let mut event = Vec::new();
+    let mut complete = 0usize;
     loop {
         event.clear();
-        value(r, &mut event, event_damage)?;
+        match value(r, &mut event, check) {
+            // The end of the file, not of a gzip stream cut short.
+            Err(Error::Truncated { .. }) if may_end && r.ended() => return list_end(r, complete),
+            read => read?,
+        }
+        // A number or literal that runs to the end may have lost digits.
+        if may_end && !matches!(event.first(), Some(b'{' | b'[' | b'"')) && r.at_end()? {
+            return list_end(r, complete);
+        }
         on_event(&event, r.consumed())?;
+        complete += 1;
         match skip_ws(r)? {
             Some(b',') => r.consume(1),
             Some(b']') => {
                 r.consume(1);
-                return Ok(());
+                return Ok(false);
             }
+            None if may_end => return list_end(r, complete),
             _ => return Err(end_or_bad(r, "',' or ']' expected")?),
         }
     }
+}
+
+/// The end of the file in a list after `complete` events: truncated before
+/// the first, else the list's end.
+fn list_end(r: &Reader, complete: usize) -> Result<bool, Error> {
+    if complete == 0 {
+        return Err(truncated(r));
+    }
+    Ok(true)
 }
 
 /// Appends one JSON value's bytes to `out`: an object, list or string to
@@ -308,7 +335,8 @@ fn nested(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> 
             return Ok(());
         }
         if out.len() >= check_at {
-            if let Some(e) = syntax_damage(&out[start..]) {
+            // A read can end inside a number: that is no damage.
+            if let Some(e) = cut_damage(&out[start..]) {
                 return Err(e);
             }
             if out.len() - start > MAX_VALUE_BYTES {
@@ -358,6 +386,12 @@ fn value_damage(value: &[u8]) -> Option<Error> {
 /// [`Check`] for a value serde skips: its syntax only.
 fn syntax_damage(value: &[u8]) -> Option<Error> {
     first_error(serde_json::from_slice::<IgnoredAny>(value).err())
+}
+
+/// [`Check`] for the start of a value cut by the end of a read or of the
+/// file ([`unclosed_list::prefix_damage`]).
+fn cut_damage(value: &[u8]) -> Option<Error> {
+    unclosed_list::prefix_damage(value).map(json_error)
 }
 
 fn first_error(e: Option<serde_json::Error>) -> Option<Error> {

@@ -109,6 +109,21 @@ fn the_top_level_reads_as_in_memory() {
         "  ",
         "\"text\"",
         r#"[{"name":"a","ts":1},{"ph":"X","name":"b"},{"ph":"B","ts":2,"pid":1}]"#,
+        // Times as strings holding numbers (Ascend's torch_npu), and one holding none.
+        r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1700000000123.456","dur":"2.5"}]"#,
+        r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":"soon"},{"ph":"i","name":"b","pid":1,"tid":1,"ts":3}]"#,
+        r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":"long"}]"#,
+        // The list form without its `]`; the object form cut inside its list stays truncated.
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3},"#,
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3},{"ph":"i","name":"b","pid":1,"tid":"#,
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3},{"ph":"i","name":7,"pid":1,"tid":1,"ts":4}"#,
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3},{"ph":"i","name":7,"pid":1,"tid"#,
+        r#"[{"ph":"i","name":7},"#,
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3}, 12"#,
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3}, {"x": tr"#,
+        r#"[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3}, {"x": tx"#,
+        r#"{"traceEvents":[{"ph":"i","name":"a","pid":1,"tid":1,"ts":3},"#,
+        "[ ",
     ];
     for json in cases {
         let expected = whole("t.json", json.as_bytes());
@@ -120,4 +135,55 @@ fn the_top_level_reads_as_in_memory() {
     assert_eq!(p.origin_ns, Some(1_700_000_000_000_001_500));
     let p = streamed("t.json", cases[1].as_bytes(), 3).unwrap();
     assert!(p.warnings[0].contains("1 trace events were skipped"), "{:?}", p.warnings);
+    let p = streamed("t.json", cases[16].as_bytes(), 3).unwrap();
+    assert_eq!(p.event_count(), 1);
+    assert_eq!(p.planes[0].lines[0].events.duration_ps.at(0), 2_500_000);
+    let p = streamed("t.json", cases[17].as_bytes(), 3).unwrap();
+    assert!(p.warnings[0].contains("\"ts\" is the string \"soon\""), "{:?}", p.warnings);
+    let e = whole("t.json", cases[18].as_bytes()).unwrap_err().to_string();
+    assert!(e.contains("\"dur\" is the string \"long\""), "{e}");
+    assert!(matches!(whole("t.json", cases[27].as_bytes()), Err(Error::Truncated { .. })));
+    assert!(matches!(whole("t.json", cases[28].as_bytes()), Err(Error::Truncated { .. })));
+}
+
+/// A synthetic list-form trace cut at every byte, as a writer that died
+/// leaves it: the events complete before the cut are kept, in memory and
+/// streamed alike, with a warning; none complete is truncated.
+#[test]
+fn an_unclosed_list_keeps_its_complete_events_at_any_cut() {
+    let events = [
+        r#"{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1700000000123.456","dur":2}"#,
+        r#"{"ph":"X","name":"b \"]}","pid":1,"tid":1,"ts":1700000000124,"dur":"1.5","args":{"l":[1,{"k":"]"}]}}"#,
+        r#"{"ph":"i","name":"c","pid":1,"tid":2,"ts":1700000000125.5}"#,
+    ];
+    let text = format!("[\n{},\n", events.join(",\n"));
+    // Where each event's closing brace ends.
+    let mut ends = Vec::new();
+    let mut at = 2;
+    for e in events {
+        ends.push(at + e.len());
+        at += e.len() + 2;
+    }
+    for cut in 1..=text.len() {
+        let bytes = &text.as_bytes()[..cut];
+        let expected = whole("t.json", bytes);
+        for chunk in [1, 6, 4096] {
+            agree(&format!("cut at {cut}, read {chunk} at a time"), &expected, &streamed("t.json", bytes, chunk));
+        }
+        match ends.iter().filter(|&&end| end <= cut).count() {
+            0 => assert!(matches!(expected, Err(Error::Truncated { .. })), "{cut}: {:?}", expected.err()),
+            n => {
+                let p = expected.unwrap();
+                assert_eq!(p.event_count(), n, "cut at {cut}");
+                assert!(p.warnings[0].contains("without its closing"), "{:?}", p.warnings);
+            }
+        }
+    }
+    // Gzip of the file cut after its second event: read as the raw file is.
+    let raw = &text.as_bytes()[..ends[1] + 1];
+    let p = streamed("t.json.gz", &gzip(raw), 64).unwrap();
+    assert_eq!(p.event_count(), 2);
+    // A gzip stream itself cut short is still truncated, not a cut list.
+    let gz = gzip(text.as_bytes());
+    assert!(matches!(streamed("t.json.gz", &gz[..gz.len() - 12], 64), Err(Error::Truncated { .. })));
 }

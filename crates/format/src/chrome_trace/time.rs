@@ -5,6 +5,15 @@
 //! the last nanosecond of such values, so the decimal text is parsed instead.
 //! The result is `i128`: epoch µs in ps do not fit in `i64`; callers subtract
 //! the trace's first time before narrowing.
+//!
+//! Some writers give the time as a JSON string holding the number (Ascend's
+//! torch_npu writes `"ts": "1700000000123.456"`, keeping every digit that a
+//! double would round away); it reads as the number. A string that holds no
+//! number is a field of the wrong type: the event is skipped with a warning
+//! naming the field, as events with other fields of the wrong type are.
+
+use serde::de::{Deserialize, Deserializer, Error as _};
+use serde_json::value::RawValue;
 
 /// Picoseconds per microsecond.
 const PS_PER_US: i128 = 1_000_000;
@@ -46,6 +55,31 @@ pub(crate) fn us_text_to_ps(text: &str) -> Option<i128> {
     Some(if negative { -ps } else { ps })
 }
 
+/// `deserialize_with` of `ts`: its raw text, refused when a string holds no number.
+pub(crate) fn ts_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    time_field(d, "ts")
+}
+
+/// `deserialize_with` of `dur`, as [`ts_field`].
+pub(crate) fn dur_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    time_field(d, "dur")
+}
+
+/// Numbers, `null` and other types are kept as written (a time that does
+/// not read leaves the event without one, as before); only a string is
+/// checked, since a string is what a writer means as a number.
+fn time_field<'de, D: Deserializer<'de>>(d: D, field: &str) -> Result<Option<&'de RawValue>, D::Error> {
+    let raw = <&RawValue>::deserialize(d)?;
+    let text = raw.get();
+    if text.starts_with('"') && us_text_to_ps(text).is_none() {
+        // The text is cut so that a huge string makes a short message.
+        let shown: String = text.chars().take(40).collect();
+        let more = if shown.len() < text.len() { "…" } else { "" };
+        return Err(D::Error::custom(format!("\"{field}\" is the string {shown}{more}, which is not a number of µs")));
+    }
+    Ok(Some(raw))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +94,36 @@ mod tests {
         assert_eq!(us_text_to_ps("\"12.5\""), Some(12_500_000));
         assert_eq!(us_text_to_ps("1.5e3"), Some(1_500_000_000));
         assert_eq!(us_text_to_ps(".5"), Some(500_000));
+        // Ascend torch_npu's string form, with the spaces some writers pad it with.
+        assert_eq!(us_text_to_ps("\"1700000000123.456\""), Some(1_700_000_000_123_456_000));
+        assert_eq!(us_text_to_ps("\" 7.5 \""), Some(7_500_000));
+    }
+
+    #[test]
+    fn a_string_time_must_hold_a_number() {
+        #[derive(serde::Deserialize, Debug)]
+        struct E<'a> {
+            #[serde(borrow, default, deserialize_with = "ts_field")]
+            ts: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "dur_field")]
+            dur: Option<&'a RawValue>,
+        }
+        let ok: E = serde_json::from_str(r#"{"ts":"1700000000123.456","dur":"2"}"#).unwrap();
+        assert_eq!(ok.ts.map(|t| us_text_to_ps(t.get())), Some(Some(1_700_000_000_123_456_000)));
+        assert_eq!(ok.dur.map(|t| us_text_to_ps(t.get())), Some(Some(2_000_000)));
+        // Not strings: kept as written, as before.
+        let kept: E = serde_json::from_str(r#"{"ts":null,"dur":true}"#).unwrap();
+        assert_eq!((kept.ts.map(RawValue::get), kept.dur.map(RawValue::get)), (Some("null"), Some("true")));
+        let absent: E = serde_json::from_str("{}").unwrap();
+        assert!(absent.ts.is_none() && absent.dur.is_none());
+        for (json, field) in [(r#"{"ts":"soon"}"#, "\"ts\""), (r#"{"ts":1,"dur":"1.2.3"}"#, "\"dur\"")] {
+            let e = serde_json::from_str::<E>(json).unwrap_err();
+            assert!(e.is_data(), "{e}");
+            assert!(e.to_string().contains(field) && e.to_string().contains("not a number"), "{e}");
+        }
+        let long = format!(r#"{{"ts":"{}"}}"#, "x".repeat(10_000));
+        let e = serde_json::from_str::<E>(&long).unwrap_err().to_string();
+        assert!(e.len() < 200, "{e}");
     }
 
     #[test]
