@@ -243,9 +243,13 @@ fn events(r: &mut Reader, on_event: &mut OnEvent, may_end: bool) -> Result<bool,
             Err(Error::Truncated { .. }) if may_end && r.ended() => return list_end(r, complete),
             read => read?,
         }
-        // A number or literal that runs to the end may have lost digits.
+        // A number or literal that runs to the end may have lost digits:
+        // left out, unless it is damaged already (as in memory).
         if may_end && !matches!(event.first(), Some(b'{' | b'[' | b'"')) && r.at_end()? {
-            return list_end(r, complete);
+            return match cut_damage(&event) {
+                Some(e) => Err(e),
+                None => list_end(r, complete),
+            };
         }
         on_event(&event, r.consumed())?;
         complete += 1;
