@@ -5,8 +5,8 @@
 //! allocation totals within 0.1%, the heap-size timeline point by point, the
 //! buffers at the peak (label, id, size, shape, op, group, source) in the same
 //! order and by size, the buffer live ranges, the indefinite allocations, and
-//! the timeline blocks (colours only for buffers shown at the peak: XProf
-//! colours the others by a drawing counter).
+//! the timeline blocks, every field (colours too: XProf's drawing counter
+//! colours the buffers not shown at the peak).
 
 use proflens_analysis::tools::memory_viewer::{memory_viewer, select_module, to_xprof_json};
 use proflens_tests::{data_dir, load};
@@ -39,13 +39,8 @@ fn check(profile_path: &str, golden: &str, module: &str) {
                 let (o, t) = (o.as_array().unwrap(), t.as_array().unwrap());
                 let names = |v: &Vec<Value>| v.iter().map(|b| b["name"].to_string()).collect::<Vec<_>>().join(" ");
                 assert_eq!(o.len(), t.len(), "{golden}: buffer blocks\n{}\n{}", names(o), names(t));
-                let peak_ids: Vec<&Value> =
-                    theirs["maxHeap"].as_array().unwrap().iter().map(|h| &h["logicalBufferId"]).collect();
                 for (a, b) in o.iter().zip(t) {
                     for (k, v) in b.as_object().unwrap() {
-                        if k == "color" && b["logicalBufferId"] != -1 && !peak_ids.contains(&&b["logicalBufferId"]) {
-                            continue;
-                        }
                         assert!(close(&a[k], v), "{golden}: block {} {k}: {} vs {v}", b["name"], a[k]);
                     }
                     assert_eq!(a.as_object().unwrap().len(), b.as_object().unwrap().len(), "{golden}: block {b}");

@@ -13,13 +13,36 @@ use rustc_hash::FxHashMap;
 /// Buffers smaller than this are shown as one `small` entry.
 pub const SMALL_BUFFER_SIZE: i64 = 16 * 1024;
 
-/// XProf's palette for buffers (xprof/frontend/app/common/utils/utils.ts),
-/// the first entries: colours repeat past them.
+/// XProf's palette for the allocation timeline's buffers
+/// (`kBufferColors` in xprof/convert/hlo_proto_to_memory_visualization_utils.cc,
+/// the same as xprof/frontend/app/common/utils/utils.ts's).
 const BUFFER_COLORS: &[&str] = &[
     "#e91e63", "#2196f3", "#81c784", "#4dd0e1", "#3f51b5", "#e53935", "#ff9100", "#b39ddb", "#90a4ae", "#26c6da",
     "#ad1457", "#03a9f4", "#2196f3", "#c2185b", "#795548", "#f9a825", "#00bfa5", "#880e4f", "#d500f9", "#ce93d8",
     "#ec407a", "#4caf50", "#ff8f00", "#ffca28", "#ab47bc", "#00e5ff", "#ff9800", "#40c4ff", "#1e88e5", "#9fa8da",
+    "#bf360c", "#00b8d4", "#f57f17", "#64b5f6", "#e040fb", "#ffab91", "#4caf50", "#01579b", "#66bb6a", "#ef9a9a",
+    "#558b2f", "#fb8c00", "#ff4081", "#00e676", "#388e3c", "#424242", "#6d4c41", "#c62828", "#616161", "#00897b",
+    "#448aff", "#0d47a1", "#607d8b", "#673ab7", "#00c853", "#2e7d32", "#ffa726", "#5e35b1", "#ba68c8", "#8d6e63",
+    "#00bcd4", "#ff6f00", "#f4511e", "#ff1744", "#9e9e9e", "#d81b60", "#4a148c", "#26a69a", "#689f38", "#7b1fa2",
+    "#b0bec5", "#304ffe", "#f48fb1", "#ffd600", "#ffb74d", "#8bc34a", "#303f9f", "#5d4037", "#80cbc4", "#ffcc80",
+    "#00acc1", "#3e2723", "#ff5252", "#ff7043", "#e91e63", "#ea80fc", "#e65100", "#d84315", "#212121", "#ff5722",
+    "#1976d2", "#2962ff", "#bdbdbd", "#3949ab", "#69f0ae", "#d50000", "#ffd740", "#c0ca33", "#ff6e40", "#00b0ff",
+    "#2979ff", "#e64a19", "#7c4dff", "#607d8b", "#009688", "#ffb300", "#c51162", "#ffc400", "#29b6f6", "#3d5afe",
+    "#76ff03", "#cddc39", "#b388ff", "#5c6bc0", "#9e9d24", "#7cb342", "#ef5350", "#fdd835", "#ef6c00", "#4fc3f7",
+    "#6200ea", "#004d40", "#ff8a65", "#ffab00", "#80deea", "#0097a7", "#7e57c2", "#ff6d00", "#1565c0", "#455a64",
+    "#ffc107", "#4527a0", "#ff5722", "#f44336", "#f57c00", "#827717", "#a5d6a7", "#82b1ff", "#9c27b0", "#ff80ab",
+    "#e1bee7", "#78909c", "#311b92", "#00695c", "#4e342e", "#3f51b5", "#651fff", "#9e9e9e", "#81d4fa", "#f8bbd0",
+    "#b71c1c", "#0091ea", "#673ab7", "#a1887f", "#4db6ac", "#ffa000", "#6a1b9a", "#43a047", "#bcaaa4", "#546e7a",
+    "#aeea00", "#e57373", "#ffccbc", "#006064", "#fbc02d", "#ffeb3b", "#8bc34a", "#039be5", "#8e24aa", "#80d8ff",
+    "#009688", "#9ccc65", "#512da8", "#ffc107", "#757575", "#0277bd", "#ff3d00", "#33691e", "#03a9f4", "#00838f",
+    "#ff8a80", "#283593", "#f50057", "#1a237e", "#90caf9", "#9c27b0", "#aa00ff", "#aed581", "#afb42b", "#9575cd",
+    "#d32f2f", "#64dd17", "#f44336", "#795548", "#cddc39", "#ff9e80", "#7986cb", "#dd2c00", "#0288d1", "#ff9800",
+    "#263238", "#00796b", "#42a5f5", "#8c9eff", "#1b5e20", "#ffab40", "#536dfe", "#00bcd4", "#f06292",
 ];
+
+/// The size of XProf's timeline drawing (`graph_width`, `graph_height`):
+/// a block smaller than one unit of it either way is not drawn.
+const TIMELINE_EXTENT: f64 = 4096.0;
 
 fn mib(bytes: i64) -> f64 {
     bytes as f64 / (1u64 << 20) as f64
@@ -193,7 +216,12 @@ fn indefinite_allocation(a: &BufferAllocation, buffers: &FxHashMap<i64, Buffer<'
     IndefiniteAllocation { id: a.index, size_mib: mib(a.size), attributes, logical_buffers, common_shape }
 }
 
-/// The allocation-timeline rectangles of the traced (non-indefinite) allocations.
+/// The allocation-timeline rectangles of the traced (non-indefinite)
+/// allocations, as XProf's ConvertAllocationTimeline lays them out: each
+/// allocation a white block, then its buffers that have a live range. A
+/// buffer shown at the peak takes that entry's colour; any other takes the
+/// colour of XProf's drawing counter, which counts only the blocks big
+/// enough to be drawn (at least one unit of a 4096 × 4096 drawing).
 fn buffer_blocks(
     module: &HloModule,
     allocations: &[&BufferAllocation],
@@ -203,26 +231,45 @@ fn buffer_blocks(
     sim: &Simulation,
 ) -> Vec<BufferBlock> {
     let steps = sim.event_count;
+    let traced: Vec<&BufferAllocation> = allocations
+        .iter()
+        .filter(|a| !is_indefinite(a) && trace_of_allocation.contains_key(&a.index))
+        .copied()
+        .collect();
+    let total_size: i64 = traced.iter().map(|a| a.size).sum();
+    if steps <= 0 || total_size <= 0 {
+        return Vec::new();
+    }
+    let (scale_x, scale_y) = (TIMELINE_EXTENT / steps as f64, TIMELINE_EXTENT / total_size as f64);
+    let drawable = |width: i64, height: i64| width as f64 * scale_x >= 1.0 && height as f64 * scale_y >= 1.0;
+    let mut drawn = 0usize;
     let mut blocks = Vec::new();
-    for allocation in allocations.iter().filter(|a| !is_indefinite(a) && trace_of_allocation.contains_key(&a.index)) {
+    // The allocations are stacked: each starts where the previous ends.
+    let mut allocation_offset = 0i64;
+    for allocation in traced {
         let category = allocation_category(allocation).to_string();
         blocks.push(BufferBlock {
             logical_buffer_id: -1,
             name: category.clone(),
+            offset: allocation_offset,
             size: allocation.size,
             end_step: steps,
             category: category.clone(),
             color: "#ffffff".into(),
             ..BufferBlock::default()
         });
+        drawn += usize::from(drawable(steps, allocation.size));
         for assigned in &allocation.assigned {
             let Some(b) = buffers.get(&assigned.logical_buffer_id) else { continue };
+            // A sharer that revived freed memory has a live range of its
+            // own and is drawn (as in XProf's goldens: the newest source
+            // skips sharers, but its canonical link is not set for them).
             let Some((start, end)) = b.span else { continue };
-            let color = colors.get(&b.proto.id).map_or(blocks.len(), |&c| usize::try_from(c).unwrap_or(0));
+            let color = colors.get(&b.proto.id).map_or(drawn, |&c| usize::try_from(c).unwrap_or(0));
             blocks.push(BufferBlock {
                 logical_buffer_id: b.proto.id,
                 name: b.name_with_index(),
-                offset: b.offset,
+                offset: allocation_offset + b.offset,
                 size: b.proto.size,
                 start_step: start,
                 end_step: end,
@@ -233,7 +280,9 @@ fn buffer_blocks(
                 unpadded_size: b.unpadded_size(),
                 color: BUFFER_COLORS[color % BUFFER_COLORS.len()].to_string(),
             });
+            drawn += usize::from(drawable(end - start, b.proto.size));
         }
+        allocation_offset += allocation.size;
     }
     blocks
 }

@@ -89,6 +89,35 @@ fn replays_the_heap_to_its_peak() {
     // The sharer gets its own live range once it revives freed memory.
     assert_eq!(v.logical_buffer_spans, vec![(1, 0, 5), (2, 1, 2), (3, 3, 4)]);
     assert_eq!(v.entry_computation_parameters_mib, 0.0625);
+    // The timeline: the allocation, then its buffers, the sharer too.
+    let blocks: Vec<i64> = v.buffer_blocks.iter().map(|b| b.logical_buffer_id).collect();
+    assert_eq!(blocks, vec![-1, 1, 2, 3]);
+}
+
+#[test]
+fn timeline_colours_count_only_the_blocks_xprof_draws() {
+    use HeapEventKind::{Alloc, Free};
+    // Buffer 2 (16 bytes) is under one unit of XProf's 4096-high drawing of
+    // the 128 KiB allocation, so it is not drawn and does not advance the
+    // colour; buffer 3 (32 KiB, live after the peak) takes the counter's
+    // colour: the allocation and buffer 1 were drawn, so the third colour.
+    let mut m = module(vec![
+        event(Alloc, 1, 0),
+        event(Alloc, 2, 0),
+        event(Free, 2, 0),
+        event(Free, 1, 0),
+        event(Alloc, 3, 0),
+        event(Free, 3, 0),
+    ]);
+    let buffers = &mut m.buffer_assignment.as_mut().unwrap().logical_buffers;
+    buffers[1].size = 16;
+    buffers[2].size = 32768;
+    let v = memory_viewer(&m, 0).unwrap();
+    let peak: Vec<i64> = v.max_heap.iter().map(|o| o.logical_buffer_id).collect();
+    assert_eq!(peak, vec![4, 1, -1], "parameter, buffer 1 and the small ones");
+    let colors: Vec<(i64, &str)> = v.buffer_blocks.iter().map(|b| (b.logical_buffer_id, b.color.as_str())).collect();
+    // Buffer 1 has its peak entry's colour (1); 2 and 3 the counter's (2).
+    assert_eq!(colors, vec![(-1, "#ffffff"), (1, "#2196f3"), (2, "#81c784"), (3, "#81c784")]);
 }
 
 #[test]
