@@ -168,6 +168,7 @@ fn instruction(mut i: pb::HloInstructionProto) -> HloInstruction {
         },
         fusion_kind: i.fusion_kind,
         custom_call_target: i.custom_call_target,
+        operand_shapes_with_layout: i.operand_shapes_with_layout.into_iter().map(shape).collect(),
         parameter_number: i.parameter_number,
         tuple_index: i.tuple_index,
         dimensions: i.dimensions,

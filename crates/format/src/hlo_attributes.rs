@@ -140,6 +140,10 @@ pub(crate) fn instruction_attributes(
         source_target_pairs: i.source_target_pairs.iter().map(|p| (p.source, p.target)).collect(),
         legacy_replica_groups: i.replica_groups.iter().map(|g| g.replica_ids.clone()).collect(),
         constrain_layout: i.constrain_layout,
+        output_operand_aliasing: std::mem::take(&mut i.output_operand_aliasing)
+            .into_iter()
+            .map(|a| (a.output_shape_index, a.operand_index, a.operand_shape_index))
+            .collect(),
         is_stable: i.is_stable,
         parameter_replication: i
             .parameter_replication

@@ -125,6 +125,9 @@ pub struct HloInstruction {
     /// `kLoop`, `kInput`, `kOutput`, `kCustom` for fusions.
     pub fusion_kind: String,
     pub custom_call_target: String,
+    /// Custom calls that constrain layouts: each operand's shape with the
+    /// layout the call requires.
+    pub operand_shapes_with_layout: Vec<Shape>,
     pub parameter_number: i64,
     pub tuple_index: i64,
     pub dimensions: Vec<i64>,

@@ -30,6 +30,9 @@ pub struct InstructionAttributes {
     /// them (XProf's XLA prints only these, not the newer device list).
     pub legacy_replica_groups: Vec<Vec<i64>>,
     pub constrain_layout: bool,
+    /// Custom calls and fusions: (output shape index, operand, operand
+    /// shape index) of each output that aliases an operand.
+    pub output_operand_aliasing: Vec<(Vec<i64>, i64, Vec<i64>)>,
     pub is_stable: bool,
     /// Parameter: whether each leaf buffer is replicated.
     pub parameter_replication: Vec<bool>,

@@ -6,7 +6,7 @@
 
 use super::sharding::sharding_text;
 use super::Names;
-use crate::hlo::text::{dim_labels, window_text};
+use crate::hlo::text::{dim_labels, shape_text, window_text};
 use proflens_model::hlo::HloInstruction;
 
 fn list(values: &[i64]) -> String {
@@ -290,8 +290,23 @@ fn own(names: &Names, instr: &HloInstruction, out: &mut Vec<String>) {
 fn custom_call(instr: &HloInstruction, out: &mut Vec<String>) {
     let a = &instr.attributes;
     out.push(format!("custom_call_target=\"{}\"", c_escape(&instr.custom_call_target)));
+    if a.constrain_layout {
+        let shapes: Vec<String> = instr.operand_shapes_with_layout.iter().map(shape_text).collect();
+        out.push(format!("operand_layout_constraints={{{}}}", shapes.join(", ")));
+    }
     if a.custom_call_has_side_effect {
         out.push("custom_call_has_side_effect=true".into());
+    }
+    if !a.output_operand_aliasing.is_empty() {
+        // `{output index}: (operand, {operand index})`, as XLA's
+        // PrintOutputOperandAliasing writes each pair.
+        let index = |i: &[i64]| format!("{{{}}}", i.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+        let pairs: Vec<String> = a
+            .output_operand_aliasing
+            .iter()
+            .map(|(output, operand, operand_index)| format!("{}: ({operand}, {})", index(output), index(operand_index)))
+            .collect();
+        out.push(format!("output_to_operand_aliasing={{{}}}", pairs.join(", ")));
     }
     match a.custom_call_schedule {
         1 => out.push("schedule=SCHEDULE_LATEST".into()),
@@ -395,6 +410,44 @@ mod tests {
         let last = r#"{"a":"0","wait_on_operation_queues":["1","2"]}"#;
         assert_eq!(backend_config_text(last), r#"{"a":"0"}"#);
         assert_eq!(backend_config_text(r#"{"a":"x,]"}"#), r#"{"a":"x,]"}"#);
+    }
+
+    #[test]
+    fn custom_calls_print_layout_constraints_and_aliasing_as_xla() {
+        // Synthetic; the expected text is a JAX custom call as XLA printed it
+        // (jaxdecomp's pfft3d, in a public HLO dump).
+        let shape = |element_type, dims: &[i64]| proflens_model::hlo::Shape {
+            element_type,
+            dimensions: dims.to_vec(),
+            layout: Some(proflens_model::hlo::Layout {
+                minor_to_major: (0..dims.len() as i64).rev().collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut instr = HloInstruction {
+            opcode: "custom-call".into(),
+            custom_call_target: "pfft3d".into(),
+            ..HloInstruction::default()
+        };
+        instr.operand_shapes_with_layout = vec![shape(18, &[256, 16, 256]), shape(2, &[33554432])];
+        let a = &mut instr.attributes;
+        a.constrain_layout = true;
+        a.custom_call_has_side_effect = true;
+        a.output_operand_aliasing = vec![(vec![], 0, vec![])];
+        a.custom_call_api_version = 2;
+        let mut out = Vec::new();
+        custom_call(&instr, &mut out);
+        assert_eq!(
+            out.join(", "),
+            "custom_call_target=\"pfft3d\", operand_layout_constraints={c128[256,16,256]{2,1,0}, s8[33554432]{0}}, \
+             custom_call_has_side_effect=true, output_to_operand_aliasing={{}: (0, {})}, \
+             api_version=API_VERSION_STATUS_RETURNING"
+        );
+        instr.attributes.output_operand_aliasing = vec![(vec![1], 2, vec![0, 1])];
+        let mut out = Vec::new();
+        custom_call(&instr, &mut out);
+        assert!(out.contains(&"output_to_operand_aliasing={{1}: (2, {0,1})}".to_string()), "{out:?}");
     }
 
     #[test]
