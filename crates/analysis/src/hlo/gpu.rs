@@ -18,8 +18,10 @@ pub struct GpuHloOp {
     pub category: String,
     /// The framework op as `op_name:` (empty when the HLO names none).
     pub provenance: String,
-    /// Cost of one execution.
+    /// Cost of one execution: FLOPs normalized to the device (XProf's op
+    /// FLOPs), XLA's FLOPs, bytes.
     pub flops: u64,
+    pub model_flops: u64,
     pub bytes_accessed: u64,
 }
 
@@ -54,7 +56,8 @@ impl<'a> GpuHlo<'a> {
         Some(GpuHloOp {
             category: category(instr),
             provenance: provenance(instr),
-            flops: cost.flops,
+            flops: cost.device_flops,
+            model_flops: cost.flops,
             bytes_accessed: cost.bytes_accessed,
         })
     }

@@ -117,6 +117,12 @@ pub fn shape_text(shape: &Shape) -> String {
     out
 }
 
+/// Bits of one element of a PrimitiveType, as stored (pred: 8; tuples,
+/// tokens and opaque: 0).
+pub fn element_bits(element_type: i32) -> u32 {
+    primitive(element_type).1
+}
+
 /// Elements of an array shape (1 for scalars, 0 for tuples).
 pub fn element_count(shape: &Shape) -> u64 {
     if shape.element_type == TUPLE_TYPE {

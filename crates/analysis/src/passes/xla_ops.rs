@@ -322,8 +322,10 @@ fn gpu_ops(profile: &Profile, indexes: &FxHashMap<u64, ModuleIndex<'_>>) -> XlaO
         let Some(index) = indexes.get(&op.program_id) else { continue };
         let Some(instr) = index.by_name(&op.name) else { continue };
         let cost = gpu_cost(index, instr);
-        op.flops = cost.flops.saturating_mul(op.occurrences);
-        op.model_flops = op.flops;
+        // XProf's op FLOPs are the device-normalized ones; the model FLOPs
+        // are XLA's count.
+        op.flops = cost.device_flops.saturating_mul(op.occurrences);
+        op.model_flops = cost.flops.saturating_mul(op.occurrences);
         op.bytes_accessed = cost.bytes_accessed.saturating_mul(op.occurrences);
         op.hbm_bytes = cost.hbm_bytes.saturating_mul(op.occurrences);
         op.has_memory_breakdown = true;

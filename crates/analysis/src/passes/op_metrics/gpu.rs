@@ -49,9 +49,14 @@ pub(super) fn gpu_plane_op_metrics(
                         provenance: op.provenance,
                         ..OpMetrics::default()
                     });
-                    Some(XlaSlot { slot: ops.len() - 1, flops: op.flops, bytes_accessed: op.bytes_accessed })
+                    Some(XlaSlot {
+                        slot: ops.len() - 1,
+                        flops: op.flops,
+                        model_flops: op.model_flops,
+                        bytes_accessed: op.bytes_accessed,
+                    })
                 });
-                let Some(XlaSlot { slot, flops, bytes_accessed }) = *entry else { continue };
+                let Some(XlaSlot { slot, flops, model_flops, bytes_accessed }) = *entry else { continue };
                 let Some(op) = ops.get_mut(slot) else { continue };
                 let duration = u64::try_from(ev.duration_ps.at(i)).unwrap_or(0);
                 // Every kernel is one occurrence and costs the instruction's cost.
@@ -59,7 +64,7 @@ pub(super) fn gpu_plane_op_metrics(
                 op.time_ps = op.time_ps.saturating_add(duration);
                 op.self_time_ps = op.self_time_ps.saturating_add(duration);
                 op.flops = op.flops.saturating_add(flops);
-                op.model_flops = op.flops;
+                op.model_flops = op.model_flops.saturating_add(model_flops);
                 op.bytes_accessed = op.bytes_accessed.saturating_add(bytes_accessed);
                 op_time_ps = op_time_ps.saturating_add(duration);
                 kernel_time.add(line, i, op, duration);
@@ -117,6 +122,7 @@ pub(super) fn gpu_plane_op_metrics(
 struct XlaSlot {
     slot: usize,
     flops: u64,
+    model_flops: u64,
     bytes_accessed: u64,
 }
 
