@@ -12,6 +12,9 @@ use proflens_analysis::context::Rendered;
 use proflens_analysis::tools::stragglers::{stragglers, RankSummary};
 use serde_json::Value;
 
+/// Relative tolerance of the ratios (see the module docs).
+const RATIO_TOLERANCE: f64 = 4.0 * f64::EPSILON;
+
 const CASE: &str = "kineto/kineto-multirank-sampled";
 
 fn check(golden_file: &str, include_last: bool) {
@@ -40,12 +43,16 @@ fn check(golden_file: &str, include_last: bool) {
         (got["candidate_metric"]["rows"].as_array().unwrap(), golden["candidate_metric"]["rows"].as_array().unwrap());
     assert_eq!(rows.len(), want.len(), "{golden_file}: rows");
     for (r, w) in rows.iter().zip(want) {
+        let (rk, wk): (Vec<&String>, Vec<&String>) =
+            (r.as_object().unwrap().keys().collect(), w.as_object().unwrap().keys().collect());
+        assert_eq!(rk, wk, "{golden_file}: columns");
         for key in ["rank", "iteration", "stream", "name", "ts"] {
             assert_eq!(r[key], w[key], "{golden_file}: {key} of {w}");
         }
-        for key in ["dur", "normalized_start_time", "duration"] {
+        assert_eq!(r["dur"].as_f64(), w["dur"].as_f64(), "{golden_file}: dur of {w}");
+        for key in ["normalized_start_time", "duration"] {
             let (a, b) = (r[key].as_f64().unwrap(), w[key].as_f64().unwrap());
-            assert!((a - b).abs() <= 1e-12 * b.abs(), "{golden_file}: {key} {a} vs {b} in {w}");
+            assert!((a - b).abs() <= RATIO_TOLERANCE * b.abs(), "{golden_file}: {key} {a} vs {b} in {w}");
         }
     }
 }
