@@ -13,7 +13,17 @@
 //! rather than to an op (rank and the cumulative shares, equal over a run of
 //! equal self times) are compared position by position.
 //!
-//! Tolerances: TOLERANCES_TEXT
+//! Tolerances: rank and occurrences exact; every other number within
+//! [`Tol::LAST_BITS`] (8 ε relative): times, averages, shares and rates are
+//! XProf's formulas, evaluated in another order (an average of µs where XProf
+//! divides ps, a cumulative share summed row by row), which moves the last
+//! bits only. One exception: on the MI300X gemm profile,
+//! `measured_memory_bw` and `operational_intensity` within 1e-7 relative (the
+//! HLO cost model's bytes of `wrapped_broadcast` fusions, see
+//! [`COST_MODEL_BYTES`]).
+//!
+//! Not exercised by any fixture: a run of equal self times cut by the 500-row
+//! limit of a side (XProf's choice of ops at the cut would be arbitrary).
 
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::host_analysis::HostAnalysis;
@@ -80,7 +90,8 @@ fn compare(case: &str, ours: &Value, golden: &Value) {
 
 /// The rows of one table: runs of equal self time as sets of ops, positional cells by position.
 fn compare_rows(case: &str, what: &str, ours: &Value, golden: &Value, out: &mut Mismatches) {
-    let ids: Vec<&str> = golden["cols"].as_array().expect("cols").iter().map(|c| c["id"].as_str().expect("id")).collect();
+    let ids: Vec<&str> =
+        golden["cols"].as_array().expect("cols").iter().map(|c| c["id"].as_str().expect("id")).collect();
     let col = |id: &str| ids.iter().position(|c| *c == id).expect("column present");
     let (side, ty, name, self_time) = (col("host_or_device"), col("type"), col("operation"), col("total_self_time"));
     let (orows, grows) = (table_rows(ours), table_rows(golden));
@@ -91,7 +102,8 @@ fn compare_rows(case: &str, what: &str, ours: &Value, golden: &Value, out: &mut 
     let mut start = 0;
     while start < grows.len() {
         let key = |r: &[Value]| (r[side].clone(), r[self_time].as_f64());
-        let end = start + grows[start..].iter().take_while(|r| key(r.as_slice()) == key(grows[start].as_slice())).count();
+        let end =
+            start + grows[start..].iter().take_while(|r| key(r.as_slice()) == key(grows[start].as_slice())).count();
         let ours_run = &orows[start.min(orows.len())..end.min(orows.len())];
         for (i, (o, g)) in ours_run.iter().zip(&grows[start..end]).enumerate() {
             for c in POSITIONAL.map(col) {
@@ -193,10 +205,7 @@ fn check_rocm(case: &str, file: &str) {
     let dir = data_dir();
     let golden_path = dir.join("goldens").join(case).join("framework_op_stats.json");
     let golden = check(case, &dir.join("xspace/external").join(file), &golden_path);
-    assert!(
-        table_rows(&golden[0]).iter().any(|r| r[1] == "Device" && r[2] != "IDLE"),
-        "{case}: device ops"
-    );
+    assert!(table_rows(&golden[0]).iter().any(|r| r[1] == "Device" && r[2] != "IDLE"), "{case}: device ops");
 }
 
 #[test]

@@ -1,7 +1,14 @@
 //! HLO stats against XProf 2.24's goldens on two AMD GPU profiles and a TPU
-//! profile: the same columns, the same rows in the same order with equal
-//! text cells (program, category, name, HLO text, framework op, bound-by,
-//! source) and occurrences; times, percentages and rates within 1%.
+//! profile: the same columns and table properties, the same rows in the same
+//! order, every cell of every row.
+//!
+//! Tolerances: text cells (program, category, name, HLO text, framework op,
+//! bound-by, source) equal; rank, occurrences and program id exact; every
+//! other number (times, percentages, rates) within [`Tol::LAST_BITS`] (8 ε
+//! relative: XProf's formulas evaluated in another order). One exception: on
+//! the MI300X gemm profile `measured_memory_bw` and `operational_intensity`
+//! within 1e-7 relative ([`COST_MODEL_BYTES`]: the HLO cost model's bytes of
+//! `wrapped_broadcast` fusions).
 
 use proflens_analysis::passes::xla_ops::xla_ops_of;
 use proflens_analysis::tools::hlo_stats::{hlo_stats, to_csv, to_xprof_json};

@@ -1,7 +1,8 @@
-//! GPU kernel stats against XProf 2.24's goldens: the same kernels in the
-//! same order and every cell equal (name, launch dimensions, registers,
-//! shared memory, TensorCore columns, op name, occurrences), durations within
-//! 1e-9 relative. XLA kernels take their op names from the HLO protos.
+//! GPU kernel stats against XProf 2.24's goldens: the same columns, the same
+//! kernels in the same order and every cell equal (name, launch dimensions,
+//! registers, shared memory, occupancy, TensorCore columns, op name,
+//! occurrences, durations): tolerance none ([`tolerance`]), durations being
+//! sums and quotients of whole ns computed as XProf does. XLA kernels take their op names from the HLO protos.
 //! Over all hosts, `--format xprof` lists each host's kernels apart, as
 //! XProf's ALL_HOSTS golden does.
 

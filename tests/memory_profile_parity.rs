@@ -1,7 +1,11 @@
-//! Memory profile against XProf 2.24's goldens: the allocators, the summary
-//! (peak, its time, capacity), the breakdown at the peak row by row, the
-//! sampled timeline (count and values), `hloModules`, and the snapshots the
-//! breakdown refers to (`memoryProfileSnapshots`), all compared exactly.
+//! Memory profile against XProf 2.24's goldens: the whole document, every
+//! field — hosts, memory ids, version, `hloModules`, the allocators, each
+//! one's summary (peak, its time, capacity), the breakdown rows at the peak,
+//! the special allocations, every sampled timeline point (time, allocator
+//! state and activity) — compared exactly (tolerance none: counts and bytes
+//! are integers written as strings, fragmentation XProf's own quotient), and
+//! the snapshots the breakdown refers to (`memoryProfileSnapshots`) as
+//! below.
 //!
 //! The snapshots, and what XProf varies from run to run: a breakdown row
 //! stands for `numOccurrences` allocations alike (same size, op, step,
@@ -79,7 +83,8 @@ fn check(what: &str, profile: &Path, golden: &Value) {
     for (id, theirs) in g_alloc.as_object().unwrap() {
         let mine = &o_alloc[id];
         diff(&without(mine, &snapshots), &without(theirs, &snapshots), &format!("{what} {id}"), &tolerance, &mut out);
-        let rows = mine["activeAllocations"].as_array().unwrap().iter().zip(theirs["activeAllocations"].as_array().unwrap());
+        let rows =
+            mine["activeAllocations"].as_array().unwrap().iter().zip(theirs["activeAllocations"].as_array().unwrap());
         for (r, g) in rows {
             let (a, b) = (row_activity(mine, r), row_activity(theirs, g));
             for field in ALIKE {

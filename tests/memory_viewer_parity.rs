@@ -1,12 +1,23 @@
 //! Memory viewer against XProf 2.24's goldens (`memory_viewer.<module>.json`)
-//! on GPU, TPU and CPU (XLA) profiles.
+//! on GPU, TPU and CPU (XLA) profiles: the whole document, every field.
 //!
-//! Compared: module and entry names, peak (padded and unpadded) and the
-//! allocation totals within 0.1%, the heap-size timeline point by point, the
-//! buffers at the peak (label, id, size, shape, op, group, source) in the same
-//! order and by size, the buffer live ranges, the indefinite allocations, and
-//! the timeline blocks (colours only for buffers shown at the peak: XProf
-//! colours the others by a drawing counter).
+//! Compared: module and entry names, peaks, the allocation totals, the
+//! heap-size timelines point by point, the buffers at the peak (label, id,
+//! size, shape, op, group, source) in order and by size, the index maps,
+//! the buffer live ranges, the indefinite allocations, and every timeline
+//! block's fields. Strings and key sets equal; numbers within
+//! [`Tol::LAST_BITS`] (8 ε relative: MiB are bytes / 2^20 summed in another
+//! order).
+//!
+//! Left out or loosened, each for its reason:
+//! - a timeline block's `color` where its buffer is not shown at the peak:
+//!   XProf colours those by a drawing counter;
+//! - `totalBufferAllocationMib` within 400 bytes ([`TOTAL_ALLOCATION`]): on
+//!   the two CPU modules Proflens' total of the buffer assignment's
+//!   allocations is 120 bytes (jax_mlp) and 380 bytes (custom_loop_xla)
+//!   larger than XProf's (`xla::ComputeTotalAllocationBytes`); the
+//!   allocations XProf leaves out are not known yet (docs/deviations.md). It
+//!   is equal on the GPU and TPU modules.
 
 use proflens_analysis::tools::memory_viewer::{memory_viewer, select_module, to_xprof_json};
 use proflens_tests::json_diff::{diff, Mismatches, Tol};

@@ -2,10 +2,14 @@
 //! op_profile.by_category.json = by category), on two AMD GPU profiles and a
 //! TPU profile.
 //!
-//! Tolerances: the same nodes (names, categories) in the same order at every
-//! level; times within 1%; occurrences equal; FLOPS utilisation (`flops`)
-//! within 0.01 (1 point) and raw FLOPs within 1%; HBM bytes within 1% where
-//! XProf reports them (GPU bytes come from our cost model: docs/deviations.md).
+//! Compared: the whole document, every field of every node at every level
+//! (device type, DVFS multiplier, node names in order, `numChildren`, every
+//! metric — times, FLOPs, bytes and bandwidth arrays, utilisations,
+//! occurrences, averages — and every XLA field: category, expression,
+//! provenance, program id, source info, layout, fingerprint, kernel
+//! metadata). Strings and key sets equal; every number within
+//! [`Tol::LAST_BITS`] (8 ε relative: XProf's formulas evaluated in another
+//! order; whole counts are exact below 5e14).
 
 use proflens_analysis::passes::xla_ops::{program_names, xla_ops_of};
 use proflens_analysis::tools::op_profile::{op_profile, to_xprof_json};
@@ -106,8 +110,8 @@ fn same_values(a: &Value, b: &Value, here: &str) {
 /// All hosts (the CLI without `--host`, the page's "All hosts"): the one
 /// profile opened as two hosts gives XProf's combined op stats of two
 /// identical hosts, i.e. the one-host tree with counts, times, FLOPs and
-/// bytes doubled (within 1e-9 relative of our own one-host tree), and so
-/// the golden doubled within the tolerances above. XProf keeps no all-hosts
+/// bytes doubled (within 1e-9 relative of our own one-host tree: a doubled
+/// sum's last bits), and so the golden doubled within the tolerance above. XProf keeps no all-hosts
 /// op profile golden; this is what its OpMetricsDbCombiner gives.
 #[test]
 fn two_identical_hosts_combine_to_doubled_trees() {

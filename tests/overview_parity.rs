@@ -1,9 +1,13 @@
-//! Overview page and input pipeline analyzer against XProf 2.24's goldens
-//! (tests/data/goldens). Compared: the verdict and its statements, the
-//! step-time summary properties (printed with one decimal by XProf, so equal
-//! strings mean within 0.05 ms), the analysis percentages, the run
-//! environment, the recommendation properties, diagnostics, and the input-op
-//! table (names, counts and categories equal; times within 1%).
+//! Overview page, input pipeline analyzer and pod viewer against XProf 2.24's
+//! goldens (tests/data/goldens): every table of each page whole — columns,
+//! properties and every cell of every row (verdict and statements, step
+//! table and its summary, analysis shares, run environment, recommendations,
+//! top device ops, input ops, diagnostics).
+//!
+//! Tolerances: strings equal (XProf prints many figures as strings, with one
+//! decimal or as µs with three: those are compared as XProf rounds them);
+//! every number within [`Tol::LAST_BITS`] (8 ε relative: XProf's formulas
+//! evaluated in another order).
 
 use proflens_analysis::passes::host_analysis::HostAnalysis;
 use proflens_analysis::{passes::input_pipeline, tools::overview};
@@ -124,7 +128,11 @@ fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
     // Both workers record the same host name inside the file.
     let name = |h: &HostAnalysis| h.environment.hostnames.first().cloned().unwrap_or_default();
     let view = pod_viewer(&[(&a, name(&a)), (&b, name(&b))]);
-    same_page("bert pod viewer", &to_xprof_json(&view), &golden("tf-gpu-multiworker-bert-xplane/pod_viewer.ALL_HOSTS.json"));
+    same_page(
+        "bert pod viewer",
+        &to_xprof_json(&view),
+        &golden("tf-gpu-multiworker-bert-xplane/pod_viewer.ALL_HOSTS.json"),
+    );
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Steps and their time breakdown against XProf 2.24's input-pipeline goldens
 //! (tests/data/goldens/<case>/input_pipeline_analyzer.json, table 1: one row per
-//! step). Tolerances: step time within 1%; each category within 1% of the step time.
+//! step): the same steps in order, each one's time and its nine categories
+//! (every number column of the table). Tolerance: none ([`TOLERANCE`]);
+//! both sides divide whole ps by 1e9 to write ms. (The table's tooltip and
+//! the properties are compared whole by tests/overview_parity.rs.)
 
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::steps::{step_db, SpanType, StepInfo};

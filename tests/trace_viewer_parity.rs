@@ -11,9 +11,10 @@
 //! with `dur` 1 ps; so does this comparison. Names equal. `args`: XProf's
 //! `trace_viewer@` writes only `uid` (its own drawing index, which Proflens
 //! has no counterpart of: not compared) and `group_id`, compared with
-//! Proflens' group of the event where Proflens has one (events of the file's
-//! lines; derived tracks' events carry none: [`groups_compared`]). Flow ids
-//! (`bind_id`) are random in XProf and are not compared.
+//! Proflens' group of the event on the file's own lines (derived tracks'
+//! events carry none in Proflens: [`groups_compared`]). Flow ids (`bind_id`)
+//! are random in XProf and are not compared; nor are `cat`, `flow_in`,
+//! `flow_out` and `z`, which only draw the flows.
 //!
 //! Differences docs/deviations.md lists ("Trace viewer events (#14)"), each
 //! checked here rather than skipped:
@@ -28,7 +29,15 @@
 //! - on TPUs, XProf writes the `Async XLA Ops` (async events) into no JSON
 //!   event and derives `Host Offload Ops row N` tracks of host-offload copies
 //!   on every core; Proflens shows the async ops as slices and derives no
-//!   host-offload tracks: those tracks are listed, not compared.
+//!   host-offload tracks: those tracks are listed, not compared;
+//! - on TPUs, XProf gives every event of the device lines the group of its
+//!   XLA module run (`GroupTpuEventsOSS`, the fixture having no step
+//!   markers); Proflens groups TPU device events only through step lines:
+//!   groups on TPU planes are not compared ([`TPU_PLANE`]);
+//! - on TPUs, XProf's `Framework Name Scope` events end 1 ns earlier per
+//!   level of nesting than the ops under them (Proflens: with the ops); ours
+//!   are compared less 1 ns per level ([`TPU_NAME_SCOPE_SHORTER_PS_PER_LEVEL`]),
+//!   so the rule itself is checked on every such event.
 
 use proflens_analysis::hlo::gpu::GpuHlo;
 use proflens_analysis::passes::grouping::group_events;
@@ -188,7 +197,8 @@ fn theirs(case: &str, ungrouped: &BTreeSet<String>) -> Tracks {
         let key = format!("{plane}\t{}", threads[&(pid, tid)]);
         let shown = e["name"].as_str().unwrap();
         let name = if names_differ(&key) { String::new() } else { shown.to_string() };
-        let group = if ungrouped.contains(&key) || shown == THREADPOOL_REGION { None } else { e["args"]["group_id"].as_i64() };
+        let group =
+            if ungrouped.contains(&key) || shown == THREADPOOL_REGION { None } else { e["args"]["group_id"].as_i64() };
         *tracks.entry(key).or_default().entry((ps(&e["ts"]), ps(&e["dur"]), name, group)).or_default() += 1;
     }
     tracks
@@ -204,7 +214,10 @@ fn missing(a: &BTreeMap<Event, u32>, b: &BTreeMap<Event, u32>) -> Vec<String> {
     a.iter()
         .filter(|(e, n)| b.get(*e).copied().unwrap_or(0) < **n)
         .map(|((ts, dur, name, group), n)| {
-            format!("{name:?} at {ts} ps for {dur} ps, group {group:?} (×{})", n - b.get(&(*ts, *dur, name.clone(), *group)).copied().unwrap_or(0))
+            format!(
+                "{name:?} at {ts} ps for {dur} ps, group {group:?} (×{})",
+                n - b.get(&(*ts, *dur, name.clone(), *group)).copied().unwrap_or(0)
+            )
         })
         .collect()
 }
