@@ -1,10 +1,29 @@
-//! Parity of framework_op_stats with XProf 2.24 goldens.
+//! Parity of framework_op_stats with XProf 2.24 goldens: both tables (with
+//! and without IDLE) of every fixture, every row and every column.
 //!
-//! Tolerances: the top 20 rows of both tables (with and without IDLE) must
-//! name the same ops in the same order, with equal side, type and
-//! occurrences, and total and self times within 1% (or 0.01 µs, for tiny
-//! values); the IDLE row within 1%; the row counts equal; columns and table
-//! properties equal. Values are compared parsed, never as bytes.
+//! Compared: the columns and the table properties exactly; the row count;
+//! every cell of every row: strings (side, type, operation, bound by,
+//! eager) equal, numbers within the column's tolerance ([`tolerance`]).
+//!
+//! Order: XProf sorts each side by self time (op_stats_to_tf_stats.cc) and
+//! leaves the order of equal self times to `std::sort`, so a run of rows of
+//! one side with the same self time is compared as a set keyed by the op
+//! (side, type, operation): those rows must be the same ops in that run, each
+//! op's cells equal to its golden row's. The cells that belong to a position
+//! rather than to an op (rank and the cumulative shares, equal over a run of
+//! equal self times) are compared position by position.
+//!
+//! Tolerances: rank and occurrences exact; every other number within
+//! [`Tol::LAST_BITS`] (8 ε relative): times, averages, shares and rates are
+//! XProf's formulas, evaluated in another order (an average of µs where XProf
+//! divides ps, a cumulative share summed row by row), which moves the last
+//! bits only. One exception: on the MI300X gemm profile,
+//! `measured_memory_bw` and `operational_intensity` within 1e-7 relative (the
+//! HLO cost model's bytes of `wrapped_broadcast` fusions, see
+//! [`COST_MODEL_BYTES`]).
+//!
+//! Not exercised by any fixture: a run of equal self times cut by the 500-row
+//! limit of a side (XProf's choice of ops at the cut would be arbitrary).
 
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::host_analysis::HostAnalysis;
@@ -12,13 +31,28 @@ use proflens_analysis::passes::op_metrics::{device_op_metrics, host_op_metrics, 
 use proflens_analysis::tools::framework_op_stats::{
     framework_op_stats, from_op_metrics, to_csv, to_xprof_json, DeviceEnv,
 };
-use proflens_tests::{data_dir, load, xplane_files};
+use proflens_tests::json_diff::{diff, Mismatches, Tol};
+use proflens_tests::{data_dir, load, table_rows, xplane_files};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-const TOP_ROWS: usize = 20;
-const REL_TOL: f64 = 0.01;
-const ABS_TOL_US: f64 = 0.01;
+/// The allowed difference of a number column of a fixture (see the module docs).
+fn tolerance(case: &str, column: &str) -> Tol {
+    match column {
+        "rank" | "occurrences" => Tol::EXACT,
+        "measured_memory_bw" | "operational_intensity" if case == "jax-mi300x-gemm-xplane" => COST_MODEL_BYTES,
+        _ => Tol::LAST_BITS,
+    }
+}
+
+/// The bytes of `wrapped_broadcast` fusions on the MI300X gemm profile: the
+/// HLO cost model counts 4 bytes more than XProf's (docs/deviations.md,
+/// "Roofline model"), ≤ 6e-8 of the bytes.
+const COST_MODEL_BYTES: Tol = Tol::rel(1e-7);
+
+/// Columns that belong to a row's position, not to its op.
+const POSITIONAL: [&str; 3] =
+    ["rank", "device_cumulative_total_self_time_percent", "Host_cumulative_total_self_time_percent"];
 
 fn golden(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("readable golden");
@@ -38,75 +72,63 @@ fn ours(profile_path: &Path) -> Value {
     to_xprof_json(&proflens_analysis::tools::framework_op_stats::stats_of(&HostAnalysis::with_hlo(&profile, &modules)))
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= ABS_TOL_US.max(REL_TOL * a.abs().max(b.abs()))
-}
-
-fn col_index(table: &Value, id: &str) -> usize {
-    table["cols"].as_array().expect("cols").iter().position(|c| c["id"] == id).expect("column present")
-}
-
-fn cell(row: &Value, i: usize) -> &Value {
-    &row["c"][i]["v"]
-}
-
-fn num(v: &Value) -> f64 {
-    v.as_f64().expect("number cell")
-}
-
-/// Rows of both tables compared; returns the largest relative self-time error seen.
-fn compare(case: &str, ours: &Value, golden: &Value) -> f64 {
+/// Both tables compared (see the module docs); every difference is collected.
+fn compare(case: &str, ours: &Value, golden: &Value) {
     let (ours, golden) = (ours.as_array().expect("array"), golden.as_array().expect("array"));
     assert_eq!(ours.len(), 2, "{case}: two tables");
     assert_eq!(golden.len(), 2, "{case}: golden has two tables");
-    let mut max_rel: f64 = 0.0;
+    let mut out = Mismatches::default();
     for (t, (o, g)) in ours.iter().zip(golden).enumerate() {
-        assert_eq!(o["cols"], g["cols"], "{case} table {t}: columns");
-        assert_eq!(o["p"], g["p"], "{case} table {t}: properties");
-        let (orows, grows) = (o["rows"].as_array().expect("rows"), g["rows"].as_array().expect("rows"));
-        let (side, ty, name, occ, total, selft) = (
-            col_index(g, "host_or_device"),
-            col_index(g, "type"),
-            col_index(g, "operation"),
-            col_index(g, "occurrences"),
-            col_index(g, "total_time"),
-            col_index(g, "total_self_time"),
-        );
-        for (r, (orow, grow)) in orows.iter().zip(grows).take(TOP_ROWS).enumerate() {
-            let what = format!("{case} table {t} row {r} ({})", cell(grow, name));
-            for c in [side, ty, name] {
-                assert_eq!(cell(orow, c), cell(grow, c), "{what}: column {c}");
-            }
-            assert_eq!(num(cell(orow, occ)), num(cell(grow, occ)), "{what}: occurrences");
-            for c in [total, selft] {
-                let (a, b) = (num(cell(orow, c)), num(cell(grow, c)));
-                assert!(close(a, b), "{what}: column {c} ours {a} golden {b}");
-                if c == selft && b != 0.0 {
-                    max_rel = max_rel.max((a - b).abs() / b.abs());
-                }
-            }
-        }
-        let idle = |rows: &[Value]| -> Vec<(String, f64)> {
-            rows.iter()
-                .filter(|r| cell(r, ty) == "IDLE")
-                .map(|r| (cell(r, side).as_str().unwrap_or("").to_string(), num(cell(r, selft))))
-                .collect()
-        };
-        let (oi, gi) = (idle(orows), idle(grows));
-        assert_eq!(oi.len(), gi.len(), "{case} table {t}: IDLE rows");
-        for ((os, ov), (gs, gv)) in oi.iter().zip(&gi) {
-            assert_eq!(os, gs, "{case} table {t}: IDLE side");
-            assert!(close(*ov, *gv), "{case} table {t}: {os} IDLE ours {ov} golden {gv}");
-        }
-        assert_eq!(orows.len(), grows.len(), "{case} table {t}: row count");
+        let what = format!("{case} table {t}");
+        diff(&o["cols"], &g["cols"], &format!("{what} cols"), &|_| Tol::EXACT, &mut out);
+        diff(&o["p"], &g["p"], &format!("{what} p"), &|_| Tol::EXACT, &mut out);
+        compare_rows(case, &what, o, g, &mut out);
     }
-    max_rel
+    out.assert_none(case);
+    eprintln!("{case}: {} values compared", out.compared);
 }
 
-fn check(case: &str, profile: &Path, golden_path: &Path) {
-    let ours = ours(profile);
-    let max_rel = compare(case, &ours, &golden(golden_path));
-    eprintln!("{case}: max relative self-time error in the top {TOP_ROWS} rows: {max_rel:e}");
+/// The rows of one table: runs of equal self time as sets of ops, positional cells by position.
+fn compare_rows(case: &str, what: &str, ours: &Value, golden: &Value, out: &mut Mismatches) {
+    let ids: Vec<&str> =
+        golden["cols"].as_array().expect("cols").iter().map(|c| c["id"].as_str().expect("id")).collect();
+    let col = |id: &str| ids.iter().position(|c| *c == id).expect("column present");
+    let (side, ty, name, self_time) = (col("host_or_device"), col("type"), col("operation"), col("total_self_time"));
+    let (orows, grows) = (table_rows(ours), table_rows(golden));
+    if orows.len() != grows.len() {
+        out.push(format!("{what}: {} rows, golden {}", orows.len(), grows.len()));
+    }
+    let op = |r: &[Value]| (r[side].clone(), r[ty].clone(), r[name].clone());
+    let mut start = 0;
+    while start < grows.len() {
+        let key = |r: &[Value]| (r[side].clone(), r[self_time].as_f64());
+        let end =
+            start + grows[start..].iter().take_while(|r| key(r.as_slice()) == key(grows[start].as_slice())).count();
+        let ours_run = &orows[start.min(orows.len())..end.min(orows.len())];
+        for (i, (o, g)) in ours_run.iter().zip(&grows[start..end]).enumerate() {
+            for c in POSITIONAL.map(col) {
+                out.leaf(&format!("{what} row {} {}", start + i, ids[c]), &o[c], &g[c], tolerance(case, ids[c]));
+            }
+        }
+        for g in &grows[start..end] {
+            let here = format!("{what} {:?}", op(g.as_slice()));
+            let Some(o) = ours_run.iter().find(|o| op(o.as_slice()) == op(g.as_slice())) else {
+                out.push(format!("{here}: not among our rows {start}..{end} (equal self time)"));
+                continue;
+            };
+            for (c, id) in ids.iter().enumerate().filter(|(_, id)| !POSITIONAL.contains(*id)) {
+                out.leaf(&format!("{here} {id}"), &o[c], &g[c], tolerance(case, id));
+            }
+        }
+        start = end;
+    }
+}
+
+/// Compares a profile's tables with a golden; returns the golden.
+fn check(case: &str, profile: &Path, golden_path: &Path) -> Value {
+    let golden = golden(golden_path);
+    compare(case, &ours(profile), &golden);
+    golden
 }
 
 fn check_case(case: &str) {
@@ -174,37 +196,16 @@ fn tf_gpu_multiworker_bert_all_hosts() {
     }
     let view = from_op_metrics(&all_host, &all_device, &DeviceEnv::of(&profile));
     let golden_path = dir.join("goldens/tf-gpu-multiworker-bert-xplane/framework_op_stats.ALL_HOSTS.json");
-    let max_rel = compare("bert ALL_HOSTS", &to_xprof_json(&view), &golden(&golden_path));
-    eprintln!("bert ALL_HOSTS: max relative self-time error in the top {TOP_ROWS} rows: {max_rel:e}");
+    compare("bert ALL_HOSTS", &to_xprof_json(&view), &golden(&golden_path));
 }
 
 /// ROCm JAX profiles, whose device ops are XLA ops named, costed and tied
-/// to framework ops by the modules' HLO protos: every row and every column
-/// equal, numbers within 1e-6 relative (XProf's bandwidth arithmetic differs
-/// in the eighth digit).
+/// to framework ops by the modules' HLO protos.
 fn check_rocm(case: &str, file: &str) {
     let dir = data_dir();
-    let ours = ours(&dir.join("xspace/external").join(file));
-    let golden = golden(&dir.join("goldens").join(case).join("framework_op_stats.json"));
-    for t in 0..2 {
-        let (o, g) = (&ours[t], &golden[t]);
-        assert_eq!(o["cols"], g["cols"], "{case} table {t}: columns");
-        assert_eq!(o["p"], g["p"], "{case} table {t}: properties");
-        let (orows, grows) = (o["rows"].as_array().expect("rows"), g["rows"].as_array().expect("rows"));
-        assert_eq!(orows.len(), grows.len(), "{case} table {t}: rows");
-        assert!(grows.iter().any(|r| cell(r, 1) == "Device" && cell(r, 2) != "IDLE"), "{case}: device ops");
-        for (r, (orow, grow)) in orows.iter().zip(grows).enumerate() {
-            for c in 0..g["cols"].as_array().expect("cols").len() {
-                let (a, b) = (cell(orow, c), cell(grow, c));
-                match (a.as_f64(), b.as_f64()) {
-                    (Some(x), Some(y)) => {
-                        assert!((x - y).abs() <= 1e-6 * x.abs().max(y.abs()), "{case} {t}/{r}/{c}: {x} vs {y}")
-                    }
-                    _ => assert_eq!(a, b, "{case} table {t} row {r} column {c}"),
-                }
-            }
-        }
-    }
+    let golden_path = dir.join("goldens").join(case).join("framework_op_stats.json");
+    let golden = check(case, &dir.join("xspace/external").join(file), &golden_path);
+    assert!(table_rows(&golden[0]).iter().any(|r| r[1] == "Device" && r[2] != "IDLE"), "{case}: device ops");
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! GPU kernel stats against XProf 2.24's goldens: the same kernels in the
-//! same order and every cell equal (name, launch dimensions, registers,
-//! shared memory, TensorCore columns, op name, occurrences), durations within
-//! 1e-9 relative. XLA kernels take their op names from the HLO protos.
+//! GPU kernel stats against XProf 2.24's goldens: the same columns, the same
+//! kernels in the same order and every cell equal (name, launch dimensions,
+//! registers, shared memory, occupancy, TensorCore columns, op name,
+//! occurrences, durations): tolerance none ([`tolerance`]), durations being
+//! sums and quotients of whole ns computed as XProf does. XLA kernels take their op names from the HLO protos.
 //! Over all hosts, `--format xprof` lists each host's kernels apart, as
 //! XProf's ALL_HOSTS golden does.
 
@@ -11,6 +12,7 @@ use proflens_analysis::passes::kernels::kernel_stats_with_hlo;
 use proflens_analysis::registry;
 use proflens_analysis::tools::kernel_stats::to_xprof_json;
 use proflens_analysis::tools::kernel_stats::KernelStats;
+use proflens_tests::json_diff::{diff, Mismatches, Tol};
 use proflens_tests::{data_dir, host_context, load, table_rows};
 use serde_json::Value;
 
@@ -23,19 +25,25 @@ fn check(file: &str, golden: &str) {
 fn same_table(ours: &Value, golden: &str) {
     let theirs: Value =
         serde_json::from_slice(&std::fs::read(data_dir().join("goldens").join(golden)).unwrap()).unwrap();
-    assert_eq!(ours["cols"], theirs["cols"], "{golden}");
+    let mut out = Mismatches::default();
+    diff(&ours["cols"], &theirs["cols"], &format!("{golden} cols"), &|_| Tol::EXACT, &mut out);
+    diff(&ours["p"], &theirs["p"], &format!("{golden} p"), &|_| Tol::EXACT, &mut out);
+    let ids: Vec<&str> = theirs["cols"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
     let (ours, theirs) = (table_rows(ours), table_rows(&theirs));
-    assert_eq!(ours.len(), theirs.len(), "{golden}: kernel rows");
-    for (o, t) in ours.iter().zip(&theirs) {
-        for (col, (a, b)) in o.iter().zip(t).enumerate() {
-            match (a.as_f64(), b.as_f64()) {
-                (Some(a), Some(b)) => {
-                    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{golden} {} column {col}: {a} vs {b}", t[1])
-                }
-                _ => assert_eq!(a, b, "{golden} {} column {col}", t[1]),
-            }
+    if ours.len() != theirs.len() {
+        out.push(format!("{golden}: {} kernel rows, golden {}", ours.len(), theirs.len()));
+    }
+    for (n, (o, t)) in ours.iter().zip(&theirs).enumerate() {
+        for (col, id) in ids.iter().enumerate() {
+            out.leaf(&format!("{golden} row {n} ({}) {id}", t[1]), &o[col], &t[col], tolerance(id));
         }
     }
+    out.assert_none(golden);
+}
+
+/// The allowed difference of a number column (see the module docs).
+fn tolerance(_column: &str) -> Tol {
+    Tol::EXACT
 }
 
 #[test]

@@ -7,18 +7,37 @@
 //!   the ns): kernel counts, distinct names, summed kernel time per device,
 //!   busy union, first-to-last window, streams and every `ProfilerStep#N`
 //!   duration (host and device copy) must be **equal to the nanosecond**.
-//! * HTA 0.5 outputs: HTA rounds every timestamp to whole µs (start up, end
-//!   down), so its shares are compared within **1 percentage point**:
-//!   kernel-type shares (`get_gpu_kernel_breakdown`), idle/compute/non-compute
-//!   shares (`get_temporal_breakdown`) and comp/comm overlap
-//!   (`get_comm_comp_overlap`, `null` exactly when there is no communication).
+//!   (The golden's other fields — top-10 kernels, `cat` counts, average step
+//!   — have no Proflens counterpart to compare.)
+//! * HTA 0.5 breakdowns (hta/analyzers/breakdown_analysis.py), computed on
+//!   the trace rounded as HTA loads it (start up, end down to whole µs,
+//!   [`hta_rounded`]), every golden, every rank, every column:
+//!   `get_temporal_breakdown` (idle, compute, non-compute and kernel µs;
+//!   their three shares), `get_comm_comp_overlap` (`null` exactly when there
+//!   is no communication) and `get_gpu_kernel_breakdown`'s kernel-type table
+//!   (kinds in HTA's order, µs summed over ranks, shares). µs **exact**;
+//!   shares within half of the last digit HTA keeps (it rounds them to 2
+//!   decimals, kernel-type shares to 1). A kind HTA lists with 0 µs (its
+//!   sweep's instant where one kind ends as another starts, V100) counts as
+//!   absent. Not compared: the per-kernel table (`kernel_metrics`, top
+//!   kernels per kind and rank), which Proflens does not compute.
+//!   Except ([`NOT_EXACT_US`]): 13 goldens (A100 NCCL, B200, H100, MI300X)
+//!   where Proflens' device time is not HTA's to the µs: times differ by
+//!   1–77 µs (at most 0.1 % of the rank's kernel time). The cause is not
+//!   established; candidates are Proflens' classification of device work by
+//!   the event's category (HTA: by the kernel's name) and which device
+//!   events each side takes (HTA: every event with a stream). There each
+//!   time may differ by the golden's listed bound and each share by that
+//!   bound's share of its whole. The list must be exact: the test fails if
+//!   a listed golden matches or an unlisted one does not.
 //!
 //! Every trace and golden is copied into tests/data/kineto.
 
 use proflens_analysis::passes::kineto::{facts, KinetoIndex};
 use proflens_analysis::tools::overview::distributed::{rank_view, RankView, Scope};
 use proflens_model::{Origin, Profile};
-use serde_json::Value;
+use proflens_tests::json_diff::{Mismatches, Tol};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -187,69 +206,146 @@ fn views(run: &HtaRun) -> BTreeMap<i64, RankView> {
         .collect()
 }
 
-const POINTS: f64 = 1.0;
+/// µs as HTA counts them (whole µs after its rounding of the trace, see
+/// [`hta_rounded`]).
+fn us(ps: i64) -> Value {
+    json!(ps as f64 / 1e6)
+}
 
+/// A percentage HTA rounds to `decimals` (pandas' `round`), ours unrounded:
+/// within half its last digit (and a little for the float representation),
+/// plus `extra` points.
+fn rounded_to(decimals: i32, extra: f64) -> Tol {
+    Tol::abs(0.5 * 10f64.powi(-decimals) + 1e-9 + extra)
+}
+
+/// The goldens whose figures Proflens does not reproduce exactly, with the
+/// largest difference of a time (µs) seen in each (see the module docs):
+/// their times may differ by that much, their percentages by that much of
+/// the whole they divide. Every other golden must match exactly (times) or
+/// to HTA's rounding (percentages); the test fails if this list is stale.
+const NOT_EXACT_US: &[(&str, f64)] = &[
+    ("kineto-a100-ddp-nccl/hta_comm_comp_overlap.include_last_step.json", 35.0),
+    ("kineto-a100-ddp-nccl/hta_kernel_breakdown.include_last_step.json", 21.0),
+    ("kineto-a100-ddp-nccl/hta_kernel_breakdown.json", 11.0),
+    ("kineto-a100-ddp-nccl/hta_temporal_breakdown.include_last_step.json", 35.0),
+    ("kineto-a100-ddp-nccl/hta_temporal_breakdown.json", 13.0),
+    ("kineto-b200-vllm-tp8/hta_kernel_breakdown.json", 70.0),
+    ("kineto-b200-vllm-tp8/hta_temporal_breakdown.json", 77.0),
+    ("kineto-h100-hf-inference/hta_kernel_breakdown.Falconsai_nsfw_image_detection__1016002.json", 2.0),
+    ("kineto-h100-hf-inference/hta_kernel_breakdown.gaunernst_bert-small-uncased__1016001.json", 1.0),
+    ("kineto-h100-hf-inference/hta_temporal_breakdown.Falconsai_nsfw_image_detection__1016002.json", 2.0),
+    ("kineto-h100-hf-inference/hta_temporal_breakdown.gaunernst_bert-small-uncased__1016001.json", 1.0),
+    ("kineto-mi300x-hf-inference/hta_kernel_breakdown.json", 1.0),
+    ("kineto-mi300x-hf-inference/hta_temporal_breakdown.json", 1.0),
+];
+
+/// HTA's breakdowns (hta/analyzers/breakdown_analysis.py), every golden of
+/// every case, every rank and column (see the module docs).
 #[test]
-fn hta_shares_within_one_point() {
-    let failures = std::cell::RefCell::new(Vec::new());
-    let checked = std::cell::Cell::new(0);
-    let worst = std::cell::RefCell::new((0.0f64, String::new()));
-    let near = |what: String, ours: f64, theirs: f64| {
-        checked.set(checked.get() + 1);
-        if (ours - theirs).abs() > worst.borrow().0 {
-            *worst.borrow_mut() = ((ours - theirs).abs(), what.clone());
-        }
-        if (ours - theirs).abs() > POINTS {
-            failures.borrow_mut().push(format!("{what}: ours {ours:.2}, HTA {theirs:.2}"));
-        }
-    };
+fn hta_breakdowns_match() {
+    let mut total = Mismatches::default();
+    let mut inexact = Vec::new();
     for case in cases() {
-        for (name, run) in hta_runs(&case, "hta_temporal_breakdown") {
-            let views = views(&run);
-            for g in run.golden["per_rank"].as_array().unwrap() {
-                let v = &views[&g["rank"].as_i64().unwrap()];
-                near(format!("{name} idle"), v.idle_pct, g["idle_time_pctg"].as_f64().unwrap());
-                near(format!("{name} compute"), v.compute_pct, g["compute_time_pctg"].as_f64().unwrap());
-                near(format!("{name} non-compute"), v.non_compute_pct, g["non_compute_time_pctg"].as_f64().unwrap());
-            }
+        let mut runs = Vec::new();
+        for api in ["hta_temporal_breakdown", "hta_comm_comp_overlap", "hta_kernel_breakdown"] {
+            runs.extend(hta_runs(&case, api).into_iter().map(|(name, run)| (api, name, run)));
         }
-        for (name, run) in hta_runs(&case, "hta_comm_comp_overlap") {
+        for (api, name, run) in runs {
+            let slack = NOT_EXACT_US.iter().find(|(n, _)| *n == name).map_or(0.0, |(_, us)| *us);
+            let mut out = Mismatches::default();
             let views = views(&run);
-            for g in run.golden["per_rank"].as_array().unwrap() {
-                let v = &views[&g["rank"].as_i64().unwrap()];
-                match (v.comm_comp_overlap_pct, g["comp_comm_overlap_pctg"].as_f64()) {
-                    (Some(ours), Some(theirs)) => near(format!("{name} overlap"), ours, theirs),
-                    (None, None) => {}
-                    (ours, theirs) => {
-                        failures.borrow_mut().push(format!("{name} overlap: ours {ours:?}, HTA {theirs:?}"))
-                    }
-                }
+            match api {
+                "hta_temporal_breakdown" => temporal(&name, &run, &views, slack, &mut out),
+                "hta_comm_comp_overlap" => overlap(&name, &run, &views, slack, &mut out),
+                _ => kernel_types(&name, &run, &views, slack, &mut out),
             }
-        }
-        for (name, run) in hta_runs(&case, "hta_kernel_breakdown") {
-            // HTA's kernel-type table sums all ranks of the run.
-            let mut ps: BTreeMap<String, i64> = BTreeMap::new();
-            for v in views(&run).values() {
-                for t in &v.kernel_types {
-                    *ps.entry(t.kernel_type.clone()).or_default() += t.ps;
-                }
+            // A golden compared with slack must need it; one without must not.
+            let mut exact = Mismatches::default();
+            match api {
+                "hta_temporal_breakdown" => temporal(&name, &run, &views, 0.0, &mut exact),
+                "hta_comm_comp_overlap" => overlap(&name, &run, &views, 0.0, &mut exact),
+                _ => kernel_types(&name, &run, &views, 0.0, &mut exact),
             }
-            let total: i64 = ps.values().sum();
-            for g in run.golden["kernel_type"].as_array().unwrap() {
-                let kind = g["kernel_type"].as_str().unwrap();
-                let ours = ps.get(kind).map_or(0.0, |&p| p as f64 * 100.0 / total as f64);
-                near(format!("{name} {kind}"), ours, g["percentage"].as_f64().unwrap());
+            if !exact.found.is_empty() {
+                inexact.push(name.clone());
             }
+            total.compared += out.compared;
+            total.found.extend(out.found);
         }
     }
-    let (failures, checked) = (failures.into_inner(), checked.get());
-    let (diff, what) = worst.into_inner();
-    eprintln!("{checked} HTA shares checked; largest difference {diff:.3} points ({what})");
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} checks off by more than {POINTS} point:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(checked >= 60, "only {checked} HTA numbers checked");
+    eprintln!("{} HTA values compared", total.compared);
+    total.assert_none("HTA breakdowns");
+    inexact.sort();
+    let mut listed: Vec<String> = NOT_EXACT_US.iter().map(|(n, _)| n.to_string()).collect();
+    listed.sort();
+    assert_eq!(inexact, listed, "the goldens Proflens does not reproduce exactly");
+    assert!(total.compared >= 200, "only {} HTA values compared", total.compared);
+}
+
+/// `get_temporal_breakdown`: per rank, the four times and three shares.
+fn temporal(name: &str, run: &HtaRun, views: &BTreeMap<i64, RankView>, slack: f64, out: &mut Mismatches) {
+    for (i, g) in run.golden["per_rank"].as_array().unwrap().iter().enumerate() {
+        let v = &views[&g["rank"].as_i64().unwrap()];
+        let at = format!("{name} per_rank {i}");
+        out.leaf(&format!("{at} rank"), &json!(v.rank.unwrap_or(0)), &g["rank"], Tol::EXACT);
+        for (column, ours) in [
+            ("idle_time(us)", us(v.window_ps - v.busy_ps)),
+            ("compute_time(us)", us(v.computation_ps)),
+            ("non_compute_time(us)", us(v.busy_ps - v.computation_ps)),
+            ("kernel_time(us)", us(v.window_ps)),
+        ] {
+            out.leaf(&format!("{at} {column}"), &ours, &g[column], Tol::abs(slack));
+        }
+        let points = 100.0 * slack * 1e6 / v.window_ps.max(1) as f64;
+        for (column, ours) in [
+            ("idle_time_pctg", v.idle_pct),
+            ("compute_time_pctg", v.compute_pct),
+            ("non_compute_time_pctg", v.non_compute_pct),
+        ] {
+            out.leaf(&format!("{at} {column}"), &json!(ours), &g[column], rounded_to(2, points));
+        }
+        if g.as_object().map_or(0, |m| m.len()) != 8 {
+            out.push(format!("{at}: columns {:?}", g.as_object().map(|m| m.keys().collect::<Vec<_>>())));
+        }
+    }
+}
+
+/// `get_comm_comp_overlap`: per rank, the share of communication overlapped.
+fn overlap(name: &str, run: &HtaRun, views: &BTreeMap<i64, RankView>, slack: f64, out: &mut Mismatches) {
+    for g in run.golden["per_rank"].as_array().unwrap() {
+        let v = &views[&g["rank"].as_i64().unwrap()];
+        let ours = v.comm_comp_overlap_pct.map_or(Value::Null, |p| json!(p));
+        let points = 100.0 * slack * 1e6 / v.communication_ps.max(1) as f64;
+        let at = format!("{name} rank {} comp_comm_overlap_pctg", g["rank"]);
+        out.leaf(&at, &ours, &g["comp_comm_overlap_pctg"], rounded_to(2, points));
+    }
+}
+
+/// `get_gpu_kernel_breakdown`'s kernel-type table: all ranks summed, largest
+/// first; a kind HTA lists with 0 µs (see the module docs) is compared with
+/// none. Its per-kernel table (`kernel_metrics`) has no Proflens counterpart.
+fn kernel_types(name: &str, run: &HtaRun, views: &BTreeMap<i64, RankView>, slack: f64, out: &mut Mismatches) {
+    let mut ps: BTreeMap<String, i64> = BTreeMap::new();
+    for v in views.values() {
+        for t in &v.kernel_types {
+            *ps.entry(t.kernel_type.clone()).or_default() += t.ps;
+        }
+    }
+    let total: i64 = ps.values().sum();
+    let mut rows: Vec<(&String, &i64)> = ps.iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let golden: Vec<&Value> =
+        run.golden["kernel_type"].as_array().unwrap().iter().filter(|g| g["sum"].as_f64() != Some(0.0)).collect();
+    if rows.len() != golden.len() {
+        out.push(format!("{name}: kernel types {rows:?}, HTA {golden:?}"));
+    }
+    let points = 100.0 * slack * 1e6 / total.max(1) as f64;
+    for (i, ((kind, &sum), g)) in rows.iter().zip(golden).enumerate() {
+        let at = format!("{name} kernel_type {i}");
+        out.leaf(&format!("{at} kernel_type"), &json!(kind), &g["kernel_type"], Tol::EXACT);
+        out.leaf(&format!("{at} sum"), &us(sum), &g["sum"], Tol::abs(slack));
+        let share = json!(sum as f64 * 100.0 / total as f64);
+        out.leaf(&format!("{at} percentage"), &share, &g["percentage"], rounded_to(1, points));
+    }
 }

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod json_diff;
+
 /// `tests/data`, wherever the tests run from.
 pub fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data")

@@ -1,7 +1,11 @@
-//! Memory profile against XProf 2.24's goldens: the allocators, the summary
-//! (peak, its time, capacity), the breakdown at the peak row by row, the
-//! sampled timeline (count and values), `hloModules`, and the snapshots the
-//! breakdown refers to (`memoryProfileSnapshots`), all compared exactly.
+//! Memory profile against XProf 2.24's goldens: the whole document, every
+//! field — hosts, memory ids, version, `hloModules`, the allocators, each
+//! one's summary (peak, its time, capacity), the breakdown rows at the peak,
+//! the special allocations, every sampled timeline point (time, allocator
+//! state and activity) — compared exactly (tolerance none: counts and bytes
+//! are integers written as strings, fragmentation XProf's own quotient), and
+//! the snapshots the breakdown refers to (`memoryProfileSnapshots`) as
+//! below.
 //!
 //! The snapshots, and what XProf varies from run to run: a breakdown row
 //! stands for `numOccurrences` allocations alike (same size, op, step,
@@ -15,6 +19,7 @@
 
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::tools::memory_profile::{memory_profile, to_xprof_json};
+use proflens_tests::json_diff::{diff, Mismatches, Tol};
 use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 use std::io::Read;
@@ -44,41 +49,53 @@ fn row_activity<'a>(allocator: &'a Value, row: &Value) -> &'a Value {
     }
 }
 
+/// The allowed difference of a number at `path` (see the module docs).
+fn tolerance(_path: &str) -> Tol {
+    Tol::EXACT
+}
+
+/// `doc` without the fields named.
+fn without(doc: &Value, keys: &[&str]) -> Value {
+    let mut doc = doc.clone();
+    if let Some(map) = doc.as_object_mut() {
+        keys.iter().for_each(|k| {
+            map.remove(*k);
+        });
+    }
+    doc
+}
+
 fn check(what: &str, profile: &Path, golden: &Value) {
     let profile = load(profile).unwrap();
     let ours = to_xprof_json(&memory_profile(&profile, &group_events(&profile)));
-    assert_eq!(ours["memoryIds"], golden["memoryIds"], "{what}");
-    for key in ["hloModules", "numHosts", "version"] {
-        assert_eq!(ours[key], golden[key], "{what} {key}");
+    let mut out = Mismatches::default();
+    // Everything but the allocators' snapshots: hosts, ids, modules, version, the
+    // allocators, each one's summary, breakdown rows, special allocations, timeline.
+    let snapshots = ["memoryProfileSnapshots"];
+    let (o_alloc, g_alloc) = (&ours["memoryProfilePerAllocator"], &golden["memoryProfilePerAllocator"]);
+    let key = "memoryProfilePerAllocator";
+    diff(&without(&ours, &[key]), &without(golden, &[key]), what, &tolerance, &mut out);
+    let (ok, gk): (Vec<&String>, Vec<&String>) =
+        (o_alloc.as_object().unwrap().keys().collect(), g_alloc.as_object().unwrap().keys().collect());
+    if ok != gk {
+        out.push(format!("{what}: allocators {ok:?}, golden {gk:?}"));
     }
-    for (id, theirs) in golden["memoryProfilePerAllocator"].as_object().unwrap() {
-        let mine = &ours["memoryProfilePerAllocator"][id];
-        assert_eq!(mine["profileSummary"], theirs["profileSummary"], "{what} {id} summary");
-        let (rows, golden_rows) =
-            (mine["activeAllocations"].as_array().unwrap(), theirs["activeAllocations"].as_array().unwrap());
-        assert_eq!(rows.len(), golden_rows.len(), "{what} {id} rows at the peak");
-        for (r, g) in rows.iter().zip(golden_rows) {
-            assert_eq!(r["numOccurrences"], g["numOccurrences"], "{what} {id}");
+    for (id, theirs) in g_alloc.as_object().unwrap() {
+        let mine = &o_alloc[id];
+        diff(&without(mine, &snapshots), &without(theirs, &snapshots), &format!("{what} {id}"), &tolerance, &mut out);
+        let rows =
+            mine["activeAllocations"].as_array().unwrap().iter().zip(theirs["activeAllocations"].as_array().unwrap());
+        for (r, g) in rows {
             let (a, b) = (row_activity(mine, r), row_activity(theirs, g));
-            for field in
-                ["allocationBytes", "requestedBytes", "tfOpName", "regionType", "dataType", "tensorShape", "stepId"]
-            {
-                assert_eq!(a[field], b[field], "{what} {id} {field}");
+            for field in ALIKE {
+                out.leaf(&format!("{what} {id} breakdown activity {field}"), &a[field], &b[field], Tol::EXACT);
             }
         }
         let exact = same_snapshots(&format!("{what} {id}"), mine, theirs);
         let all = theirs["memoryProfileSnapshots"].as_array().map_or(0, Vec::len);
         eprintln!("{what} {id}: {all} snapshots, {exact} compared whole, the others as alike");
-        let (timeline, golden_timeline) = (
-            mine["sampledTimelineSnapshots"].as_array().unwrap(),
-            theirs["sampledTimelineSnapshots"].as_array().unwrap(),
-        );
-        assert_eq!(timeline.len(), golden_timeline.len(), "{what} {id} timeline points");
-        for (t, g) in timeline.iter().zip(golden_timeline) {
-            assert_eq!(t["timeOffsetPs"], g["timeOffsetPs"], "{what} {id}");
-            assert_eq!(t["aggregationStats"], g["aggregationStats"], "{what} {id}");
-        }
     }
+    out.assert_none(what);
 }
 
 /// The activity fields that make the allocations of one breakdown row alike.

@@ -1,23 +1,41 @@
 //! Memory viewer against XProf 2.24's goldens (`memory_viewer.<module>.json`)
-//! on GPU, TPU and CPU (XLA) profiles.
+//! on GPU, TPU and CPU (XLA) profiles: the whole document, every field.
 //!
-//! Compared: module and entry names, peak (padded and unpadded) and the
-//! allocation totals within 0.1%, the heap-size timeline point by point, the
-//! buffers at the peak (label, id, size, shape, op, group, source) in the same
-//! order and by size, the buffer live ranges, the indefinite allocations, and
-//! the timeline blocks, every field (colours too: XProf's drawing counter
-//! colours the buffers not shown at the peak).
+//! Compared: module and entry names, peaks, the allocation totals, the
+//! heap-size timelines point by point, the buffers at the peak (label, id,
+//! size, shape, op, group, source) in order and by size, the index maps,
+//! the buffer live ranges, the indefinite allocations, and every timeline
+//! block's fields, colours too (XProf's drawing counter colours the buffers
+//! not shown at the peak). Strings and key sets equal; numbers within
+//! [`Tol::LAST_BITS`] (8 ε relative: MiB are bytes / 2^20 summed in another
+//! order).
+//!
+//! Left out or loosened, each for its reason:
+//! - `totalBufferAllocationMib` within 400 bytes ([`TOTAL_ALLOCATION`]): on
+//!   the two CPU modules Proflens' total of the buffer assignment's
+//!   allocations is 120 bytes (jax_mlp) and 380 bytes (custom_loop_xla)
+//!   larger than XProf's (`xla::ComputeTotalAllocationBytes`); the
+//!   allocations XProf leaves out are not known yet (docs/deviations.md). It
+//!   is equal on the GPU and TPU modules.
 
 use proflens_analysis::tools::memory_viewer::{memory_viewer, select_module, to_xprof_json};
+use proflens_tests::json_diff::{diff, Mismatches, Tol};
 use proflens_tests::{data_dir, load};
 use serde_json::Value;
 
-fn close(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => (x - y).abs() <= 1e-3 * y.abs() + 1e-9,
-        _ => a == b,
+/// The allowed difference of a number at `path` (see the module docs).
+fn tolerance(path: &str) -> Tol {
+    if path.ends_with("/totalBufferAllocationMib") {
+        TOTAL_ALLOCATION
+    } else {
+        Tol::LAST_BITS
     }
 }
+
+/// `totalBufferAllocationMib` on the CPU modules: Proflens' total is larger by
+/// 120 bytes (jax_mlp) and 380 bytes (custom_loop_xla) than XProf's
+/// (`xla::ComputeTotalAllocationBytes`); see the module docs.
+const TOTAL_ALLOCATION: Tol = Tol::abs(400.0 / (1024.0 * 1024.0));
 
 fn check(profile_path: &str, golden: &str, module: &str) {
     let profile = load(&data_dir().join(profile_path)).unwrap();
@@ -26,51 +44,9 @@ fn check(profile_path: &str, golden: &str, module: &str) {
     let ours = to_xprof_json(&memory_viewer(m, 0).unwrap());
     let theirs: Value =
         serde_json::from_slice(&std::fs::read(data_dir().join("goldens").join(golden)).unwrap()).unwrap();
-    let keys: Vec<&String> = theirs.as_object().unwrap().keys().collect();
-    let mut our_keys: Vec<&String> = ours.as_object().unwrap().keys().collect();
-    our_keys.sort();
-    let mut sorted = keys.clone();
-    sorted.sort();
-    assert_eq!(our_keys, sorted, "{golden}: fields");
-    for key in keys {
-        let (o, t) = (&ours[key], &theirs[key]);
-        match key.as_str() {
-            "bufferBlocks" => {
-                let (o, t) = (o.as_array().unwrap(), t.as_array().unwrap());
-                let names = |v: &Vec<Value>| v.iter().map(|b| b["name"].to_string()).collect::<Vec<_>>().join(" ");
-                assert_eq!(o.len(), t.len(), "{golden}: buffer blocks\n{}\n{}", names(o), names(t));
-                for (a, b) in o.iter().zip(t) {
-                    for (k, v) in b.as_object().unwrap() {
-                        assert!(close(&a[k], v), "{golden}: block {} {k}: {} vs {v}", b["name"], a[k]);
-                    }
-                    assert_eq!(a.as_object().unwrap().len(), b.as_object().unwrap().len(), "{golden}: block {b}");
-                }
-            }
-            _ => assert_values(o, t, &format!("{golden}: {key}")),
-        }
-    }
-}
-
-/// Deep comparison with numbers within 0.1%.
-fn assert_values(o: &Value, t: &Value, here: &str) {
-    match (o, t) {
-        (Value::Array(a), Value::Array(b)) => {
-            assert_eq!(a.len(), b.len(), "{here}: length");
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                assert_values(x, y, &format!("{here}[{i}]"));
-            }
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            let (mut ka, mut kb): (Vec<_>, Vec<_>) = (a.keys().collect(), b.keys().collect());
-            ka.sort();
-            kb.sort();
-            assert_eq!(ka, kb, "{here}: keys");
-            for (k, y) in b {
-                assert_values(&a[k], y, &format!("{here}.{k}"));
-            }
-        }
-        _ => assert!(close(o, t), "{here}: {o} vs {t}"),
-    }
+    let mut out = Mismatches::default();
+    diff(&ours, &theirs, golden, &tolerance, &mut out);
+    out.assert_none(golden);
 }
 
 #[test]

@@ -1,13 +1,18 @@
-//! Overview page and input pipeline analyzer against XProf 2.24's goldens
-//! (tests/data/goldens). Compared: the verdict and its statements, the
-//! step-time summary properties (printed with one decimal by XProf, so equal
-//! strings mean within 0.05 ms), the analysis percentages, the run
-//! environment, the recommendation properties, diagnostics, and the input-op
-//! table (names, counts and categories equal; times within 1%).
+//! Overview page, input pipeline analyzer and pod viewer against XProf 2.24's
+//! goldens (tests/data/goldens): every table of each page whole — columns,
+//! properties and every cell of every row (verdict and statements, step
+//! table and its summary, analysis shares, run environment, recommendations,
+//! top device ops, input ops, diagnostics).
+//!
+//! Tolerances: strings equal (XProf prints many figures as strings, with one
+//! decimal or as µs with three: those are compared as XProf rounds them);
+//! every number within [`Tol::LAST_BITS`] (8 ε relative: XProf's formulas
+//! evaluated in another order).
 
 use proflens_analysis::passes::host_analysis::HostAnalysis;
 use proflens_analysis::{passes::input_pipeline, tools::overview};
-use proflens_tests::{data_dir, load, table_rows, xplane_files};
+use proflens_tests::json_diff::{diff, Mismatches, Tol};
+use proflens_tests::{data_dir, load, xplane_files};
 use serde_json::Value;
 use std::path::Path;
 
@@ -21,67 +26,27 @@ fn analysis(path: &Path) -> HostAnalysis {
     HostAnalysis::with_hlo(&profile, &proflens_format::hlo::hlo_modules(&profile).modules)
 }
 
-/// Properties equal, except the keys listed (each with its reason at the call site).
-fn same_properties(what: &str, ours: &Value, theirs: &Value, except: &[&str]) {
-    let (ours, theirs) = (ours.as_object().unwrap(), theirs.as_object().unwrap());
-    for (key, value) in theirs {
-        if except.contains(&key.as_str()) {
-            continue;
-        }
-        assert_eq!(ours.get(key), Some(value), "{what}: property {key}");
-    }
-    for key in ours.keys() {
-        assert!(theirs.contains_key(key) || except.contains(&key.as_str()), "{what}: extra property {key}");
-    }
+/// The allowed difference of a number at `path` (see the module docs).
+fn tolerance(_path: &str) -> Tol {
+    Tol::LAST_BITS
+}
+
+/// Every table of a page: columns, properties and every cell of every row.
+fn same_page(what: &str, ours: &Value, golden: &Value) {
+    let mut out = Mismatches::default();
+    diff(ours, golden, what, &tolerance, &mut out);
+    out.assert_none(what);
 }
 
 fn check_overview(what: &str, a: &HostAnalysis, golden: &Value) {
     let ours = overview::to_xprof_json(&overview::page_of(a, true));
     assert_eq!(ours.as_array().unwrap().len(), 7, "{what}");
-    for (i, table) in [(0, "analysis"), (1, "steps"), (2, "environment"), (3, "recommendation"), (6, "diagnostics")] {
-        if golden[i].get("p").is_some() {
-            same_properties(&format!("{what} {table}"), &ours[i]["p"], &golden[i]["p"], &[]);
-        }
-        assert_eq!(ours[i]["cols"], golden[i]["cols"], "{what} {table} columns");
-    }
-    assert_eq!(table_rows(&ours[3]), table_rows(&golden[3]), "{what} tips");
-    assert_eq!(table_rows(&ours[6]), table_rows(&golden[6]), "{what} diagnostics");
-    assert_eq!(ours[4], golden[4], "{what} latency table");
-    // Top device ops: same names and categories in the same order, fractions within 1 point.
-    let (top, top_golden) = (table_rows(&ours[0]), table_rows(&golden[0]));
-    assert_eq!(top.len(), top_golden.len(), "{what} top ops");
-    for (o, g) in top.iter().zip(&top_golden) {
-        assert_eq!((&o[2], &o[3]), (&g[2], &g[3]), "{what} top op");
-        assert!((o[0].as_f64().unwrap() - g[0].as_f64().unwrap()).abs() < 0.01, "{what} top op {}", g[3]);
-    }
+    same_page(&format!("{what} overview"), &ours, golden);
 }
 
 fn check_input_pipeline(what: &str, a: &HostAnalysis, golden: &Value) {
     let ours = input_pipeline::to_xprof_json(&a.input_pipeline_xprof());
-    assert_eq!(ours[0], golden[0], "{what}");
-    same_properties(&format!("{what} steps"), &ours[1]["p"], &golden[1]["p"], &[]);
-    assert_eq!(ours[2]["cols"], golden[2]["cols"], "{what}");
-    let (ops, ops_golden) = (table_rows(&ours[2]), table_rows(&golden[2]));
-    assert_eq!(ops.len(), ops_golden.len(), "{what} input ops");
-    for (o, g) in ops.iter().zip(&ops_golden) {
-        assert_eq!((&o[0], &o[1], &o[6]), (&g[0], &g[1], &g[6]), "{what} input op");
-        let (ours_ms, golden_ms) = (o[4].as_f64().unwrap(), g[4].as_f64().unwrap());
-        assert!((ours_ms - golden_ms).abs() <= 0.01 * golden_ms.max(1e-3), "{what} {}: {ours_ms} vs {golden_ms}", g[0]);
-    }
-    // Breakdown properties are printed with 3 decimals (µs): within 1%.
-    for key in [
-        "enqueue_us",
-        "demanded_file_read_us",
-        "advanced_file_read_us",
-        "preprocessing_us",
-        "unclassified_nonequeue_us",
-    ] {
-        let o: f64 = ours[2]["p"][key].as_str().unwrap().parse().unwrap();
-        let g: f64 = golden[2]["p"][key].as_str().unwrap().parse().unwrap();
-        assert!((o - g).abs() <= 0.01 * g.max(1.0), "{what} {key}: {o} vs {g}");
-    }
-    assert_eq!(ours[3], golden[3], "{what} recommendations");
-    assert_eq!(table_rows(&ours[4]), table_rows(&golden[4]), "{what} diagnostics");
+    same_page(&format!("{what} input pipeline"), &ours, golden);
 }
 
 #[test]
@@ -163,30 +128,11 @@ fn pod_viewer_of_the_two_gpu_hosts_matches_xprof() {
     // Both workers record the same host name inside the file.
     let name = |h: &HostAnalysis| h.environment.hostnames.first().cloned().unwrap_or_default();
     let view = pod_viewer(&[(&a, name(&a)), (&b, name(&b))]);
-    let ours = to_xprof_json(&view);
-    let theirs = golden("tf-gpu-multiworker-bert-xplane/pod_viewer.ALL_HOSTS.json");
-    assert_eq!(ours["stepBreakdownEvents"], theirs["stepBreakdownEvents"]);
-    assert_eq!(ours["deviceType"], theirs["deviceType"]);
-    assert_eq!(ours["diagnostics"], theirs["diagnostics"]);
-    let (steps, golden_steps) = (&ours["podStatsSequence"]["podStatsMap"], &theirs["podStatsSequence"]["podStatsMap"]);
-    assert_eq!(steps.as_array().unwrap().len(), golden_steps.as_array().unwrap().len());
-    for (s, g) in steps.as_array().unwrap().iter().zip(golden_steps.as_array().unwrap()) {
-        assert_eq!(s["stepNum"], g["stepNum"]);
-        let (cores, golden_cores) =
-            (s["podStatsPerCore"].as_object().unwrap(), g["podStatsPerCore"].as_object().unwrap());
-        assert_eq!(cores.keys().collect::<Vec<_>>(), golden_cores.keys().collect::<Vec<_>>());
-        for (core, g) in golden_cores {
-            let o = &cores[core];
-            assert_eq!((&o["hostName"], &o["bottleneck"]), (&g["hostName"], &g["bottleneck"]), "core {core}");
-            let close = |a: &Value, b: &Value| {
-                (a.as_f64().unwrap() - b.as_f64().unwrap()).abs() <= 0.01 * b.as_f64().unwrap().max(1.0)
-            };
-            assert!(close(&o["totalDurationUs"], &g["totalDurationUs"]));
-            for (bucket, value) in g["stepBreakdownUs"].as_object().unwrap() {
-                assert!(close(&o["stepBreakdownUs"][bucket], value), "core {core} bucket {bucket}");
-            }
-        }
-    }
+    same_page(
+        "bert pod viewer",
+        &to_xprof_json(&view),
+        &golden("tf-gpu-multiworker-bert-xplane/pod_viewer.ALL_HOSTS.json"),
+    );
 }
 
 #[test]

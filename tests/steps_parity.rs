@@ -1,11 +1,18 @@
 //! Steps and their time breakdown against XProf 2.24's input-pipeline goldens
 //! (tests/data/goldens/<case>/input_pipeline_analyzer.json, table 1: one row per
-//! step). Tolerances: step time within 1%; each category within 1% of the step time.
+//! step): the same steps in order, each one's time and its nine categories
+//! (every number column of the table). Tolerance: none ([`TOLERANCE`]);
+//! both sides divide whole ps by 1e9 to write ms. (The table's tooltip and
+//! the properties are compared whole by tests/overview_parity.rs.)
 
 use proflens_analysis::passes::grouping::group_events;
 use proflens_analysis::passes::steps::{step_db, SpanType, StepInfo};
+use proflens_tests::json_diff::{Mismatches, Tol};
 use proflens_tests::{data_dir, load};
-use serde_json::Value;
+use serde_json::{json, Value};
+
+/// The allowed difference of a step's time or a category's (see the module docs).
+const TOLERANCE: Tol = Tol::EXACT;
 use std::path::Path;
 
 fn golden_rows(golden: &Path) -> Vec<Vec<Value>> {
@@ -31,14 +38,10 @@ fn check(case: &str, profile: &Path, golden: &Path) {
     let expected: Vec<&str> = rows.iter().map(|r| r[0].as_str().unwrap()).collect();
     assert_eq!(names, expected, "{case}: step names");
     use SpanType::*;
+    let mut out = Mismatches::default();
     for (step, row) in db.steps.iter().zip(&rows) {
         let step_ms = step.duration_ps as f64 / 1e9;
-        let golden_step = row[11].as_f64().unwrap();
-        assert!(
-            (step_ms - golden_step).abs() <= 0.01 * golden_step,
-            "{case} {}: step {step_ms} vs {golden_step}",
-            step.name
-        );
+        out.leaf(&format!("{case} {} step time", step.name), &json!(step_ms), &row[11], TOLERANCE);
         let columns: [(&str, usize, f64); 9] = [
             ("device compute", 1, ms(step, &[DeviceCompute16, DeviceCompute32])),
             ("device to device", 2, ms(step, &[DeviceToDevice, DeviceWaitDevice])),
@@ -51,10 +54,10 @@ fn check(case: &str, profile: &Path, golden: &Path) {
             ("all others", 9, ms(step, &[Unknown])),
         ];
         for (label, col, ours) in columns {
-            let theirs = row[col].as_f64().unwrap();
-            assert!((ours - theirs).abs() <= 0.01 * golden_step, "{case} {} {label}: {ours} vs {theirs}", step.name);
+            out.leaf(&format!("{case} {} {label}", step.name), &json!(ours), &row[col], TOLERANCE);
         }
     }
+    out.assert_none(case);
 }
 
 #[test]

@@ -61,6 +61,7 @@ fn xla(x: &Value) -> XlaInfo {
             line_number: f(&source, "lineNumber") as i32,
             stack_frame: text(&source, "stackFrame"),
         },
+        empty_layout: false,
     }
 }
 

@@ -72,6 +72,11 @@ pub struct XlaInfo {
     pub category: String,
     pub program_id: u64,
     pub source_info: SourceInfo,
+    /// XProf writes a layout message (`{"dimensions": []}`: op nodes carry
+    /// none here) on a non-fusion deduplication group, copied from its top
+    /// op (op_profile_builder.cc, `CopySymbolDetailsToDeduplicatedNode`).
+    #[serde(default)]
+    pub empty_layout: bool,
 }
 
 /// A node's metrics, as XProf fills them.
@@ -171,6 +176,7 @@ fn xla_info(op: &XlaOp) -> XlaInfo {
         category: op.category.clone(),
         program_id: op.program_id,
         source_info: op.source.clone(),
+        empty_layout: false,
     }
 }
 
@@ -340,6 +346,7 @@ fn finalize_dedup_groups(node: &mut Node) {
         category: top_xla.category.clone(),
         program_id: top_xla.program_id,
         source_info: top_xla.source_info.clone(),
+        empty_layout: !fusion,
     });
 }
 
@@ -405,6 +412,9 @@ fn node_json(node: &Node) -> Value {
             },
             "xprofKernelMetadata": "",
         });
+        if x.empty_layout {
+            out["xla"]["layout"] = json!({ "dimensions": [] });
+        }
     }
     out["numChildren"] = json!(node.num_children);
     out
@@ -453,6 +463,17 @@ mod tests {
         assert_eq!((group.metrics.raw_time, group.metrics.occurrences, group.num_children), (80.0, 2, 2));
         assert_eq!(category.children[1].name, "g");
         assert!(category.children[1].xla.is_some());
+        // A fusion group carries no layout; a non-fusion group XProf's
+        // (empty) one, copied from its top op; ops none.
+        let layout = |n: &Node| node_json(n)["xla"].get("layout").cloned();
+        assert_eq!(layout(group), None);
+        let mut calls = vec![op("c.1", "", 30), op("c.2", "c.1", 50)];
+        calls.iter_mut().for_each(|o| o.category = "custom-call".into());
+        let calls = op_profile(&db(calls), &names);
+        let call_group = &calls.by_program.children[0].children[0].children[0];
+        assert_eq!(call_group.name, "c.2 and its duplicate(s)");
+        assert_eq!(layout(call_group), Some(json!({ "dimensions": [] })));
+        assert_eq!(layout(&call_group.children[0]), None);
         // The idle node is in the tree with idle only.
         assert_eq!(profile.by_program.children.last().map(|n| n.name.as_str()), Some("IDLE"));
         assert!(profile.by_program_exclude_idle.children.iter().all(|n| n.name != "IDLE"));
