@@ -12,10 +12,10 @@ pub(crate) mod common;
 mod decode_hlo;
 #[path = "../fuzz/bodies/decode_legacy.rs"]
 mod decode_legacy;
-#[path = "../fuzz/bodies/decode_perfetto.rs"]
-mod decode_perfetto;
 #[path = "../fuzz/bodies/decode_nvidia_smi.rs"]
 mod decode_nvidia_smi;
+#[path = "../fuzz/bodies/decode_perfetto.rs"]
+mod decode_perfetto;
 #[path = "../fuzz/bodies/decode_summary.rs"]
 mod decode_summary;
 #[path = "../fuzz/bodies/decode_tpu_trace.rs"]

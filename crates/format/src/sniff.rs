@@ -137,7 +137,8 @@ fn perfetto_packets(head: &[u8]) -> bool {
         let next = match wire_type {
             0 => read_varint(packet, after).map(|(_, next)| next),
             1 => Some(after + 8),
-            2 => read_varint(packet, after).map(|(len, at)| at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX))),
+            2 => read_varint(packet, after)
+                .map(|(len, at)| at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX))),
             5 => Some(after + 4),
             _ => None,
         };

@@ -64,7 +64,8 @@ pub(crate) fn trace_json(head: Map<String, Value>, records: &[Record], tracks: &
             _ => {}
         }
         if let Some((key, flow_in, flow_out)) = &r.flow {
-            let _ = write!(e, ",\"bind_id\":{},\"flow_in\":{flow_in},\"flow_out\":{flow_out}", Value::from(key.as_str()));
+            let _ =
+                write!(e, ",\"bind_id\":{},\"flow_in\":{flow_in},\"flow_out\":{flow_out}", Value::from(key.as_str()));
         }
         let _ = write!(e, ",\"args\":{}}}", serde_json::to_string(&r.args).unwrap_or_else(|_| "{}".into()));
         push(&mut out, &e);

@@ -67,9 +67,8 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
         return Err(Error::Empty);
     }
     progress(Progress::Parsing);
-    let mut decoded = packets::read(bytes).map_err(|e| Error::Corrupt {
-        detail: format!("it is not a Perfetto trace that decodes ({})", detail(&e)),
-    })?;
+    let mut decoded = packets::read(bytes)
+        .map_err(|e| Error::Corrupt { detail: format!("it is not a Perfetto trace that decodes ({})", detail(&e)) })?;
     let mut head = kineto::take_head(&mut decoded.events);
     if decoded.events.is_empty() {
         let why = match &decoded.first_problem {

@@ -162,7 +162,7 @@ fn read_packet(bytes: &[u8], state: &mut State, out: &mut Decoded, top: bool) ->
             out.builtin_clocks.insert(id);
             p.timestamp.map_or(state.latest_ts, i128::from)
         }
-        id if SEQUENCE_CLOCKS.contains(&id) => match seq.to_builtin_ns(id, p.timestamp.unwrap_or(0)) {
+        id if SEQUENCE_CLOCKS.contains(&id) => match seq.builtin_ns_of(id, p.timestamp.unwrap_or(0)) {
             Some(ts) => ts,
             None => {
                 out.unknown_clock += 1;

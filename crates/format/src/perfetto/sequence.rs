@@ -166,7 +166,7 @@ impl Sequence {
 
     /// A timestamp of sequence-scoped clock `id` in builtin-clock ns;
     /// `None` when no snapshot of this sequence defined the clock.
-    pub fn to_builtin_ns(&mut self, id: u64, timestamp: u64) -> Option<i128> {
+    pub fn builtin_ns_of(&mut self, id: u64, timestamp: u64) -> Option<i128> {
         let clock = self.clocks.get_mut(&id)?;
         let value = if clock.incremental { clock.last + i128::from(timestamp) } else { i128::from(timestamp) };
         clock.last = value;

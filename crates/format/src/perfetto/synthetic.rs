@@ -232,7 +232,13 @@ pub(crate) fn sdk() -> Vec<u8> {
     p.push(at(5_020_000).msg(11, Msg::new().varint(9, COUNTER).varint(11, 21).int(30, 100)));
     p.push(at(5_030_000).msg(11, Msg::new().varint(9, COUNTER).varint(11, 21).int(30, 50)));
     // Left out: state lost with a dropped packet; a sequence clock without a snapshot.
-    p.push(on(LOST_SEQ).varint(42, 1).varint(13, 2).varint(8, 5_020_000).msg(11, Msg::new().varint(9, INSTANT).varint(11, 11)));
+    p.push(
+        on(LOST_SEQ)
+            .varint(42, 1)
+            .varint(13, 2)
+            .varint(8, 5_020_000)
+            .msg(11, Msg::new().varint(9, INSTANT).varint(11, 11)),
+    );
     p.push(at(7).varint(58, 65).msg(11, Msg::new().varint(9, INSTANT).varint(11, 11).str(23, "lost")));
     trace(p)
 }

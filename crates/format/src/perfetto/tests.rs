@@ -189,9 +189,8 @@ fn kineto_traces_with_categories_get_the_pytorch_mapping() {
     let launch = stats(&p, &p.planes[0], "cudaLaunchKernel");
     assert_eq!(stat(&launch, "correlation_id"), Some("Int(42)"));
     // deviceProperties → the device plane's stats; distributedInfo → the host's.
-    let plane_stats = |plane: &Plane| -> Vec<String> {
-        plane.stats.0.of(0).map(|s| p.str(s.key).to_string()).collect()
-    };
+    let plane_stats =
+        |plane: &Plane| -> Vec<String> { plane.stats.0.of(0).map(|s| p.str(s.key).to_string()).collect() };
     assert!(plane_stats(gpu).contains(&"core_count".to_string()), "{:?}", plane_stats(gpu));
     let host = plane_stats(&p.planes[0]);
     for key in ["rank", "world_size", "backend", "cupti_version"] {

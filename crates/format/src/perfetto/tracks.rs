@@ -130,12 +130,8 @@ impl Tracks {
     /// writer gives its own process pid 0, as a device 0 has), the first name
     /// in text order, so that the choice does not depend on hashing.
     pub fn process_names(&self) -> Vec<(i64, String)> {
-        let mut names: Vec<(i64, String)> = self
-            .by_uuid
-            .values()
-            .filter_map(|t| t.process.clone())
-            .filter(|(_, n)| !n.is_empty())
-            .collect();
+        let mut names: Vec<(i64, String)> =
+            self.by_uuid.values().filter_map(|t| t.process.clone()).filter(|(_, n)| !n.is_empty()).collect();
         names.sort();
         names.dedup_by_key(|(pid, _)| *pid);
         names
