@@ -15,14 +15,29 @@ fn info_and_the_trace_viewer_read_a_kineto_pftrace() {
     let planes: Vec<&str> = host["planes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(planes, ["/host:CPU", "/device:GPU:0"]);
     let trace = json(&["tool", p, "trace_viewer"]);
-    assert_eq!(trace["events"], 4);
-    let tracks: Vec<&str> = trace["sections"]
+    // (section, track, events): the GPU's step is derived from the host's ProfilerStep#1.
+    let tracks: Vec<(&str, &str, u64)> = trace["sections"]
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|s| s["tracks"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap_or("")))
+        .flat_map(|s| {
+            let section = s["name"].as_str().unwrap();
+            s["tracks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |t| (section, t["name"].as_str().unwrap(), t["events"].as_u64().unwrap()))
+        })
         .collect();
-    assert!(tracks.contains(&"Stream #7(Compute)"), "{tracks:?}");
+    assert_eq!(
+        tracks,
+        [
+            ("/device:GPU:0", "Steps", 1),
+            ("/device:GPU:0", "Stream #7(Compute)", 1),
+            ("/host:CPU", "thread 4243 (python3)", 3)
+        ]
+    );
+    assert_eq!(trace["events"], 5);
 }
 
 #[test]
