@@ -220,6 +220,12 @@ fn sniffing_tells_perfetto_from_xspace_and_json() {
     let gz = crate::inflate::gzip(&bytes);
     let named = crate::load_profile_named("run/rank0.pftrace.gz", &gz, &Limits::default(), &mut |_| {}).unwrap();
     assert_eq!(named.event_count(), 8);
+    // From a source read in pieces (as the page reads a picked file), by content and by name.
+    for name in ["rank0.pftrace", "rank0.bin"] {
+        let source = crate::source::in_memory(bytes.clone());
+        let read = crate::load_source::load_with_chunk(name, &*source, &Limits::default(), 61, &mut |_| {});
+        assert_eq!(read.unwrap().event_count(), 8, "{name}");
+    }
     assert_eq!(host_name("a/rank0.perfetto-trace"), Some("rank0"));
     assert!(!is_perfetto_file(".pftrace"));
 }
