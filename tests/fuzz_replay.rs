@@ -14,6 +14,8 @@ mod decode_hlo;
 mod decode_legacy;
 #[path = "../fuzz/bodies/decode_nvidia_smi.rs"]
 mod decode_nvidia_smi;
+#[path = "../fuzz/bodies/decode_perfetto.rs"]
+mod decode_perfetto;
 #[path = "../fuzz/bodies/decode_summary.rs"]
 mod decode_summary;
 #[path = "../fuzz/bodies/decode_tpu_trace.rs"]
@@ -49,6 +51,7 @@ const TARGETS: &[&str] = &[
     "decode_trace_stream",
     "decode_legacy",
     "decode_tpu_trace",
+    "decode_perfetto",
     "decode_nvidia_smi",
     "decode_hlo",
     "decode_summary",
@@ -77,6 +80,7 @@ replay_tests!(
     decode_trace_stream,
     decode_legacy,
     decode_tpu_trace,
+    decode_perfetto,
     decode_nvidia_smi,
     decode_hlo,
     decode_summary,

@@ -11,6 +11,7 @@ mod input;
 mod kineto;
 mod legacy;
 mod output;
+mod perfetto;
 mod registry;
 mod summaries;
 mod trace_hosts;

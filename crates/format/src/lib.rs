@@ -3,7 +3,8 @@
 //! [`sniff`] recognises a file by its content, [`inflate`] unpacks gzip under
 //! size limits, [`xspace`] decodes XSpace protobuf into the model,
 //! [`chrome_trace`] reads trace-event JSON (PyTorch/Kineto, XProf's legacy
-//! trace.json) into the same model, [`load_profile`] picks between them, and
+//! trace.json) into the same model, [`perfetto`] reads Perfetto protobuf
+//! traces through the same mapping, [`load_profile`] picks between them, and
 //! [`logdir`] finds runs and hosts in a list of uploaded paths. Every failure
 //! is an [`Error`] whose `Display` is a sentence a user can act on.
 
@@ -18,6 +19,7 @@ pub mod load_source;
 pub mod logdir;
 pub mod logdir_index;
 pub mod nvidia_smi;
+pub mod perfetto;
 pub mod sniff;
 pub mod source;
 mod stream_reader;
@@ -103,8 +105,9 @@ pub fn load_xspace(
 }
 
 /// Decodes any profile file Proflens reads, recognised by its content: an
-/// XSpace (raw or gzip) or Chrome trace-event JSON (raw or gzip: PyTorch /
-/// Kineto traces, XProf's legacy `trace.json.gz`, other trace files).
+/// XSpace (raw or gzip), Chrome trace-event JSON (raw or gzip: PyTorch /
+/// Kineto traces, XProf's legacy `trace.json.gz`, other trace files) or a
+/// Perfetto protobuf trace (raw or gzip).
 /// [`proflens_model::Profile::origin`] says which it was.
 pub fn load_profile(
     bytes: &[u8],
@@ -115,7 +118,9 @@ pub fn load_profile(
 }
 
 /// [`load_profile`], except that a file named as the TPU profiler's trace
-/// (`<host>.trace`, whose framing looks like an XSpace's) is read as one.
+/// (`<host>.trace`, whose framing looks like an XSpace's) is read as one,
+/// and one named as a Perfetto trace (`*.pftrace`, `*.perfetto-trace`) as
+/// one whatever its first packet looks like.
 pub fn load_profile_named(
     file_name: &str,
     bytes: &[u8],
@@ -124,12 +129,14 @@ pub fn load_profile_named(
 ) -> Result<proflens_model::Profile, Error> {
     if tpu_trace::is_trace_file(file_name) {
         tpu_trace::decode(bytes, limits, progress).map(cut_long_strings)
+    } else if perfetto::is_perfetto_file(file_name) {
+        perfetto::load(bytes, limits, progress).map(cut_long_strings)
     } else {
         load_profile(bytes, limits, progress)
     }
 }
 
-/// XSpace, and trace JSON when `traces`, raw or gzip.
+/// XSpace, and trace JSON and Perfetto traces when `traces`, raw or gzip.
 fn load(
     bytes: &[u8],
     limits: &Limits,
@@ -144,6 +151,7 @@ fn load(
         match sniff::sniff(&raw) {
             FileKind::XSpace => xspace::decode(&raw, progress),
             FileKind::Json if traces => chrome_trace::decode(&raw, progress),
+            FileKind::Perfetto if traces => perfetto::decode(&raw, progress),
             FileKind::Empty => Err(Error::Empty),
             other => Err(Error::NotAProfile { found: other.describe() }),
         }

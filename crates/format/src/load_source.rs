@@ -66,7 +66,8 @@ fn load_inner(
     if source.len() > limits.max_input_bytes {
         return Err(Error::TooLarge { what: "file", limit: limits.max_input_bytes });
     }
-    if crate::tpu_trace::is_trace_file(file_name) {
+    // Named as a protobuf trace that is read whole (its framing may look like an XSpace's).
+    if crate::tpu_trace::is_trace_file(file_name) || crate::perfetto::is_perfetto_file(file_name) {
         return whole(progress);
     }
     let head = read_head(source, HEAD_BYTES)?;

@@ -157,6 +157,8 @@ fn discover_by_name<'a>(paths: impl IntoIterator<Item = &'a str>, root_run: &str
         } else if let Some(host) = crate::tpu_trace::host_name(file_name) {
             // The TPU profiler's `<host>.trace`: the trace of a host of tool files.
             found.push((dirs, host.to_string(), (Kind::Trace { legacy: true }, file)));
+        } else if let Some(host) = crate::perfetto::host_name(file_name) {
+            found.push((dirs, host.to_string(), (Kind::Trace { legacy: false }, file)));
         } else if let Some(host) = trace_host_name(file_name) {
             let legacy = file_name.ends_with(".trace.json.gz") && !file_name.ends_with(".pt.trace.json.gz");
             found.push((dirs, host.to_string(), (Kind::Trace { legacy }, file)));

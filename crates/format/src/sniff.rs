@@ -8,6 +8,8 @@ pub enum FileKind {
     Zstd,
     /// Protobuf whose top-level fields are all XSpace fields.
     XSpace,
+    /// A Perfetto trace: packets (field 1) with TracePacket fields.
+    Perfetto,
     /// Protobuf framing, but fields XSpace does not have.
     OtherProtobuf,
     Json,
@@ -23,6 +25,7 @@ impl FileKind {
             FileKind::Gzip => "gzip-compressed data",
             FileKind::Zstd => "zstd-compressed data, which Proflens does not read",
             FileKind::XSpace => "an XSpace profile",
+            FileKind::Perfetto => "a Perfetto trace",
             FileKind::OtherProtobuf => {
                 "a protobuf message of another kind (for example a legacy TensorBoard tool file such as overview_page.pb)"
             }
@@ -67,6 +70,11 @@ pub fn sniff(bytes: &[u8]) -> FileKind {
     if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         return FileKind::Zstd;
     }
+    // Before the JSON test: a packet's length byte after the first (0x0a,
+    // a newline) may be `{` or `[`.
+    if bytes[0] == 0x0a && perfetto_packets(&bytes[..bytes.len().min(4096)]) {
+        return FileKind::Perfetto;
+    }
     let first_text = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if matches!(first_text, Some(b'{') | Some(b'[')) {
         return FileKind::Json;
@@ -79,6 +87,70 @@ pub fn sniff(bytes: &[u8]) -> FileKind {
         Framing::Protobuf => FileKind::OtherProtobuf,
         Framing::NotProtobuf => FileKind::Unknown,
     }
+}
+
+/// Known `TracePacket` fields (protos/perfetto/trace/trace_packet.proto)
+/// numbered above XPlane's (1-6), with their wire types: what tells a
+/// Perfetto trace's first packet from an XSpace's first plane, whose
+/// framing is the same (field 1, length-delimited).
+const PERFETTO_PACKET_FIELDS: [(u64, u64); 18] = [
+    (8, 0),  // timestamp
+    (10, 0), // trusted_packet_sequence_id
+    (11, 2), // track_event
+    (12, 2), // interned_data
+    (13, 0), // sequence_flags
+    (33, 2), // trace_config
+    (35, 2), // trace_stats
+    (36, 2), // synchronization_marker
+    (41, 0), // incremental_state_cleared
+    (42, 0), // previous_packet_dropped
+    (43, 2), // process_descriptor
+    (44, 2), // thread_descriptor
+    (45, 2), // system_info
+    (50, 2), // compressed_packets
+    (58, 0), // timestamp_clock_id
+    (59, 2), // trace_packet_defaults
+    (60, 2), // track_descriptor
+    (87, 0), // first_packet_on_sequence
+];
+
+/// Whether `head` (a file's first bytes) is a Perfetto trace: top-level
+/// fields that are all packets (field 1, length-delimited; the last may be
+/// cut by the head's end), the first of which has a known TracePacket field
+/// numbered above 6 with its wire type, and none with the wrong one.
+fn perfetto_packets(head: &[u8]) -> bool {
+    let mut first = None;
+    let mut pos = 0;
+    while pos < head.len() {
+        let Some((0x0a, after_tag)) = read_varint(head, pos) else { return false };
+        let Some((len, start)) = read_varint(head, after_tag) else { return pos > 0 };
+        let end = start.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        first.get_or_insert(&head[start..end.min(head.len())]);
+        pos = end;
+    }
+    let Some(packet) = first else { return false };
+    let mut known = false;
+    let mut at = 0;
+    // The packet's fields, up to the first that breaks (or is cut).
+    while let Some((tag, after)) = read_varint(packet, at) {
+        let (number, wire_type) = (tag >> 3, tag & 7);
+        let next = match wire_type {
+            0 => read_varint(packet, after).map(|(_, next)| next),
+            1 => Some(after + 8),
+            2 => read_varint(packet, after)
+                .map(|(len, at)| at.saturating_add(usize::try_from(len).unwrap_or(usize::MAX))),
+            5 => Some(after + 4),
+            _ => None,
+        };
+        let Some(next) = next.filter(|&n| n <= packet.len()) else { break };
+        match PERFETTO_PACKET_FIELDS.iter().find(|(n, _)| *n == number) {
+            Some(&(_, expected)) if expected == wire_type => known = true,
+            Some(_) => return false,
+            None => {}
+        }
+        at = next;
+    }
+    known
 }
 
 enum Framing {

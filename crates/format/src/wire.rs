@@ -25,6 +25,21 @@ pub struct Field<'a> {
     pub raw: &'a [u8],
 }
 
+impl Field<'_> {
+    /// The bits of a fixed-width value (`fixed64`, `double`, `fixed32`,
+    /// `float`), read from the end of its encoding; `None` for other wire types.
+    pub fn fixed_bits(&self) -> Option<u64> {
+        if !matches!(self.value, Value::Fixed) {
+            return None;
+        }
+        let tail = |n: usize| self.raw.get(self.raw.len().checked_sub(n)?..);
+        match tail(8).filter(|_| self.raw.first().is_some_and(|b| b & 7 == 1)) {
+            Some(b) => Some(u64::from_le_bytes(b.try_into().ok()?)),
+            None => tail(4).map(|b| u64::from(u32::from_le_bytes(b.try_into().unwrap_or_default()))),
+        }
+    }
+}
+
 /// An iterator over a message's fields; see [`fields`].
 pub struct Fields<'a> {
     bytes: &'a [u8],
