@@ -178,3 +178,29 @@ fn critical_path_of_one_step() {
     let rows = String::from_utf8(csv.stdout).unwrap().lines().count();
     assert_eq!(rows, all["steps"][1]["segments"].as_array().unwrap().len() + 1);
 }
+
+/// A trace without ProfilerStep (vLLM inference): by default the critical
+/// path takes its longest top-level annotation and says so; `--annotation`
+/// names another (a part of its name, as HTA matches it), `--instance`
+/// picks one of its instances, `--annotation ""` is the whole trace.
+#[test]
+fn critical_path_of_an_annotation() {
+    let path = data("kineto-b200-vllm-tp8/eager_trace.json.gz");
+    let p = path.to_str().unwrap();
+    let default = json(&["tool", p, "critical_path"]);
+    let chosen = default["annotation"].as_str().unwrap();
+    assert!(chosen.starts_with("execute_context"), "{chosen}");
+    assert!(default["note"].as_str().unwrap().contains(chosen));
+    assert_eq!(default["steps"][0]["name"], chosen);
+    let named = json(&["tool", p, "critical_path", "--annotation", "CompiledFxGraph", "--instance", "0"]);
+    assert_eq!(
+        (&named["annotation"], &named["note"], &named["only"]),
+        (&serde_json::json!("CompiledFxGraph"), &Value::Null, &serde_json::json!(0))
+    );
+    assert!(named["steps"][0]["name"].as_str().unwrap().contains("CompiledFxGraph"));
+    let whole = json(&["tool", p, "critical_path", "--annotation", ""]);
+    assert_eq!(whole["steps"][0]["name"], "whole trace");
+    let missing = proflens(&["tool", p, "critical_path", "--annotation", "no such range"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("“no such range”"));
+}
