@@ -158,9 +158,21 @@ fn pytorch_findings_equal_the_overview_roles() {
             .model_as::<proflens_analysis::tools::overview::pytorch::MultiRankOverview>()
             .expect("a PyTorch overview");
         let view: &PytorchOverview = &ranks.ranks[0].overview;
-        let a = &view.average;
+        // A trace without ProfilerStep: the overview splits the whole trace,
+        // the Advisor the instances of an annotation (the critical path's
+        // default iterations); their roles are the same split of those windows.
+        let annotation_roles;
+        let (a, whole_trace) = match &advice.iterations {
+            None => (&view.average, view.whole_trace),
+            Some(note) => {
+                assert!(view.whole_trace && note.contains("no ProfilerStep#N"), "{}: {note}", file.display());
+                annotation_roles = iteration_roles(&host.kineto().expect("the index")).0;
+                assert!(!annotation_roles.whole_trace);
+                (&annotation_roles.average, false)
+            }
+        };
         close(advice.step_ms, a.window_ps as f64 / 1e9, "step window");
-        assert_eq!(advice.basis == Basis::ProfiledTime, view.whole_trace, "{}", file.display());
+        assert_eq!(advice.basis == Basis::ProfiledTime, whole_trace, "{}", file.display());
         let dataloader = a.dataloader_ps as f64 / 1e9;
         match advice.finding("input_bound") {
             Some(f) => close(f.cost_ms_per_step, dataloader, "DataLoader wait"),
@@ -169,7 +181,7 @@ fn pytorch_findings_equal_the_overview_roles() {
         let idle = (a.window_ps - a.kernel_ps - a.memcpy_ps - a.memset_ps) as f64 / 1e9;
         match advice.finding("device_idle") {
             Some(f) => close(f.cost_ms_per_step, idle, "GPU idle"),
-            None => assert!(view.whole_trace || idle / advice.step_ms < IDLE_MIN_SHARE, "{}", file.display()),
+            None => assert!(whole_trace || idle / advice.step_ms < IDLE_MIN_SHARE, "{}", file.display()),
         }
     }
 }

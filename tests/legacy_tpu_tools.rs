@@ -9,7 +9,8 @@
 //! Data (tests/data/legacy/README.md): XProf 2.24's TPU JSON renamed to the
 //! legacy names (`tpu-v6e-inference/`), XProf's TPU training overview
 //! (`xprof-golden-tpu-training/`), and SYNTHETIC files in the older TPU tools'
-//! shapes (`synthetic-tpu-tools/`, written by tests/scripts/synthetic_tpu_tools.py).
+//! shapes (`synthetic-tpu-tools/`, written by tests/scripts/synthetic_tpu_tools.py;
+//! `synthetic-cloud-tpu-2020/`, by tests/scripts/synthetic_cloud_tpu_2020.py).
 
 use proflens_analysis::context::{Format, Hooks, HostContext, HostFile, Request};
 use proflens_analysis::passes::input_pipeline::{HardwareType, InputPipelineAnalysis};
@@ -26,6 +27,7 @@ use std::rc::Rc;
 
 const SYNTHETIC: &str = "synthetic-tpu-tools";
 const V6E: &str = "tpu-v6e-inference";
+const CLOUD_2020: &str = "synthetic-cloud-tpu-2020";
 
 struct Quiet;
 
@@ -307,4 +309,78 @@ fn tpu_profiler_trace_opens_in_the_trace_viewer() {
     let bad = proflens_format::load_profile_named("x.trace", b"\x0a\xff", &Limits::default(), &mut |_| {}).unwrap_err();
     assert!(bad.to_string().contains("TPU profiler trace"), "{bad}");
     assert_eq!(tool_file("localhost.trace"), None::<(String, LegacyTool)>);
+}
+
+fn property(table: &Value, key: &str) -> f64 {
+    table["p"][key].as_str().unwrap().parse().unwrap()
+}
+
+/// The 2020 Cloud TPU layout (SYNTHETIC): `computeTimeMs`, `inputTimeMs`,
+/// `idleTimeMs` are each step's categories (they used to show as 0 ms), the
+/// averages are the file's `compute_ms_average`…, and steps that add up
+/// raise no warning.
+#[test]
+fn cloud_tpu_2020_overview_shows_compute_input_and_idle() {
+    let host = host(CLOUD_2020, "localhost.overview_page.json");
+    let page: OverviewPage = model(&host, "overview_page");
+    let file = json(CLOUD_2020, "localhost.overview_page.json");
+    let steps = step_table(&file);
+    assert_eq!(page.input.hardware_type, HardwareType::Tpu, "no hardware type: the columns tell");
+    let (compute, input, idle) =
+        (numbers(steps, "computeTimeMs"), numbers(steps, "inputTimeMs"), numbers(steps, "idleTimeMs"));
+    let tooltips = column(steps, "tooltip");
+    assert_eq!(page.input.steps.len(), compute.len());
+    for (i, s) in page.input.steps.iter().enumerate() {
+        assert_eq!((s.device_compute_ms, s.input_ms(), s.other_ms), (compute[i], input[i], idle[i]));
+        assert_eq!(s.step_time_ms, tooltip_step_time(&tooltips[i]));
+        assert!(s.device_compute_ms > 0.0 && s.input_ms() > 0.0);
+    }
+    let b = &page.input.breakdown;
+    assert_eq!(page.input.step_time.average, property(steps, "steptime_ms_average"));
+    assert_eq!(page.input.step_time.average, 313.8);
+    assert_eq!(b.device_compute.average, property(steps, "compute_ms_average"));
+    assert_eq!(b.input.average, property(steps, "input_ms_average"));
+    assert_eq!(b.other.average, property(steps, "idle_ms_average"));
+    let tpu = page.input.tpu.as_ref().expect("the TPU step table");
+    assert_eq!(tpu.tc_compute_ms.average, property(steps, "compute_ms_average"));
+    assert_eq!(tpu.steps.iter().map(|s| s.tc_idle_ms).collect::<Vec<_>>(), idle);
+    assert_eq!(page.run_environment.device_type, "TPU v3");
+    assert_eq!(page.recommendation.bottleneck, "both");
+    assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+    let output = registry::run(registry::find("overview_page").unwrap(), &[host], &Request::default()).unwrap();
+    assert!(output.model.warnings().is_empty());
+}
+
+/// A step whose categories do not add up to its step time: the view model
+/// carries a warning (the page's diagnostics, the CLI's stderr).
+#[test]
+fn cloud_tpu_2020_input_pipeline_says_when_categories_do_not_add_up() {
+    let host = host(CLOUD_2020, "localhost.input_pipeline.json");
+    let analysis: InputPipelineAnalysis = model(&host, "input_pipeline_analyzer");
+    let file = json(CLOUD_2020, "localhost.input_pipeline.json");
+    let steps = step_table(&file);
+    assert_eq!(analysis.hardware_type, HardwareType::Tpu);
+    let sums: Vec<f64> = numbers(steps, "computeTimeMs")
+        .iter()
+        .zip(numbers(steps, "inputTimeMs"))
+        .zip(numbers(steps, "idleTimeMs"))
+        .map(|((c, i), d)| c + i + d)
+        .collect();
+    let times: Vec<f64> = column(steps, "tooltip").iter().map(tooltip_step_time).collect();
+    assert_eq!(analysis.steps.iter().map(|s| s.step_time_ms).collect::<Vec<_>>(), times);
+    assert_eq!(analysis.steps.iter().map(|s| s.categories_ms()).collect::<Vec<_>>(), sums);
+    // Step 0 adds up (125 ms), step 1 does not (140 ms of categories in 120 ms).
+    assert_eq!((sums[0], times[0]), (125.0, 125.0));
+    assert_eq!((sums[1], times[1]), (140.0, 120.0));
+    let warnings: Vec<_> = analysis.diagnostics.iter().filter(|d| d.severity == "WARNING").collect();
+    assert_eq!(warnings.len(), 1, "{:?}", analysis.diagnostics);
+    let m = &warnings[0].message;
+    assert!(
+        m.starts_with("In 1 of 2 steps") && m.contains("step 1 takes 120.000 ms, its categories 140.000 ms"),
+        "{m}"
+    );
+    assert_eq!(analysis.next_step, proflens_analysis::passes::input_pipeline::NextStep::LookAtHostAnalysis);
+    let output =
+        registry::run(registry::find("input_pipeline_analyzer").unwrap(), &[host], &Request::default()).unwrap();
+    assert_eq!(output.model.warnings(), [format!("warning: {m}")]);
 }

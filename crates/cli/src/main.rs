@@ -190,10 +190,16 @@ enum Command {
         /// graph_viewer: draw each fusion as one node instead of its fused instructions.
         #[arg(long)]
         merge_fusion: bool,
-        /// critical_path: find only this step's path (its place among the steps, from 0);
-        /// the other steps are listed without theirs. Default: every step's.
-        #[arg(long, value_name = "N")]
+        /// critical_path: find only this step's path (its place among the steps, from 0;
+        /// HTA's instance_id); the other steps are listed without theirs. Default: every step's.
+        #[arg(long, value_name = "N", visible_alias = "instance")]
         step: Option<usize>,
+        /// critical_path: the iterations are the host events whose name contains NAME (HTA's
+        /// annotation; "" for the whole trace). Default: ProfilerStep, or on a trace without it
+        /// the longest top-level user annotation if its instances cover half the trace (else the
+        /// whole trace).
+        #[arg(long, value_name = "NAME")]
+        annotation: Option<String>,
         /// All hosts: hosts analysed at once, one per thread (default: one per core).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
@@ -253,6 +259,7 @@ fn main() -> ExitCode {
             graph_width,
             merge_fusion,
             step,
+            annotation,
             jobs,
         } => tool::run(&tool::Args {
             path,
@@ -268,6 +275,7 @@ fn main() -> ExitCode {
             graph_width,
             merge_fusion,
             step,
+            annotation,
             jobs,
         }),
         Command::Compare {

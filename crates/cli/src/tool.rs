@@ -28,6 +28,8 @@ pub struct Args {
     pub merge_fusion: bool,
     /// critical_path: only this step's path (its place, from 0).
     pub step: Option<usize>,
+    /// critical_path: the annotation whose instances are the iterations.
+    pub annotation: Option<String>,
     /// All hosts: threads that analyse hosts at once (`None`: one per core).
     pub jobs: Option<usize>,
 }
@@ -70,6 +72,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         graph_width: args.graph_width,
         merge_fusion: args.merge_fusion,
         step: args.step,
+        annotation: args.annotation.clone(),
     };
     let failure = |e: ToolError| match e {
         ToolError::OneHost => Failure(format!(
@@ -91,6 +94,10 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     };
     crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(args.jobs));
     let result = registry::run(tool, &hosts, &request).map_err(failure)?;
+    // What the page's diagnostics box shows, said here too.
+    for warning in result.model.warnings() {
+        eprintln!("proflens: {}: {}", tool.id(), proflens_format::escape_controls(&warning));
+    }
     let text = result.text(request.format).map_err(|e| Failure(format!("{}: {e}", tool.id())))?;
     output::write(args.output.as_deref(), &text)
 }

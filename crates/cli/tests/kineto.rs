@@ -178,3 +178,31 @@ fn critical_path_of_one_step() {
     let rows = String::from_utf8(csv.stdout).unwrap().lines().count();
     assert_eq!(rows, all["steps"][1]["segments"].as_array().unwrap().len() + 1);
 }
+
+/// `--annotation` names the iterations as HTA's `annotation` does (every
+/// host event whose name contains it), `--instance` picks one of them, and
+/// `--annotation ""` is the whole trace; a name no event has is an error.
+/// (The default on a trace without ProfilerStep: tests/critical_path.rs.)
+#[test]
+fn critical_path_of_an_annotation() {
+    let path = data("kineto-h100-hf-inference/gaunernst_bert-small-uncased__1016001.json.gz");
+    let p = path.to_str().unwrap();
+    let named = json(&["tool", p, "critical_path", "--annotation", "aten::linear", "--instance", "1"]);
+    assert_eq!(
+        (&named["annotation"], &named["note"], &named["only"]),
+        (&serde_json::json!("aten::linear"), &Value::Null, &serde_json::json!(1))
+    );
+    let steps = named["steps"].as_array().unwrap();
+    assert!(steps.len() > 1 && steps.iter().all(|s| s["name"] == "aten::linear" && s["step"] == -1));
+    assert!(
+        steps[0]["segments"].as_array().unwrap().is_empty() && !steps[1]["segments"].as_array().unwrap().is_empty()
+    );
+    let whole = json(&["tool", p, "critical_path", "--annotation", ""]);
+    assert_eq!(
+        (&whole["annotation"], &whole["steps"][0]["name"]),
+        (&serde_json::json!(""), &serde_json::json!("whole trace"))
+    );
+    let missing = proflens(&["tool", p, "critical_path", "--annotation", "no such range"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("“no such range”"));
+}

@@ -77,3 +77,25 @@ fn a_tpu_run_folder_carries_its_tpu_columns() {
         .collect();
     assert!(tools.contains(&"pod_viewer".to_string()), "{tools:?}");
 }
+
+/// A file whose step categories do not add up to its step times: the CLI
+/// says so on stderr (the page's diagnostics box shows the same warning),
+/// whatever the format. SYNTHETIC file (tests/scripts/synthetic_cloud_tpu_2020.py).
+#[test]
+fn a_file_whose_categories_do_not_add_up_is_flagged_on_stderr() {
+    let file = data("synthetic-cloud-tpu-2020/localhost.input_pipeline.json");
+    let file = file.to_str().unwrap();
+    for format in ["json", "csv"] {
+        let out = proflens(&["tool", file, "input_pipeline_analyzer", "--format", format]);
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("proflens: input_pipeline_analyzer: warning: In 1 of 2 steps"), "{stderr}");
+        assert!(stderr.contains("do not add up to the step time"), "{stderr}");
+    }
+    let view = json(&["tool", file, "input_pipeline_analyzer"]);
+    assert!(view["diagnostics"][0]["message"].as_str().unwrap().contains("do not add up"));
+    // Its overview adds up: nothing on stderr.
+    let ok = data("synthetic-cloud-tpu-2020/localhost.overview_page.json");
+    let out = proflens(&["tool", ok.to_str().unwrap(), "overview_page"]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}

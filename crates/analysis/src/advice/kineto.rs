@@ -11,8 +11,9 @@ use super::ranks::{median, step_outliers};
 use super::{ms, pct, Basis, Confidence, Draft, Found, Framework, Link, Outcome};
 use crate::common::schema::HOST_PLANE;
 use crate::passes::kineto::intervals::Intervals;
+use crate::passes::kineto::iterations;
 use crate::passes::kineto::memory::memory_timeline;
-use crate::passes::kineto::roles::{is_dataloader, step_roles, Roles, StepBreakdown};
+use crate::passes::kineto::roles::{annotation_roles, is_dataloader, step_roles, Roles, StepBreakdown};
 use crate::passes::kineto::{DeviceEvent, DeviceKind, HostEvent, HostKind, KinetoIndex};
 use crate::passes::run_environment::run_environment;
 use crate::passes::tensor_core::{uses_tensor_core_on, GpuVendor};
@@ -139,10 +140,30 @@ fn host_event_at(profile: &Profile, h: &HostEvent) -> Option<(u32, u32, u32)> {
     Some((u32::try_from(plane).ok()?, h.line, u32::try_from(i).ok()?))
 }
 
+/// The steps the detectors measure in: the `ProfilerStep#N` windows; on a
+/// trace without them, the instances of the annotation the critical path
+/// also defaults to (`passes::kineto::iterations`), with a note saying so;
+/// else the whole trace.
+pub fn iteration_roles(index: &KinetoIndex) -> (Roles, Option<String>) {
+    let roles = step_roles(index);
+    if !roles.whole_trace {
+        return (roles, None);
+    }
+    match iterations::default_annotation(&iterations::ranges_of(index)) {
+        Some(name) => match annotation_roles(index, &name) {
+            Some(by_annotation) => (by_annotation, iterations::default_note(&name)),
+            None => (roles, None),
+        },
+        None => (roles, None),
+    }
+}
+
 /// Every detector's answer for one rank; `profile` (the trace the index
 /// was built from) lets evidence select its event in the trace viewer.
-pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, usize, Found) {
-    let Roles { steps, average, whole_trace } = step_roles(index);
+/// The last item says which iterations the steps are, when they are not
+/// `ProfilerStep#N` ([`iteration_roles`]).
+pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, usize, Found, Option<String>) {
+    let (Roles { steps, average, whole_trace }, iterations) = iteration_roles(index);
     let basis = if whole_trace { Basis::ProfiledTime } else { Basis::Step };
     let step_ms = average.window_ps as f64 / 1e9;
     let steps: Vec<(i64, i64)> = steps.iter().map(|s| (s.start_ps, s.window_ps)).collect();
@@ -166,7 +187,7 @@ pub fn detect(index: &KinetoIndex, profile: Option<&Profile>) -> (Basis, f64, us
     let outliers = if whole_trace { &[][..] } else { &f.steps[..] };
     found.add("step_outliers", step_outliers(outliers, step_ms, Framework::PyTorch, None));
     found.add("memory_near_limit", profile.map_or_else(|| no_memory("the trace is not at hand"), memory));
-    (basis, step_ms, f.steps.len().max(1), found)
+    (basis, step_ms, f.steps.len().max(1), found, iterations)
 }
 
 fn dataloader(f: &Frame<'_>) -> Outcome {

@@ -65,7 +65,9 @@ fn context(advice: &Advice) -> String {
         1 => " · 1 detector clear".to_string(),
         n => format!(" · {n} detectors clear"),
     };
-    format!("{framework} · {basis}{clear}")
+    // Steps that are not ProfilerStep#N: which they are.
+    let iterations = advice.iterations.as_ref().map_or(String::new(), |n| format!("\n\n{}", text(n)));
+    format!("{framework} · {basis}{clear}{iterations}")
 }
 
 /// One finding: heading, summary, evidence, gain reasoning, fix.

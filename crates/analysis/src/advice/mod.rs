@@ -163,6 +163,10 @@ pub struct Advice {
     pub unmeasured: Vec<Unmeasured>,
     /// Detectors that ran and found nothing above their thresholds.
     pub clear: Vec<String>,
+    /// A PyTorch trace without `ProfilerStep#N`: which iterations the steps
+    /// are (the instances of an annotation; `advice::kineto::iteration_roles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<String>,
 }
 
 impl Advice {
@@ -174,7 +178,7 @@ impl Advice {
             let mid = |f: &Finding| f.gain_ms_per_step.low + f.gain_ms_per_step.high;
             mid(b).total_cmp(&mid(a)).then(b.cost_ms_per_step.total_cmp(&a.cost_ms_per_step)).then(a.id.cmp(&b.id))
         });
-        Advice { framework, basis, step_ms, steps, findings, unmeasured, clear }
+        Advice { framework, basis, step_ms, steps, findings, unmeasured, clear, iterations: None }
     }
 
     /// The finding with this id.
@@ -324,8 +328,8 @@ pub fn of_xspace(host: &xspace::Host<'_>) -> Advice {
 /// The advice for one PyTorch rank (`profile`: the trace the index was
 /// built from, for links that select an event).
 pub fn of_kineto(index: &crate::passes::kineto::KinetoIndex, profile: Option<&proflens_model::Profile>) -> Advice {
-    let (basis, step_ms, steps, found) = kineto::detect(index, profile);
-    Advice::new(Framework::PyTorch, basis, step_ms, steps, found)
+    let (basis, step_ms, steps, found, iterations) = kineto::detect(index, profile);
+    Advice { iterations, ..Advice::new(Framework::PyTorch, basis, step_ms, steps, found) }
 }
 
 /// `--format json`: the advice with each evidence's `tool` and its `link`

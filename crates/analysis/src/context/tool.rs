@@ -159,6 +159,11 @@ pub struct Request {
     /// theirs. `None`: every step's. A page shows one step at a time, and
     /// every step's path of a long trace is about the trace's size.
     pub step: Option<usize>,
+    /// Critical path: HTA's `annotation` — the iterations are the host
+    /// events whose name contains it (`""`: the whole trace). `None`:
+    /// `ProfilerStep`, or on a trace without it Proflens's choice
+    /// (`passes::kineto::iterations`).
+    pub annotation: Option<String>,
 }
 
 /// A tool's result: its view model and the name of the view that renders it.
@@ -240,6 +245,12 @@ pub trait Rendered: AsSerialize {
     #[cfg(not(target_arch = "wasm32"))]
     fn hta(&self) -> Result<Value, ToolError> {
         Err(ToolError::NoFormat("HTA has no analysis like it; use --format json or csv".into()))
+    }
+    /// The warnings and errors the view shows about its data (the page's
+    /// diagnostics box): the CLI repeats them on stderr, whatever the format,
+    /// so a CSV or a table read by a script does not hide them.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

@@ -100,7 +100,8 @@ fn basis_note(advice: &Advice) -> String {
         Framework::Unknown => String::new(),
         known => format!(" Fixes are written for {}.", known.name()),
     };
-    format!("{basis}{framework} Ranked by the middle of each expected gain.")
+    let iterations = advice.iterations.as_ref().map_or(String::new(), |n| format!(" {n}"));
+    format!("{basis}{iterations}{framework} Ranked by the middle of each expected gain.")
 }
 
 fn finding(ctx: &Ctx, rank: usize, f: &Finding) -> impl IntoView {

@@ -29,6 +29,15 @@ pub fn view(props: ViewProps) -> AnyView {
     })
 }
 
+/// An iteration's name (models saved before iterations had names: its step).
+fn label(s: &StepPath) -> String {
+    if s.name.is_empty() {
+        format!("ProfilerStep#{}", s.step)
+    } else {
+        s.name.clone()
+    }
+}
+
 /// One segment as the table shows it (times from the step's start).
 #[derive(Clone)]
 struct PathRow {
@@ -90,7 +99,9 @@ fn CriticalPathView(
     let rows = Arc::new(current.as_ref().map(rows_of).unwrap_or_default());
     let table_rows = Signal::derive(move || rows.clone());
     let options: Vec<(usize, String)> =
-        model.steps.iter().map(|s| (s.instance, format!("ProfilerStep#{} ({} µs)", s.step, us(s.dur_us)))).collect();
+        model.steps.iter().map(|s| (s.instance, format!("{} ({} µs)", label(s), us(s.dur_us)))).collect();
+    // A trace without ProfilerStep: which iterations Proflens chose.
+    let note = model.note.clone().map(|n| view! { <p id="critical-path-iterations" class="note">{n}</p> });
     let filter_text = RwSignal::new(String::new());
     let toolbar = ToolbarText {
         filter_id: "critical-path-filter",
@@ -101,11 +112,11 @@ fn CriticalPathView(
         file_name: "critical_path.csv",
     };
     let summary = current.as_ref().map(|s| match &s.error {
-        Some(e) => format!("ProfilerStep#{}: no critical path ({e})", s.step),
+        Some(e) => format!("{}: no critical path ({e})", label(s)),
         None => format!(
-            "ProfilerStep#{} lasts {} µs; its critical path has {} segments. HTA's length of the path (the \
+            "{} lasts {} µs; its critical path has {} segments. HTA's length of the path (the \
              sum of its edge weights, which leave out gaps and waits) is {} µs.",
-            s.step,
+            label(s),
             us(s.dur_us),
             fmt::count(s.segments.len() as u64),
             us(s.hta_us)
@@ -172,6 +183,7 @@ fn CriticalPathView(
         <section id="tool-critical_path" class="tool" aria-labelledby="tool-critical_path-title">
             <ToolTitle tool="critical_path" run=run host=host/>
             {picker}
+            {note}
             <p id="critical-path-summary" class="verdict">{summary}</p>
             <p class="caption">
                 "HolisticTraceAnalysis's critical path: the longest chain, by time spent in host calls, kernels, launch \

@@ -175,7 +175,11 @@ pub fn sniff_json(value: &Value) -> Option<LegacyTool> {
     };
     if any(&overview) {
         Some(LegacyTool::OverviewPage)
-    } else if any(&|t| t.has_column("opName") || t.properties.contains_key("enqueue_us")) {
+    } else if any(&|t| {
+        // `inputTimeMs`: the 2020 Cloud TPU tools' step table (tensorflow/profiler's
+        // frontend, `COLUMN_IDS_FOR_TPU`), which a file may hold without host ops.
+        t.has_column("opName") || t.has_column("inputTimeMs") || t.properties.contains_key("enqueue_us")
+    }) {
         Some(LegacyTool::InputPipeline)
     } else if any(&|t| t.has_column("host_or_device")) {
         Some(LegacyTool::TensorflowStats)

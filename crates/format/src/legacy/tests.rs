@@ -105,6 +105,10 @@ fn sniffs_datatable_json_without_a_helpful_name() {
     assert_eq!(recognise("x.json", input, &limits()), Some(LegacyTool::InputPipeline));
     assert_eq!(recognise("x.json", br#"[1,2]"#, &limits()), None);
     assert_eq!(recognise("x.json", br#"{"traceEvents":[]}"#, &limits()), None);
+    // The 2020 Cloud TPU step table alone is the input pipeline's.
+    let steps =
+        br#"[{"cols":[{"id":"stepnum"},{"id":"computeTimeMs"},{"id":"inputTimeMs"},{"id":"idleTimeMs"}],"rows":[]}]"#;
+    assert_eq!(recognise("x.json", steps, &limits()), Some(LegacyTool::InputPipeline));
 }
 
 #[test]

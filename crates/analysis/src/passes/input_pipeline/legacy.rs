@@ -3,7 +3,8 @@
 
 use crate::common::legacy::shape;
 use crate::common::stats::Summary;
-use crate::passes::input_pipeline::tpu::{tpu_steps_from_table, TpuStep};
+use crate::passes::input_pipeline::step_sums::{self, StepSum};
+use crate::passes::input_pipeline::tpu::{tpu_steps_from_table, TpuStep, TpuStepAnalysis};
 use crate::passes::input_pipeline::{
     Bottleneck, BreakdownSummary, Diagnostic, HardwareType, InputOpRow, InputPipelineAnalysis, InputTimeBreakdown,
     NextStep, StepBreakdown,
@@ -31,9 +32,10 @@ fn summary(s: &Option<proto::StepSummary>) -> Option<Summary> {
 /// XProf's own next-step wording, back to the choice it encodes.
 pub fn next_step(text: &str) -> NextStep {
     // The tf.data advice also mentions Section 3 ("please ignore Section 3"), so it is tested first.
+    // The 2020 TPU tools wrote "Look at the section 3 …", in lower case.
     if text.contains("tf.data API") {
         NextStep::UseTfData
-    } else if text.contains("Section 3") {
+    } else if text.to_lowercase().contains("section 3") {
         NextStep::LookAtHostAnalysis
     } else {
         NextStep::Skip
@@ -152,6 +154,7 @@ pub fn input_pipeline_from_proto(r: &proto::InputPipelineAnalysisResult) -> Inpu
             message: format!("{unread} step records of this file are in a format Proflens does not read."),
         });
     }
+    diagnostics.extend(generic_mismatch(&steps));
     let file_breakdown =
         r.step_time_breakdown.as_ref().and_then(|a| unpack_any::<proto::GenericStepTimeBreakdown>(a).ok());
     let breakdown = breakdown(file_breakdown.as_ref(), &steps);
@@ -283,26 +286,19 @@ pub fn steps_from_table(t: &GvizTable) -> Vec<StepBreakdown> {
                 compile_ms: n("compileTimeMs"),
                 other_ms: n("otherTimeMs"),
             };
-            s.step_time_ms = t.number(row, "stepTimeMs").unwrap_or_else(|| {
-                s.device_compute_ms
-                    + s.device_to_device_ms
-                    + s.device_collectives_ms
-                    + s.host_compute_ms
-                    + s.kernel_launch_ms
-                    + s.input_ms()
-                    + s.output_ms
-                    + s.compile_ms
-                    + s.other_ms
-            });
+            s.step_time_ms = t.number(row, "stepTimeMs").unwrap_or_else(|| s.categories_ms());
             s
         })
         .collect()
 }
 
 /// A summary from `<key>_average|_standard_deviation|_minimum|_maximum`
-/// properties (step time) or `<key>_avg|_sdv` (categories), else over `values`.
-fn property_summary(t: &GvizTable, key: &str, values: &[f64]) -> Summary {
+/// properties (step time) or `<key>_avg|_sdv` (categories), else over
+/// `values`; the first of `keys` the table has (layouts name them apart).
+fn property_summary(t: &GvizTable, keys: &[&str], values: &[f64]) -> Summary {
     let computed = Summary::of(values);
+    let has = |k: &str| ["_average", "_avg"].iter().any(|s| t.property_number(&format!("{k}{s}")).is_some());
+    let key = keys.iter().copied().find(|k| has(k)).or_else(|| keys.first().copied()).unwrap_or_default();
     let p = |suffix: &str| t.property_number(&format!("{key}{suffix}"));
     match (p("_average"), p("_avg")) {
         (Some(average), _) => Summary {
@@ -332,26 +328,43 @@ pub fn analysis_from_step_table(t: &GvizTable, diagnostics: Vec<Diagnostic>) -> 
         None if tpu.is_some() => HardwareType::Tpu,
         None => HardwareType::CpuOnly,
     };
-    let (compute_key, input_key, output_key, other_key) = if hardware == HardwareType::Tpu {
-        ("tc_compute_ms", "tc_infeed_ms", "tc_outfeed_ms", "tc_idle_ms")
-    } else {
-        ("device_compute_time_ms", "infeed_time_ms", "outfeed_time_ms", "other_time_ms")
-    };
+    // TPU averages: XProf's `tc_*_ms`, the 2020 Cloud TPU tools' `compute_ms`,
+    // `input_ms`, `idle_ms` (tensorflow/profiler's frontend reads those three).
+    let (compute_keys, input_keys, output_keys, other_keys): (&[&str], &[&str], &[&str], &[&str]) =
+        if hardware == HardwareType::Tpu {
+            (
+                &["tc_compute_ms", "compute_ms"],
+                &["tc_infeed_ms", "input_ms"],
+                &["tc_outfeed_ms"],
+                &["tc_idle_ms", "idle_ms"],
+            )
+        } else {
+            (&["device_compute_time_ms"], &["infeed_time_ms"], &["outfeed_time_ms"], &["other_time_ms"])
+        };
     let breakdown = BreakdownSummary {
-        device_compute: property_summary(t, compute_key, &col(|s| s.device_compute_ms)),
-        device_to_device: property_summary(t, "device_to_device_time_ms", &col(|s| s.device_to_device_ms)),
-        device_collectives: property_summary(t, "device_collectives_time_ms", &col(|s| s.device_collectives_ms)),
-        host_compute: property_summary(t, "host_compute_time_ms", &col(|s| s.host_compute_ms)),
-        kernel_launch: property_summary(t, "kernel_launch_time_ms", &col(|s| s.kernel_launch_ms)),
-        input: property_summary(t, input_key, &col(StepBreakdown::input_ms)),
-        host_to_device: property_summary(t, "host_transfer_ms", &col(|s| s.host_to_device_ms)),
-        output: property_summary(t, output_key, &col(|s| s.output_ms)),
-        compile: property_summary(t, "compile_time_ms", &col(|s| s.compile_ms)),
-        other: property_summary(t, other_key, &col(|s| s.other_ms)),
+        device_compute: property_summary(t, compute_keys, &col(|s| s.device_compute_ms)),
+        device_to_device: property_summary(t, &["device_to_device_time_ms"], &col(|s| s.device_to_device_ms)),
+        device_collectives: property_summary(t, &["device_collectives_time_ms"], &col(|s| s.device_collectives_ms)),
+        host_compute: property_summary(t, &["host_compute_time_ms"], &col(|s| s.host_compute_ms)),
+        kernel_launch: property_summary(t, &["kernel_launch_time_ms"], &col(|s| s.kernel_launch_ms)),
+        input: property_summary(t, input_keys, &col(StepBreakdown::input_ms)),
+        host_to_device: property_summary(t, &["host_transfer_ms"], &col(|s| s.host_to_device_ms)),
+        output: property_summary(t, output_keys, &col(|s| s.output_ms)),
+        compile: property_summary(t, &["compile_time_ms"], &col(|s| s.compile_ms)),
+        other: property_summary(t, other_keys, &col(|s| s.other_ms)),
     };
-    let step_time = property_summary(t, "steptime_ms", &col(|s| s.step_time_ms));
+    let step_time = property_summary(t, &["steptime_ms"], &col(|s| s.step_time_ms));
     let input_share = col(|s| if s.step_time_ms == 0.0 { 0.0 } else { 100.0 * s.input_ms() / s.step_time_ms });
-    let input_percent = property_summary(t, "infeed_percent", &input_share);
+    let input_percent = property_summary(t, &["infeed_percent"], &input_share);
+    let mut diagnostics = diagnostics;
+    // Without a step time of its own (a `stepTimeMs` column, a TPU
+    // tooltip) a step's time is its categories' sum: nothing to check.
+    let own_step_time = t.column("stepTimeMs").is_some();
+    diagnostics.extend(match &tpu {
+        Some(tpu) if own_step_time || t.column("tooltip").is_some() => tpu_mismatch(tpu),
+        None if own_step_time => generic_mismatch(&steps),
+        _ => None,
+    });
     // `summary_conclusion` is the first TPU tools' name for it.
     let statement =
         t.property("input_conclusion").or_else(|| t.property("summary_conclusion")).unwrap_or_default().to_string();
@@ -395,6 +408,25 @@ pub fn analysis_from_step_table(t: &GvizTable, diagnostics: Vec<Diagnostic>) -> 
         diagnostics,
         tpu,
     }
+}
+
+/// A TPU table's steps against XProf's sum of their categories.
+fn tpu_mismatch(tpu: &TpuStepAnalysis) -> Option<Diagnostic> {
+    let sums: Vec<StepSum> = tpu
+        .steps
+        .iter()
+        .map(|s| StepSum { name: s.name.clone(), step_ms: s.step_time_ms, categories_ms: s.categories_ms() })
+        .collect();
+    step_sums::mismatch(&sums, "compute, input, output and idle")
+}
+
+/// Generic steps against the sum of their nine categories.
+fn generic_mismatch(steps: &[StepBreakdown]) -> Option<Diagnostic> {
+    let sums: Vec<StepSum> = steps
+        .iter()
+        .map(|s| StepSum { name: s.name.clone(), step_ms: s.step_time_ms, categories_ms: s.categories_ms() })
+        .collect();
+    step_sums::mismatch(&sums, "device and host compute, input, output, launch, compile, collectives and other")
 }
 
 pub fn diagnostics_from_table(t: Option<&GvizTable>) -> Vec<Diagnostic> {

@@ -8,6 +8,7 @@
 
 pub mod legacy;
 pub mod step_columns;
+pub mod step_sums;
 pub mod tpu;
 mod xprof;
 mod xprof_tpu;
@@ -41,6 +42,19 @@ pub struct StepBreakdown {
 impl StepBreakdown {
     pub fn input_ms(&self) -> f64 {
         self.host_wait_input_ms + self.host_to_device_ms
+    }
+
+    /// The categories' sum: XProf's step time (its categories partition the step).
+    pub fn categories_ms(&self) -> f64 {
+        self.device_compute_ms
+            + self.device_to_device_ms
+            + self.device_collectives_ms
+            + self.host_compute_ms
+            + self.kernel_launch_ms
+            + self.input_ms()
+            + self.output_ms
+            + self.compile_ms
+            + self.other_ms
     }
 
     fn of(step: &StepInfo) -> StepBreakdown {
@@ -178,6 +192,15 @@ pub struct InputPipelineAnalysis {
     /// beside `steps` (the same steps in the generic categories).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpu: Option<tpu::TpuStepAnalysis>,
+}
+
+/// The `WARNING` and `ERROR` diagnostics' messages, `severity: message`.
+pub fn warnings_of(diagnostics: &[Diagnostic]) -> Vec<String> {
+    diagnostics
+        .iter()
+        .filter(|d| matches!(d.severity.as_str(), "WARNING" | "ERROR"))
+        .map(|d| format!("{}: {}", d.severity.to_lowercase(), d.message))
+        .collect()
 }
 
 pub const NO_STEP_MARKER_WARNING: &str = "No step marker observed and hence the step time is unknown. This may happen if (1) training steps are not instrumented (e.g., if you are not using Keras) or (2) the profiling duration is shorter than the step time. For (1), you need to add step instrumentation; for (2), you may try to profile longer.";

@@ -2,14 +2,27 @@
 //! `<host>.overview_page.json` / `.input_pipeline.json`, and XProf's TPU
 //! JSON): each step's TensorCore and SparseCore times as the file has them.
 //!
-//! Three generations of column ids are read:
+//! Four generations of column ids are read:
 //! - XProf / TensorBoard ≥ 2.2: `tcComputeTimeMs`, `scv0ComputeTimeMs`,
 //!   `scv0InfeedTimeMs`, `tcInfeedTimeMs`, `tcOutfeedTimeMs`, `tcIdleTimeMs`,
 //!   `hostTransferTimeMs`;
 //! - TensorBoard 1.x TPU tools: the same with BarnaCore (`bcComputeTimeMs`,
 //!   `bcInfeedTimeMs`) instead of SparseCore;
 //! - the first TPU tools (`capture_tpu_profile`, 2018): `noninfeedTimeMs`
-//!   (TensorCore compute) and `infeedTimeMs` (waiting for input).
+//!   (TensorCore compute) and `infeedTimeMs` (waiting for input);
+//! - the Cloud TPU tools of 2020 (TensorBoard's profile plugin demo
+//!   `Cloud-TPU`): `computeTimeMs`, `inputTimeMs`, `idleTimeMs` (and
+//!   `stepTimeMs` or the tooltip's step time), with the averages
+//!   `compute_ms_average`, `input_ms_average`, `idle_ms_average`. The
+//!   frontend of that time (tensorflow/profiler
+//!   `frontend/app/components/overview_page/step_time_graph/step_time_graph.ts`,
+//!   `COLUMN_IDS_FOR_TPU`; `mock_data.ts`) stacks exactly those columns and
+//!   reads a table without `hardware_type` as a TPU's.
+//!
+//! A step's time is, by XProf's rule (`tpu_step_details_utils.h`,
+//! `StepTimeMs`), TensorCore + SparseCore compute, TensorCore + SparseCore
+//! input, all-reduce, outfeed and idle: [`TpuStep::categories_ms`] is that
+//! sum over the columns a table has (it has no all-reduce column).
 
 use crate::common::stats::Summary;
 use proflens_format::legacy::GvizTable;
@@ -56,9 +69,12 @@ pub struct TpuStepAnalysis {
 }
 
 /// Column ids only a TPU step table has.
-const TPU_ONLY_COLUMNS: [&str; 7] = [
+const TPU_ONLY_COLUMNS: [&str; 10] = [
     "tcComputeTimeMs",
     "noninfeedTimeMs",
+    "computeTimeMs",
+    "inputTimeMs",
+    "idleTimeMs",
     "tcInfeedTimeMs",
     "tcIdleTimeMs",
     "bcComputeTimeMs",
@@ -90,12 +106,12 @@ fn step_of(t: &GvizTable, row: &[serde_json::Value]) -> TpuStep {
     let mut step = TpuStep {
         name: t.text(row, "stepnum").unwrap_or_default(),
         step_time_ms: 0.0,
-        tc_compute_ms: n(&["tcComputeTimeMs", "noninfeedTimeMs"]),
+        tc_compute_ms: n(&["tcComputeTimeMs", "noninfeedTimeMs", "computeTimeMs"]),
         sc_compute_ms: n(&["scv0ComputeTimeMs", "bcComputeTimeMs"]),
         sc_infeed_ms: n(&["scv0InfeedTimeMs", "bcInfeedTimeMs"]),
-        tc_infeed_ms: n(&["tcInfeedTimeMs", "infeedTimeMs"]),
+        tc_infeed_ms: n(&["tcInfeedTimeMs", "infeedTimeMs", "inputTimeMs"]),
         tc_outfeed_ms: n(&["tcOutfeedTimeMs"]),
-        tc_idle_ms: n(&["tcIdleTimeMs"]),
+        tc_idle_ms: n(&["tcIdleTimeMs", "idleTimeMs"]),
         host_transfer_ms: n(&["hostTransferTimeMs"]),
         infeed_percent_average: n(&["infeedPercentAverage"]),
         infeed_percent_minimum: n(&["infeedPercentMin"]),
@@ -106,6 +122,20 @@ fn step_of(t: &GvizTable, row: &[serde_json::Value]) -> TpuStep {
         .or_else(|| t.text(row, "tooltip").as_deref().and_then(tooltip_step_time))
         .unwrap_or(step.tc_compute_ms + step.tc_infeed_ms + step.tc_outfeed_ms + step.tc_idle_ms);
     step
+}
+
+impl TpuStep {
+    /// XProf's step time from the categories (`StepTimeMs` in
+    /// `tpu_step_details_utils.h`, less the all-reduce no table has):
+    /// what the step chart's stacked columns add up to.
+    pub fn categories_ms(&self) -> f64 {
+        self.tc_compute_ms
+            + self.sc_compute_ms
+            + self.tc_infeed_ms
+            + self.sc_infeed_ms
+            + self.tc_outfeed_ms
+            + self.tc_idle_ms
+    }
 }
 
 /// A printed average (`<key>_average`) where the file has one, else the steps' summary.
@@ -133,12 +163,12 @@ pub fn tpu_steps_from_table(t: &GvizTable) -> Option<TpuStepAnalysis> {
     };
     Some(TpuStepAnalysis {
         sparse_core: sparse_core.to_string(),
-        tc_compute_ms: average(t, &["tc_compute_ms"], col(|s| s.tc_compute_ms)),
+        tc_compute_ms: average(t, &["tc_compute_ms", "compute_ms"], col(|s| s.tc_compute_ms)),
         sc_compute_ms: average(t, &["scv0_compute_ms", "bc_compute_ms"], col(|s| s.sc_compute_ms)),
         sc_infeed_ms: average(t, &["scv0_infeed_ms", "bc_infeed_ms"], col(|s| s.sc_infeed_ms)),
-        tc_infeed_ms: average(t, &["tc_infeed_ms"], col(|s| s.tc_infeed_ms)),
+        tc_infeed_ms: average(t, &["tc_infeed_ms", "input_ms"], col(|s| s.tc_infeed_ms)),
         tc_outfeed_ms: average(t, &["tc_outfeed_ms"], col(|s| s.tc_outfeed_ms)),
-        tc_idle_ms: average(t, &["tc_idle_ms"], col(|s| s.tc_idle_ms)),
+        tc_idle_ms: average(t, &["tc_idle_ms", "idle_ms"], col(|s| s.tc_idle_ms)),
         host_transfer_ms: average(t, &["host_transfer_ms"], col(|s| s.host_transfer_ms)),
         steps,
     })
@@ -186,6 +216,34 @@ mod tests {
         assert_eq!(a.steps[0].step_time_ms, 2.0 + 3.0 + 0.25);
         assert_eq!(a.tc_compute_ms.average, 2.1);
         assert_eq!(a.tc_idle_ms.average, 0.25);
+    }
+
+    #[test]
+    fn reads_the_2020_cloud_tpu_columns() {
+        // The column ids and properties of tensorflow/profiler's frontend
+        // mock of that layout (mock_data.ts); the numbers are invented.
+        let mut t = table(
+            &["stepnum", "computeTimeMs", "inputTimeMs", "idleTimeMs", "tooltip"],
+            vec![vec![
+                json!("1491"),
+                json!(1.25),
+                json!(1.5),
+                json!(0.25),
+                json!("step 1491:\nTime waiting for input data = 1.500 ms, Step time = 3.000 ms"),
+            ]],
+        );
+        for (k, v) in [("compute_ms_average", "1.3"), ("input_ms_average", "1.5"), ("idle_ms_average", "0.2")] {
+            t.properties.insert(k.into(), json!(v));
+        }
+        assert!(is_tpu_table(&t), "no hardware type: the columns tell");
+        let a = tpu_steps_from_table(&t).unwrap();
+        let s = &a.steps[0];
+        assert_eq!((s.tc_compute_ms, s.tc_infeed_ms, s.tc_idle_ms, s.step_time_ms), (1.25, 1.5, 0.25, 3.0));
+        assert_eq!(s.categories_ms(), 3.0);
+        assert_eq!((a.tc_compute_ms.average, a.tc_infeed_ms.average, a.tc_idle_ms.average), (1.3, 1.5, 0.2));
+        // A `stepTimeMs` column, where the layout has one, is the step time.
+        let t = table(&["stepnum", "stepTimeMs", "computeTimeMs"], vec![vec![json!("1"), json!(9.5), json!(2.0)]]);
+        assert_eq!(tpu_steps_from_table(&t).unwrap().steps[0].step_time_ms, 9.5);
     }
 
     #[test]

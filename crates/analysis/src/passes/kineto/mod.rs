@@ -10,6 +10,7 @@
 pub mod describe;
 pub mod hta;
 pub mod intervals;
+pub mod iterations;
 pub mod launch;
 pub mod memory;
 pub mod roles;

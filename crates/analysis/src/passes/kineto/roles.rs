@@ -19,6 +19,9 @@
 //!
 //! So the roles add up to the window exactly. GPU utilisation is the
 //! kernel share of the window (the union of kernel time over the window).
+//!
+//! [`annotation_roles`] splits the instances of another annotation the same
+//! way (the Advisor's steps on a trace without `ProfilerStep#N`).
 
 use super::intervals::Intervals;
 use super::{DeviceKind, HostEvent, HostKind, KinetoIndex};
@@ -59,6 +62,33 @@ pub fn is_dataloader(name: &str) -> bool {
 
 /// Each step's window split into roles (module docs).
 pub fn step_roles(index: &KinetoIndex) -> Roles {
+    let spans: Vec<Span> = index.cpu_steps().map(|s| (s.step, s.name.clone(), s.start_ps, s.duration_ps)).collect();
+    let windows = windows_of(index, &spans);
+    let whole_trace = windows.is_empty();
+    let windows = if whole_trace { whole_window(index).into_iter().collect() } else { windows };
+    roles_over(index, windows, whole_trace)
+}
+
+/// The roles over the instances of `annotation` (the host ranges whose
+/// name contains it, HTA's rule: `passes::kineto::iterations`) as the steps,
+/// for a trace without `ProfilerStep#N`; `None` when no range matches.
+pub fn annotation_roles(index: &KinetoIndex, annotation: &str) -> Option<Roles> {
+    let mut spans: Vec<Span> = index
+        .host
+        .iter()
+        .filter(|h| !annotation.is_empty() && index.text(h.name).contains(annotation))
+        .map(|h| (-1, index.text(h.name).to_string(), h.start_ps, h.end_ps - h.start_ps))
+        .collect();
+    spans.sort_by_key(|s| s.2);
+    let windows = windows_of(index, &spans);
+    (!windows.is_empty()).then(|| roles_over(index, windows, false))
+}
+
+/// A step as its range gives it: (step, name, start, duration).
+type Span = (i64, String, i64, i64);
+
+/// The role split of each window (step, name, start, cpu duration, end).
+fn roles_over(index: &KinetoIndex, windows: Vec<(i64, String, i64, i64, i64)>, whole_trace: bool) -> Roles {
     let role = |f: &dyn Fn(usize) -> Option<(i64, i64)>, n: usize| Intervals::union_of((0..n).filter_map(f).collect());
     let dev = |kind: DeviceKind| {
         role(
@@ -87,9 +117,6 @@ pub fn step_roles(index: &KinetoIndex) -> Roles {
         host(&|h| is_dataloader(index.text(h.name))),
         host(&|h| h.kind == HostKind::CpuOp),
     ];
-    let windows = step_windows(index);
-    let whole_trace = windows.is_empty();
-    let windows = if whole_trace { whole_window(index).into_iter().collect() } else { windows };
     let steps: Vec<StepBreakdown> = windows
         .into_iter()
         .map(|(step, name, start, cpu_dur, end)| {
@@ -129,9 +156,9 @@ pub fn pct(part: i64, whole: i64) -> f64 {
     }
 }
 
-/// (step, name, start, cpu duration, window end) per host step.
-fn step_windows(index: &KinetoIndex) -> Vec<(i64, String, i64, i64, i64)> {
-    let steps: Vec<_> = index.cpu_steps().collect();
+/// (step, name, start, cpu duration, window end) per host range `steps`
+/// (in start order).
+fn windows_of(index: &KinetoIndex, steps: &[Span]) -> Vec<(i64, String, i64, i64, i64)> {
     let launches = index.launch_time_of_correlation();
     // (launch time, end) of each device event whose launch is known, by
     // launch time: a step's device work is then one run of this list, found
@@ -142,10 +169,11 @@ fn step_windows(index: &KinetoIndex) -> Vec<(i64, String, i64, i64, i64)> {
     steps
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            let cpu_end = s.start_ps + s.duration_ps;
-            let limit = steps.get(i + 1).map_or(i64::MAX, |next| next.start_ps);
-            let first = launched.partition_point(|&(t, _)| t < s.start_ps);
+        .map(|(i, (step, name, start_ps, duration_ps))| {
+            let (start_ps, duration_ps) = (*start_ps, *duration_ps);
+            let cpu_end = start_ps + duration_ps;
+            let limit = steps.get(i + 1).map_or(i64::MAX, |next| next.2);
+            let first = launched.partition_point(|&(t, _)| t < start_ps);
             let device_end = launched[first..]
                 .iter()
                 .take_while(|&&(t, _)| t < cpu_end)
@@ -153,7 +181,7 @@ fn step_windows(index: &KinetoIndex) -> Vec<(i64, String, i64, i64, i64)> {
                 .max()
                 .unwrap_or(cpu_end);
             let end = cpu_end.max(device_end).min(limit.max(cpu_end));
-            (s.step, s.name.clone(), s.start_ps, s.duration_ps, end)
+            (*step, name.clone(), start_ps, duration_ps, end)
         })
         .collect()
 }

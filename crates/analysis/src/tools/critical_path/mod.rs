@@ -1,6 +1,10 @@
 //! Critical path: the chain of host calls, launches, syncs and kernels that
 //! sets a step's time — HTA 0.5.0's `TraceAnalysis.critical_path_analysis`
-//! (`annotation="ProfilerStep"`), for every `ProfilerStep#N` of one rank.
+//! (`annotation`, `instance_id`), for every instance of the annotation on
+//! one rank: `ProfilerStep#N` by default, else the iterations
+//! `passes::kineto::iterations` chooses (a trace without `ProfilerStep`: its
+//! longest top-level annotation, or the whole trace), or those of an
+//! annotation the user names (`--annotation`).
 //!
 //! HTA's algorithm, kept here (docs/deviations.md lists where it differs):
 //!
@@ -40,6 +44,7 @@ mod tests;
 pub use tool::CriticalPathTool;
 
 use crate::passes::kineto::hta;
+use crate::passes::kineto::iterations::{self, Range};
 use graph::EdgeType;
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
@@ -132,12 +137,18 @@ pub struct KindTotal {
     pub hta_us: i64,
 }
 
-/// The critical path of one `ProfilerStep#N`.
+/// The critical path of one iteration (a `ProfilerStep#N`, an instance of
+/// another annotation, or the whole trace).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepPath {
-    /// HTA's `instance_id`: the step's place among the host steps.
+    /// HTA's `instance_id`: the iteration's place among the instances.
     pub instance: usize,
+    /// The `N` of `ProfilerStep#N`; −1 for an iteration of another annotation.
     pub step: i64,
+    /// The iteration's event name (`ProfilerStep#3`, `execute_context_…`),
+    /// `whole trace` for the whole trace.
+    #[serde(default)]
+    pub name: String,
     pub ts_us: i64,
     pub dur_us: i64,
     /// From the step's start to the path's end (or the step's, if later).
@@ -158,32 +169,97 @@ pub struct CriticalPath {
     /// The step whose path alone was found, when one was asked for.
     #[serde(default)]
     pub only: Option<usize>,
+    /// HTA's `annotation`: the text the iterations' names contain
+    /// (`ProfilerStep`); empty for the whole trace.
+    #[serde(default)]
+    pub annotation: String,
+    /// Why the iterations are what they are, when Proflens chose them (a
+    /// trace without `ProfilerStep#N`).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
-/// The critical path of each `ProfilerStep#N` on the host, as HTA's
-/// `TraceAnalysis` loads the trace (the last step dropped when there are
-/// several), or of the one at place `only` (the first if there are fewer).
+/// The whole trace as one iteration's name.
+pub const WHOLE_TRACE: &str = "whole trace";
+
+/// The critical path of each iteration chosen by default (`ProfilerStep#N`
+/// when the trace has them; see `passes::kineto::iterations`), or of the
+/// one at place `only` (the first if there are fewer).
 pub fn critical_paths(profile: &Profile, only: Option<usize>) -> Result<CriticalPath, String> {
+    critical_paths_of(profile, None, only)
+}
+
+/// The critical path of each instance of `annotation` on the host (HTA's
+/// rule: every host event whose name contains it; `""`: the whole trace;
+/// `None`: the default), as HTA's `TraceAnalysis` loads the trace (the last
+/// `ProfilerStep` dropped when there are several), or of the one at place
+/// `only` (the first if there are fewer).
+pub fn critical_paths_of(
+    profile: &Profile,
+    annotation: Option<&str>,
+    only: Option<usize>,
+) -> Result<CriticalPath, String> {
     let trace = Trace::new(profile);
-    let mut steps: Vec<(i64, i64, i64, usize)> = trace
-        .events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.stream == -1 && !e.is_gpu() && e.cat != "gpu_user_annotation")
-        .filter_map(|(i, e)| Some((e.ts_us, e.dur_us, hta::step_number(e.name)?, i)))
+    // Host ranges only: HTA also counts the steps' GPU copies
+    // (`gpu_user_annotation`) among the instances (docs/deviations.md).
+    let host: Vec<usize> = (0..trace.events.len())
+        .filter(|&i| {
+            let e = &trace.events[i];
+            e.stream == -1 && !e.is_gpu() && e.cat != "gpu_user_annotation"
+        })
         .collect();
-    steps.sort_unstable();
+    let ranges: Vec<Range> = host
+        .iter()
+        .map(|&i| {
+            let e = &trace.events[i];
+            Range {
+                name: e.name,
+                user_annotation: e.cat == "user_annotation",
+                thread: (e.at.0, e.at.1),
+                start: e.ts_us,
+                end: e.end_us(),
+            }
+        })
+        .collect();
+    let (annotation, note) = match annotation {
+        Some(named) => (named.to_string(), None),
+        None => {
+            let chosen = iterations::default_annotation(&ranges).unwrap_or_default();
+            let note = iterations::default_note(&chosen);
+            (chosen, note)
+        }
+    };
+    // (start, duration, name, the event) of each iteration.
+    let steps: Vec<(i64, i64, &str, Option<usize>)> = if annotation.is_empty() {
+        // HTA's `annotation=""`: from the first event's start to the last one's end.
+        let start = trace.events.iter().map(|e| e.ts_us).min();
+        let end = trace.events.iter().map(|e| e.end_us()).max();
+        start.zip(end).map(|(s, e)| (s, e - s, WHOLE_TRACE, None)).into_iter().collect()
+    } else {
+        iterations::instances(&ranges, &annotation)
+            .into_iter()
+            .map(|k| {
+                let e = &trace.events[host[k]];
+                (e.ts_us, e.dur_us, e.name, Some(host[k]))
+            })
+            .collect()
+    };
     if steps.is_empty() {
-        return Err("This trace has no ProfilerStep#N step; the critical path is found within a step.".into());
+        return Err(if annotation.is_empty() {
+            "This trace has no events.".to_string()
+        } else {
+            format!("No host event of this trace has “{annotation}” in its name; the critical path is found within an instance of the annotation.")
+        });
     }
     let only = only.map(|n| if n < steps.len() { n } else { 0 });
     let steps = steps
         .iter()
         .enumerate()
-        .map(|(instance, &(ts, dur, number, at))| {
+        .map(|(instance, &(ts, dur, name, at))| {
             let mut out = StepPath {
                 instance,
-                step: number,
+                step: hta::step_number(name).unwrap_or(-1),
+                name: name.to_string(),
                 ts_us: ts,
                 dur_us: dur,
                 path_us: 0,
@@ -198,11 +274,12 @@ pub fn critical_paths(profile: &Profile, only: Option<usize>) -> Result<Critical
             out
         })
         .collect();
-    Ok(CriticalPath { steps, only })
+    Ok(CriticalPath { steps, only, annotation, note })
 }
 
-/// Fills in `out`'s path: the step's, whose event is `at`.
-fn find_path(trace: &Trace, out: &mut StepPath, at: usize) {
+/// Fills in `out`'s path: the iteration's, whose event is `at` (none for
+/// the whole trace).
+fn find_path(trace: &Trace, out: &mut StepPath, at: Option<usize>) {
     let (ts, dur) = (out.ts_us, out.dur_us);
     let g = graph::build(trace, ts, ts + dur);
     let path = match longest::longest_path(&g) {
@@ -237,7 +314,7 @@ fn find_path(trace: &Trace, out: &mut StepPath, at: usize) {
             ts_us: ts,
             dur_us: first - ts,
             weight_us: 0,
-            event: Some(event(at)),
+            event: at.map(event),
         });
     }
     for &e in &path {
@@ -260,7 +337,7 @@ fn find_path(trace: &Trace, out: &mut StepPath, at: usize) {
             ts_us: a.ts,
             dur_us: b.ts - a.ts,
             weight_us: edge.weight,
-            event: Some(edge.event.map_or_else(|| event(at), event)),
+            event: edge.event.or(at).map(event),
         });
     }
     let last = g.nodes[g.edges[path[path.len() - 1]].to].ts;
@@ -271,7 +348,7 @@ fn find_path(trace: &Trace, out: &mut StepPath, at: usize) {
             ts_us: last,
             dur_us: ts + dur - last,
             weight_us: 0,
-            event: Some(event(at)),
+            event: at.map(event),
         });
     }
     out.path_us = last.max(ts + dur) - ts;

@@ -211,9 +211,73 @@ fn every_step_and_no_step() {
     ]);
     let got = critical_paths(&p, None).unwrap();
     assert_eq!(got.steps.iter().map(|s| (s.instance, s.step)).collect::<Vec<_>>(), [(0, 1)]);
+    // No step and no annotation: the whole trace is the one iteration.
     let p = profile(&[&host("cpu_op", "a", 10, 20, None)]);
-    assert!(critical_paths(&p, None).unwrap_err().contains("no ProfilerStep#N"));
+    let got = critical_paths(&p, None).unwrap();
+    assert_eq!((got.annotation.as_str(), got.steps.len(), got.steps[0].name.as_str()), ("", 1, WHOLE_TRACE));
+    assert!(got.note.unwrap().contains("no ProfilerStep#N"));
+    // An annotation no event has is an error naming it.
+    assert!(critical_paths_of(&p, Some("nowhere"), None).unwrap_err().contains("“nowhere”"));
     // A step with nothing in it says so.
     let p = profile(&[&step(50)]);
     assert!(critical_paths(&p, None).unwrap().steps[0].error.is_some());
+}
+
+/// (kind, start, duration) of each segment and whether it has an event.
+fn kinds(s: &StepPath) -> Vec<(&'static str, i64, i64, bool)> {
+    s.segments.iter().map(|g| (g.kind.id(), g.ts_us, g.dur_us, g.event.is_some())).collect()
+}
+
+#[test]
+fn without_profiler_steps_an_annotation_is_the_iteration() {
+    // No ProfilerStep. `serve` (0–100) is the longest top-level user
+    // annotation; `inner` lies inside it; `tail` (120–130) is shorter.
+    let p = profile(&[
+        &host("user_annotation", "serve", 0, 100, None),
+        &host("user_annotation", "inner", 5, 90, None),
+        &host("cpu_op", "a", 10, 20, None),
+        &host("cpu_op", "b", 40, 50, None),
+        &host("user_annotation", "tail", 120, 10, None),
+        &host("cpu_op", "c", 121, 8, None),
+    ]);
+    let got = critical_paths(&p, None).unwrap();
+    assert_eq!(got.annotation, "serve");
+    assert!(got.note.as_deref().unwrap().contains("“serve”"));
+    assert_eq!(got.steps.len(), 1);
+    let s = &got.steps[0];
+    assert_eq!((s.name.as_str(), s.step, s.ts_us, s.dur_us, s.error.clone()), ("serve", -1, 0, 100, None));
+    // a, the gap to b, b; the window's gaps before a and after b.
+    assert_eq!(
+        kinds(s),
+        [
+            ("cpu_gap", 0, 10, true),
+            ("cpu_op", 10, 20, true),
+            ("cpu_gap", 30, 10, true),
+            ("cpu_op", 40, 50, true),
+            ("cpu_gap", 90, 10, true),
+        ]
+    );
+    assert_eq!((s.path_us, s.hta_us), (100, 70));
+
+    // Named as HTA takes it: every host event whose name contains the text.
+    let named = critical_paths_of(&p, Some("tail"), None).unwrap();
+    assert_eq!((named.annotation.as_str(), named.note.clone()), ("tail", None));
+    assert_eq!(
+        named.steps.iter().map(|s| (s.name.as_str(), s.ts_us, s.dur_us)).collect::<Vec<_>>(),
+        [("tail", 120, 10)]
+    );
+    assert_eq!(named.steps[0].path_us, 10);
+    // "a" is in `a` and in `tail`: two instances, by start; the second alone asked for.
+    let two = critical_paths_of(&p, Some("a"), Some(1)).unwrap();
+    assert_eq!(two.steps.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["a", "tail"]);
+    assert!(two.steps[0].segments.is_empty() && !two.steps[1].segments.is_empty());
+
+    // HTA's annotation "": the whole trace, from the first start to the last end.
+    let whole = critical_paths_of(&p, Some(""), None).unwrap();
+    let w = &whole.steps[0];
+    assert_eq!((w.name.as_str(), w.ts_us, w.dur_us), (WHOLE_TRACE, 0, 130));
+    assert_eq!(w.path_us, 130);
+    // The gap before the first call belongs to no event; the path's own edges do.
+    assert_eq!(kinds(w)[0], ("cpu_gap", 0, 10, false));
+    assert!(w.segments[1..w.segments.len() - 1].iter().all(|g| g.event.is_some()));
 }

@@ -1,6 +1,6 @@
 //! The critical path as a registry tool: one PyTorch rank at a time.
 
-use super::{critical_paths, CriticalPath};
+use super::{critical_paths_of, CriticalPath};
 use crate::common::csv::csv_field;
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use std::fmt::Write;
@@ -35,7 +35,8 @@ impl Tool for CriticalPathTool {
                 host.name()
             )));
         }
-        let model = critical_paths(&*host.profile()?, request.step).map_err(ToolError::Failed)?;
+        let model = critical_paths_of(&*host.profile()?, request.annotation.as_deref(), request.step)
+            .map_err(ToolError::Failed)?;
         Ok(Output::new("critical_path", model))
     }
 }

@@ -5,7 +5,7 @@ use crate::context::{
 };
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::legacy::{input_pipeline_from_proto, input_pipeline_from_tables};
-use crate::passes::input_pipeline::{input_ops_csv, step_columns, to_xprof_json, InputPipelineAnalysis};
+use crate::passes::input_pipeline::{input_ops_csv, step_columns, to_xprof_json, warnings_of, InputPipelineAnalysis};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde_json::Value;
 use std::rc::Rc;
@@ -64,5 +64,9 @@ impl Rendered for InputPipelineAnalysis {
     #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        warnings_of(&self.diagnostics)
     }
 }

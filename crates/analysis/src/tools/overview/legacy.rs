@@ -154,8 +154,13 @@ pub fn overview_from_tables(tables: &[GvizTable]) -> Result<OverviewPage, Legacy
         device_op_time_eager_percent: pct("device_op_time_eager_percent"),
         tpu: None,
     };
-    // The first TPU tools' run environment is a table of properties only.
-    let env = find("host_id").or_else(|| tables.iter().find(|t| t.property("tpu_type").is_some()));
+    // The first TPU tools' run environment is a table of properties only
+    // (`tpu_type`…; the 2020 Cloud TPU tools': `device_type`…).
+    let env = find("host_id").or_else(|| {
+        tables
+            .iter()
+            .find(|t| t.property("tpu_type").is_some() || (t.columns.is_empty() && t.property("device_type").is_some()))
+    });
     let env_prop = |k: &str| env.and_then(|t| t.property(k));
     let run_environment = RunEnvironment {
         hardware_type: input.hardware_type,

@@ -8,7 +8,7 @@ use crate::context::{
     Rendered, Request, Tool, ToolError,
 };
 use crate::passes::host_analysis::HostAnalysis;
-use crate::passes::input_pipeline::{step_columns, steps_csv as input_steps_csv};
+use crate::passes::input_pipeline::{step_columns, steps_csv as input_steps_csv, warnings_of};
 use crate::passes::kineto::KinetoIndex;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use proflens_model::Origin;
@@ -106,6 +106,10 @@ impl Rendered for OverviewPage {
     #[cfg(not(target_arch = "wasm32"))]
     fn xprof(&self) -> Result<Value, ToolError> {
         Ok(to_xprof_json(self))
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        warnings_of(&self.diagnostics)
     }
 }
 
