@@ -8,6 +8,7 @@
 //! nested form is kept here, as lists and objects become one stat of compact
 //! JSON text, as they do from a JSON trace.
 
+use super::field::text;
 use super::sequence::Sequence;
 use crate::wire::{fields, Field, Value as Wire};
 use crate::Error;
@@ -111,10 +112,4 @@ fn nested(bytes: &[u8], depth: usize) -> Result<Value, Error> {
 fn double(field: &Field) -> Value {
     let v = f64::from_bits(field.fixed_bits().unwrap_or(0));
     Number::from_f64(v).map_or_else(|| Value::String(v.to_string()), Value::Number)
-}
-
-/// Protobuf `string` bytes as text (invalid UTF-8 replaced, not refused:
-/// a name is still worth showing).
-pub(crate) fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }

@@ -3,8 +3,9 @@
 //! counter), its track, name, categories, debug annotations, counter
 //! values and flow ids.
 
-use super::annotation::{self, text};
-use super::sequence::{bytes_of, varint, Sequence};
+use super::annotation;
+use super::field::{bytes_of, push_varints, text, varint};
+use super::sequence::Sequence;
 use crate::wire::{fields, Field, Value as Wire};
 use crate::Error;
 use serde_json::Value;
@@ -119,21 +120,6 @@ pub(crate) fn read(bytes: &[u8], ts: i128, seq: &Sequence) -> Result<Event, Erro
     let doubles = extra_double_values.into_iter().map(f64::from_bits).collect();
     e.extra_counters.extend(pair(extra_double_uuids, &seq.default_extra_double_counters, doubles));
     Ok(e)
-}
-
-/// Appends a repeated varint field's values: one, or a packed run.
-pub(crate) fn push_varints(field: &Field, out: &mut Vec<u64>) {
-    match field.value {
-        Wire::Varint(v) => out.push(v),
-        Wire::Bytes(packed) => {
-            let mut at = 0;
-            while let Some((v, next)) = crate::sniff::read_varint(packed, at) {
-                out.push(v);
-                at = next;
-            }
-        }
-        Wire::Fixed => {}
-    }
 }
 
 /// Appends a repeated 64-bit fixed-width field's values (`fixed64`,

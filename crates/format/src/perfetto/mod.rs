@@ -20,6 +20,7 @@
 
 mod annotation;
 mod event;
+mod field;
 mod json;
 mod kineto;
 mod packets;

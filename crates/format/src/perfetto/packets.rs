@@ -14,7 +14,8 @@
 //! last one read, as Perfetto's reader does.
 
 use super::event::{self, Event};
-use super::sequence::{bytes_of, varint, Sequence, BOOTTIME, SEQUENCE_CLOCKS};
+use super::field::{bytes_of, varint};
+use super::sequence::{Sequence, BOOTTIME, SEQUENCE_CLOCKS};
 use super::tracks::Tracks;
 use crate::wire::{fields, Value as Wire};
 use crate::Error;

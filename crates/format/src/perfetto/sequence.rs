@@ -8,7 +8,7 @@
 //! here (trace_processor/importers/proto/proto_trace_reader.cc,
 //! packet_sequence_state_generation.h).
 
-use super::annotation::text;
+use super::field::{bytes_of, push_varints, text, varint};
 use crate::wire::{fields, Value as Wire};
 use crate::Error;
 use rustc_hash::FxHashMap;
@@ -112,11 +112,9 @@ impl Sequence {
                         let f = f?;
                         match f.number {
                             TRACK_EVENT_DEFAULT_TRACK => self.default_track = varint(&f.value),
-                            TRACK_EVENT_DEFAULT_EXTRA_COUNTERS => {
-                                super::event::push_varints(&f, &mut self.default_extra_counters)
-                            }
+                            TRACK_EVENT_DEFAULT_EXTRA_COUNTERS => push_varints(&f, &mut self.default_extra_counters),
                             TRACK_EVENT_DEFAULT_EXTRA_DOUBLE_COUNTERS => {
-                                super::event::push_varints(&f, &mut self.default_extra_double_counters)
+                                push_varints(&f, &mut self.default_extra_double_counters)
                             }
                             _ => {}
                         }
@@ -176,17 +174,3 @@ impl Sequence {
 
 /// The clock Perfetto's trace time line defaults to (builtin_clock.proto).
 pub(crate) const BOOTTIME: u64 = 6;
-
-pub(crate) fn varint(v: &Wire) -> Option<u64> {
-    match v {
-        Wire::Varint(v) => Some(*v),
-        _ => None,
-    }
-}
-
-pub(crate) fn bytes_of<'a>(v: &Wire<'a>) -> Option<&'a [u8]> {
-    match v {
-        Wire::Bytes(b) => Some(b),
-        _ => None,
-    }
-}

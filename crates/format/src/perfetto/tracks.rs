@@ -15,8 +15,7 @@
 //!
 //! A descriptor emitted again (an update) replaces the fields it sets.
 
-use super::annotation::text;
-use super::sequence::{bytes_of, varint};
+use super::field::{bytes_of, text, varint};
 use crate::wire::fields;
 use crate::Error;
 use rustc_hash::FxHashMap;
