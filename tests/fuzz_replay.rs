@@ -16,6 +16,8 @@ mod decode_legacy;
 mod decode_nvidia_smi;
 #[path = "../fuzz/bodies/decode_summary.rs"]
 mod decode_summary;
+#[path = "../fuzz/bodies/decode_tar.rs"]
+mod decode_tar;
 #[path = "../fuzz/bodies/decode_tpu_trace.rs"]
 mod decode_tpu_trace;
 #[path = "../fuzz/bodies/decode_trace.rs"]
@@ -52,6 +54,7 @@ const TARGETS: &[&str] = &[
     "decode_nvidia_smi",
     "decode_hlo",
     "decode_summary",
+    "decode_tar",
     "tools_xspace",
     "tools_trace",
     "tools_legacy",
@@ -80,6 +83,7 @@ replay_tests!(
     decode_nvidia_smi,
     decode_hlo,
     decode_summary,
+    decode_tar,
     tools_xspace,
     tools_trace,
     tools_legacy,

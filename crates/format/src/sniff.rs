@@ -6,6 +6,8 @@ pub enum FileKind {
     Empty,
     Gzip,
     Zstd,
+    /// A tar archive (each profile in it is a host of its own: [`crate::archive`]).
+    Tar,
     /// Protobuf whose top-level fields are all XSpace fields.
     XSpace,
     /// Protobuf framing, but fields XSpace does not have.
@@ -22,6 +24,7 @@ impl FileKind {
             FileKind::Empty => "nothing (it is empty)",
             FileKind::Gzip => "gzip-compressed data",
             FileKind::Zstd => "zstd-compressed data, which Proflens does not read",
+            FileKind::Tar => "a tar archive, whose profiles open as the hosts of a run when the archive itself is opened",
             FileKind::XSpace => "an XSpace profile",
             FileKind::OtherProtobuf => {
                 "a protobuf message of another kind (for example a legacy TensorBoard tool file such as overview_page.pb)"
@@ -66,6 +69,9 @@ pub fn sniff(bytes: &[u8]) -> FileKind {
     }
     if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         return FileKind::Zstd;
+    }
+    if crate::tar::is_header(bytes) {
+        return FileKind::Tar;
     }
     let first_text = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if matches!(first_text, Some(b'{') | Some(b'[')) {
