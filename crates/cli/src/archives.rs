@@ -16,7 +16,12 @@ use std::sync::Arc;
 pub enum Location {
     File(PathBuf),
     /// A member of a tar archive: `shown` is `<archive>/<member>`.
-    Member { shown: PathBuf, bytes: ArchiveBytes, offset: u64, len: u64 },
+    Member {
+        shown: PathBuf,
+        bytes: ArchiveBytes,
+        offset: u64,
+        len: u64,
+    },
 }
 
 /// The bytes of an archive: a `.tar` on disk, or a `.tar.gz`'s inflated tar.

@@ -84,7 +84,8 @@ fn described(opened: &Opened, chosen: &[usize], windows: &[Option<(u64, u64)>]) 
 /// as discovery sorts a run's hosts. A host name two of them share is told
 /// apart by its run (`vm (2026_01_01_00_00_01)`), in a context of its own.
 fn combined(opened: &Opened, name: &str, chosen: &[usize]) -> Run {
-    let shared = |host: &str| chosen.iter().filter(|&&i| opened.runs[i].specs.iter().any(|s| s.name == host)).count() > 1;
+    let shared =
+        |host: &str| chosen.iter().filter(|&&i| opened.runs[i].specs.iter().any(|s| s.name == host)).count() > 1;
     let mut hosts = Vec::new();
     for &i in chosen {
         let from = &opened.runs[i];

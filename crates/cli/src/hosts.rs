@@ -133,10 +133,8 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
             path.display()
         )));
     }
-    let mut opened = Opened {
-        runs: Vec::new(),
-        hooks: Rc::new(CliHooks { started: Instant::now(), hosts: RefCell::default() }),
-    };
+    let mut opened =
+        Opened { runs: Vec::new(), hooks: Rc::new(CliHooks { started: Instant::now(), hosts: RefCell::default() }) };
     for run in found.runs {
         let mut hosts = Vec::new();
         let mut paths = Vec::new();
@@ -152,7 +150,10 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
             };
             let spec = HostSpec {
                 name: host.name,
-                files: indexes.iter().map(|&(i, tool)| (files[i].relative.clone(), files[i].location.clone(), tool)).collect(),
+                files: indexes
+                    .iter()
+                    .map(|&(i, tool)| (files[i].relative.clone(), files[i].location.clone(), tool))
+                    .collect(),
                 summary: host.summary.and_then(|i| files[i].location.on_disk().map(Path::to_path_buf)),
             };
             paths.push(indexes.iter().map(|&(i, _)| files[i].location.path().to_path_buf()).collect());

@@ -65,7 +65,11 @@ fn damaged_and_misnamed_archives_are_clear_errors() {
     std::fs::write(&cut, &pax[..3000]).unwrap();
     let out = proflens(&["info", cut.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("cut.tar: The profile is truncated (the tar archive ends inside"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cut.tar: The profile is truncated (the tar archive ends inside"),
+        "{}",
+        stderr(&out)
+    );
     let not_tar = dir.join("x.tar");
     std::fs::write(&not_tar, b"hello").unwrap();
     let out = proflens(&["info", not_tar.to_str().unwrap()]);

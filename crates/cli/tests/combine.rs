@@ -51,7 +51,11 @@ fn hosts_split_across_run_folders_combine_into_their_run() {
 fn runs_apart_in_time_are_not_combined_and_shared_host_names_are_told_apart() {
     let dir = logdir(
         "apart",
-        &[(A, &["vm.xplane.pb.gz"]), (B, &["vm.xplane.pb.gz"]), ("2020_01_01_00_00_00", &["xspace/external/tw003.xplane.pb"])],
+        &[
+            (A, &["vm.xplane.pb.gz"]),
+            (B, &["vm.xplane.pb.gz"]),
+            ("2020_01_01_00_00_00", &["xspace/external/tw003.xplane.pb"]),
+        ],
     );
     let info = json(&["info", s(&dir)]);
     assert_eq!(info["combinable_runs"], serde_json::json!([format!("{A}+{B}")]));
@@ -62,7 +66,8 @@ fn runs_apart_in_time_are_not_combined_and_shared_host_names_are_told_apart() {
     let out = proflens(&["tool", s(&dir), "overview_page", "--run", &format!("{A}+nope")]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run 'nope' to combine"));
     // The same host in both runs: named by its run in the combined one.
-    let v: Value = json(&["tool", s(&dir), "overview_page", "--run", &format!("{A}+{B}"), "--host", &format!("vm ({B})")]);
+    let v: Value =
+        json(&["tool", s(&dir), "overview_page", "--run", &format!("{A}+{B}"), "--host", &format!("vm ({B})")]);
     assert_eq!(v, json(&["tool", s(&data(RUN)), "overview_page", "--host", "vm"]));
     std::fs::remove_dir_all(&dir).unwrap();
 }

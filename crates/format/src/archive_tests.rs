@@ -31,7 +31,10 @@ fn a_gnu_tar_gz_lists_its_two_traces() {
     assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
     // Members decode in place; rank 1's is a gzip inside the archive.
     let whole = |name: &str| {
-        let raw = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/collectives-synthetic").join(name)).unwrap();
+        let raw = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/collectives-synthetic").join(name),
+        )
+        .unwrap();
         crate::load_profile(&raw, &Limits::default(), &mut |_| {}).unwrap().event_count()
     };
     assert_eq!(events_of(&tar, &listing.members[0]), whole("rank-0.json"));

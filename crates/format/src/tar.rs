@@ -226,7 +226,8 @@ impl Pax {
     /// Records `"<length> <key>=<value>\n"`, the length counting the whole
     /// record; other keys (times, owners) are passed over.
     fn parse(bytes: &[u8], header_at: u64) -> Result<Pax, Error> {
-        let bad = |why: &str| Error::Corrupt { detail: format!("the pax header at byte {header_at} is damaged ({why})") };
+        let bad =
+            |why: &str| Error::Corrupt { detail: format!("the pax header at byte {header_at} is damaged ({why})") };
         let mut pax = Pax::default();
         let mut rest = bytes;
         while !rest.is_empty() {

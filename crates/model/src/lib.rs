@@ -250,7 +250,8 @@ mod tests {
         let mut p = Profile::default();
         assert_eq!(p.wall_window_ns(), None);
         p.origin_ns = Some(1_000_000);
-        let events = Events { start_ps: [-2_000, 5_000].into(), duration_ps: [1_000, 10_000].into(), ..Events::default() };
+        let events =
+            Events { start_ps: [-2_000, 5_000].into(), duration_ps: [1_000, 10_000].into(), ..Events::default() };
         p.planes.push(Plane { lines: vec![Line { events, ..Line::default() }], ..Plane::default() });
         assert_eq!(p.wall_window_ns(), Some((999_998, 1_000_015)));
         p.stop_ns = Some(3_000_000);

@@ -33,7 +33,8 @@ pub fn run_window(hosts: &[Rc<HostContext>]) -> Result<Option<(u64, u64)>, Strin
 /// first) whose windows overlap, directly or through a run between them;
 /// runs without a window join none.
 pub fn overlapping(windows: &[Option<(u64, u64)>]) -> Vec<Vec<usize>> {
-    let mut order: Vec<(usize, (u64, u64))> = windows.iter().enumerate().filter_map(|(i, w)| Some((i, (*w)?))).collect();
+    let mut order: Vec<(usize, (u64, u64))> =
+        windows.iter().enumerate().filter_map(|(i, w)| Some((i, (*w)?))).collect();
     order.sort_by_key(|&(i, (start, _))| (start, i));
     let mut groups: Vec<(Vec<usize>, u64)> = Vec::new();
     for (i, (start, end)) in order {

@@ -127,7 +127,11 @@ pub fn files(picked: Vec<(String, File)>) -> Found {
     let listed: Vec<String> = if paths.len() == 1 {
         names
     } else {
-        names.into_iter().enumerate().map(|(i, n)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { n }).collect()
+        names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { n })
+            .collect()
     };
     let mut opened = found(&listed, &paths, reader, blob, true);
     if paths.len() > 1 {
