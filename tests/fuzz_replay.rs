@@ -18,6 +18,8 @@ mod decode_nvidia_smi;
 mod decode_perfetto;
 #[path = "../fuzz/bodies/decode_summary.rs"]
 mod decode_summary;
+#[path = "../fuzz/bodies/decode_tar.rs"]
+mod decode_tar;
 #[path = "../fuzz/bodies/decode_tpu_trace.rs"]
 mod decode_tpu_trace;
 #[path = "../fuzz/bodies/decode_trace.rs"]
@@ -55,6 +57,7 @@ const TARGETS: &[&str] = &[
     "decode_nvidia_smi",
     "decode_hlo",
     "decode_summary",
+    "decode_tar",
     "tools_xspace",
     "tools_trace",
     "tools_legacy",
@@ -84,6 +87,7 @@ replay_tests!(
     decode_nvidia_smi,
     decode_hlo,
     decode_summary,
+    decode_tar,
     tools_xspace,
     tools_trace,
     tools_legacy,

@@ -47,8 +47,8 @@ pub fn run(args: &Args) -> Result<Verdict, Failure> {
     // Checked before the profile is read: a misspelt id would otherwise pass every gate.
     let fail_on = fail_on_ids(&args.fail_on)?;
     let tool = registry::find(ADVISOR).ok_or_else(|| Failure("this build has no Advisor".into()))?;
-    let opened = hosts::open(&args.path)?;
-    let (run, hosts) = hosts::choose(&opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    let mut opened = hosts::open(&args.path)?;
+    let (run, hosts) = crate::combine::choose(&mut opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
     crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(None));
     let output = registry::run(tool, &hosts, &Request::default()).map_err(|e| match e {
         ToolError::OneHost => Failure(format!(

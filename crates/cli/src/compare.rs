@@ -72,9 +72,9 @@ pub fn run(args: &Args) -> Result<Verdict, Failure> {
 
 /// One side: the run and host chosen in `path`, named `path[ run][ / host]`.
 fn side(path: &Path, run: Option<&str>, host: Option<&str>, role: &str) -> Result<Side, Failure> {
-    let opened = hosts::open(path).map_err(|Failure(why)| Failure(format!("the {role}: {why}")))?;
-    let (chosen, hosts) =
-        hosts::choose(&opened, run, host, path).map_err(|Failure(why)| Failure(format!("the {role}: {why}")))?;
+    let mut opened = hosts::open(path).map_err(|Failure(why)| Failure(format!("the {role}: {why}")))?;
+    let (chosen, hosts) = crate::combine::choose(&mut opened, run, host, path)
+        .map_err(|Failure(why)| Failure(format!("the {role}: {why}")))?;
     let label = match host {
         Some(host) => format!("{} / {host}", chosen.name),
         None if hosts.len() == 1 => format!("{} / {}", chosen.name, hosts[0].name()),

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::rc::Rc;
 
 pub fn run(path: &Path, out: &Path, run: Option<&str>, host: Option<&str>) -> Result<(), Failure> {
-    let opened = hosts::open(path)?;
-    let (_, chosen) = hosts::choose(&opened, run, host, path)?;
+    let mut opened = hosts::open(path)?;
+    let (_, chosen) = crate::combine::choose(&mut opened, run, host, path)?;
     let [host] = chosen.as_slice() else {
         return all_hosts(&chosen, out);
     };

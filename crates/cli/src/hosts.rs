@@ -3,7 +3,9 @@
 //! is opened in the browser, and each host becomes a `HostContext` that
 //! reads its files from disk when a tool asks. A host's summary beside its
 //! profile (`proflens summarize`) gives the host its analysis (`summaries`).
+//! Tar archives among the files are opened as folders (`archives`).
 
+use crate::archives::Location;
 use crate::Failure;
 use proflens_analysis::context::{Hooks, HostContext, HostFile};
 use proflens_format::legacy::LegacyTool;
@@ -20,6 +22,20 @@ const MAX_DEPTH: usize = 32;
 /// The runs and hosts under a path.
 pub struct Opened {
     pub runs: Vec<Run>,
+    hooks: Rc<CliHooks>,
+}
+
+impl Opened {
+    /// A context for `spec`, with its summary if it has one, among the
+    /// hosts of which one at a time keeps its events.
+    pub fn context(&self, spec: &HostSpec) -> Rc<HostContext> {
+        let context = Rc::new(spec.context(self.hooks.clone()));
+        if let Some(summary) = &spec.summary {
+            crate::summaries::give(summary, spec.events(), &context);
+        }
+        self.hooks.hosts.borrow_mut().push(Rc::downgrade(&context));
+        context
+    }
 }
 
 pub struct Run {
@@ -38,8 +54,8 @@ pub struct Run {
 pub struct HostSpec {
     pub name: String,
     /// Each file: its name relative to the opened folder (as the browser
-    /// names it), its path, its legacy tool.
-    pub files: Vec<(String, PathBuf, Option<LegacyTool>)>,
+    /// names it), where it is read, its legacy tool.
+    pub files: Vec<(String, Location, Option<LegacyTool>)>,
     /// The host's summary file, if one was found.
     pub summary: Option<PathBuf>,
 }
@@ -50,34 +66,42 @@ impl HostSpec {
         let files = self
             .files
             .iter()
-            .map(|(relative, path, tool)| {
-                let path = path.clone();
-                HostFile {
-                    path: relative.clone(),
-                    tool: *tool,
-                    read: Box::new(move || proflens_format::source::open_file(&path)),
-                }
+            .map(|(relative, location, tool)| {
+                let location = location.clone();
+                HostFile { path: relative.clone(), tool: *tool, read: Box::new(move || location.open()) }
             })
             .collect();
         HostContext::new(self.name.clone(), files, hooks)
     }
 
-    /// The host's file of events (the first file that is no legacy tool file).
-    pub fn events(&self) -> Option<&Path> {
-        self.files.iter().find(|(_, _, tool)| tool.is_none()).map(|(_, path, _)| path.as_path())
+    /// Where the host's events are read (the first file that is no legacy tool file).
+    fn events_at(&self) -> Option<&Location> {
+        self.files.iter().find(|(_, _, tool)| tool.is_none()).map(|(_, location, _)| location)
     }
 
-    /// The host's XSpace file, when its name says it has one (the hosts a
-    /// summary is written for).
+    /// The host's file of events on disk (none for a member of an archive).
+    pub fn events(&self) -> Option<&Path> {
+        self.events_at()?.on_disk()
+    }
+
+    /// The host's XSpace file on disk, when its name says it has one (the
+    /// hosts a summary is written for).
     pub fn xspace(&self) -> Option<&Path> {
         let path = self.events()?;
         logdir::host_name(path.file_name()?.to_str()?).map(|_| path)
+    }
+
+    /// Whether the host's events are named as an XSpace, on disk or in an archive.
+    pub fn has_xspace(&self) -> bool {
+        let name = self.events_at().and_then(|l| l.path().file_name()).map(|n| n.to_string_lossy().into_owned());
+        name.is_some_and(|n| logdir::host_name(&n).is_some())
     }
 }
 
 /// Runs and hosts under `path` (a file, a run folder or a whole log directory).
 pub fn open(path: &Path) -> Result<Opened, Failure> {
     let meta = std::fs::metadata(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+    let alone = meta.is_file();
     let (root, files, root_run) = if meta.is_file() {
         let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (parent.clone(), vec![path.to_path_buf()], dir_name(&parent))
@@ -100,15 +124,17 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
     // Named as a folder pick in the browser names them: relative to the folder.
     let relative: Vec<String> =
         files.iter().map(|f| f.strip_prefix(&root).unwrap_or(f).to_string_lossy().replace('\\', "/")).collect();
-    let found = logdir::discover(relative.iter().map(String::as_str), &root_run);
+    let (files, notes) = crate::archives::expand(files, relative, alone)?;
+    report(&notes);
+    let found = logdir::discover(files.iter().map(|f| f.listed.as_str()), &root_run);
     if found.runs.is_empty() {
         return Err(Failure(format!(
-            "{}: no profiles (*.xplane.pb, trace JSON *.json / *.json.gz, or TensorBoard tool files) found here",
+            "{}: no profiles (*.xplane.pb, trace JSON *.json / *.json.gz, TensorBoard tool files, or .tar / .tar.gz archives of them) found here",
             path.display()
         )));
     }
-    let hooks = Rc::new(CliHooks { started: Instant::now(), hosts: RefCell::default() });
-    let mut runs = Vec::new();
+    let mut opened =
+        Opened { runs: Vec::new(), hooks: Rc::new(CliHooks { started: Instant::now(), hosts: RefCell::default() }) };
     for run in found.runs {
         let mut hosts = Vec::new();
         let mut paths = Vec::new();
@@ -124,21 +150,19 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
             };
             let spec = HostSpec {
                 name: host.name,
-                files: indexes.iter().map(|&(i, tool)| (relative[i].clone(), files[i].clone(), tool)).collect(),
-                summary: host.summary.map(|i| files[i].clone()),
+                files: indexes
+                    .iter()
+                    .map(|&(i, tool)| (files[i].relative.clone(), files[i].location.clone(), tool))
+                    .collect(),
+                summary: host.summary.and_then(|i| files[i].location.on_disk().map(Path::to_path_buf)),
             };
-            paths.push(indexes.iter().map(|&(i, _)| files[i].clone()).collect());
-            let context = Rc::new(spec.context(hooks.clone()));
-            if let Some(summary) = &spec.summary {
-                crate::summaries::give(summary, spec.events(), &context);
-            }
-            hooks.hosts.borrow_mut().push(Rc::downgrade(&context));
-            hosts.push(context);
+            paths.push(indexes.iter().map(|&(i, _)| files[i].location.path().to_path_buf()).collect());
+            hosts.push(opened.context(&spec));
             specs.push(spec);
         }
-        runs.push(Run { name: run.name, hosts, files: paths, specs });
+        opened.runs.push(Run { name: run.name, hosts, files: paths, specs });
     }
-    Ok(Opened { runs })
+    Ok(opened)
 }
 
 /// A folder without XSpace or tool files: only the trace JSON directly in
@@ -178,7 +202,8 @@ fn unreadable_json(path: &Path) -> bool {
 
 /// The hosts to analyse: the run named by `--run` (or the only one; several
 /// runs without a choice is an error that lists them), and in it the host
-/// named by `--host`, or all its hosts together.
+/// named by `--host`, or all its hosts together. (`combine::choose` first
+/// adds a run that `RUN1+RUN2` combines.)
 pub fn choose<'a>(
     opened: &'a Opened,
     run: Option<&str>,
@@ -276,13 +301,18 @@ impl Walk {
 
     /// Says on stderr what was left out (the first few of it).
     fn report(&self) {
-        const SHOWN: usize = 5;
-        for note in self.skipped.iter().take(SHOWN) {
-            eprintln!("proflens: skipped {}", proflens_format::escape_controls(note));
-        }
-        if self.skipped.len() > SHOWN {
-            eprintln!("proflens: skipped {} more", self.skipped.len() - SHOWN);
-        }
+        report(&self.skipped);
+    }
+}
+
+/// Says on stderr what was left out (the first few of `skipped`).
+fn report(skipped: &[String]) {
+    const SHOWN: usize = 5;
+    for note in skipped.iter().take(SHOWN) {
+        eprintln!("proflens: skipped {}", proflens_format::escape_controls(note));
+    }
+    if skipped.len() > SHOWN {
+        eprintln!("proflens: skipped {} more", skipped.len() - SHOWN);
     }
 }
 

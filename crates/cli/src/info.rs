@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 #[derive(Serialize)]
 struct Summary {
     runs: Vec<RunSummary>,
+    /// Runs captured together (their windows overlap), as `--run` combines
+    /// them (`RUN1+RUN2`); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    combinable_runs: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -90,5 +94,6 @@ pub fn run(path: &Path) -> Result<(), Failure> {
         }
         runs.push(RunSummary { name: run.name.clone(), hosts });
     }
-    crate::output::print(&(serde_json::to_string_pretty(&Summary { runs })? + "\n"))
+    let combinable_runs = crate::combine::offered(&opened);
+    crate::output::print(&(serde_json::to_string_pretty(&Summary { runs, combinable_runs })? + "\n"))
 }

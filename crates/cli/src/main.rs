@@ -4,7 +4,9 @@
 //! the panic hook keeps even a bug from printing a backtrace at users.
 
 mod advise;
+mod archives;
 mod bench;
+mod combine;
 mod compare;
 mod export_trace;
 mod hosts;
@@ -36,18 +38,19 @@ struct Cli {
 enum Command {
     /// Print the runs, hosts, planes, lines and event counts of PATH as JSON.
     Info {
-        /// A profile file, a run directory or a whole log directory.
+        /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
         path: PathBuf,
     },
     /// Write a timeline as Chrome Trace Event JSON (for Perfetto, about:tracing): one host's,
     /// or every host of the run (one process per host and plane, on the run's clock).
     ExportTrace {
-        /// A profile file, a run directory or a whole log directory.
+        /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
         path: PathBuf,
         /// The JSON file to write.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
-        /// The run, when PATH holds several.
+        /// The run, when PATH holds several; `RUN1+RUN2` combines runs captured together (their
+        /// capture windows overlap, as the run folders of one multi-host JAX job; `info` lists them).
         #[arg(long)]
         run: Option<String>,
         /// One host of the run (without it, every host).
@@ -67,7 +70,7 @@ enum Command {
     /// Exit code 2 (with --fail-if-slower) means the candidate's step time is slower than allowed;
     /// any failure exits 1.
     Compare {
-        /// The baseline: a profile file, a run directory or a whole log directory.
+        /// The baseline: a profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive.
         base: PathBuf,
         /// The candidate (may be the same path as the baseline, with other --*-run/--*-host).
         candidate: PathBuf,
@@ -111,9 +114,10 @@ enum Command {
     ///
     /// Exit code 2 (with --fail-on) means a named finding is present; any failure exits 1.
     Advise {
-        /// A profile file, a run directory or a whole log directory.
+        /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
         path: PathBuf,
-        /// The run, when PATH holds several.
+        /// The run, when PATH holds several; `RUN1+RUN2` combines runs captured together (their
+        /// capture windows overlap, as the run folders of one multi-host JAX job; `info` lists them).
         #[arg(long)]
         run: Option<String>,
         /// One host (or rank) of the run; without it, all hosts of the run together.
@@ -133,7 +137,7 @@ enum Command {
     /// the tools of all hosts (overview, input pipeline, framework op stats, kernel stats, pod
     /// viewer) then read the summaries instead of the profiles, and the summaries alone are a run.
     Summarize {
-        /// A profile file, a run directory or a whole log directory.
+        /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
         path: PathBuf,
         /// Only this run, when PATH holds several (default: every run).
         #[arg(long)]
@@ -150,11 +154,12 @@ enum Command {
     },
     /// Run one analysis tool on one host and print its result.
     Tool {
-        /// A profile file, a run directory or a whole log directory.
+        /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
         path: PathBuf,
         /// A tool of `proflens tools` (XProf's names: overview_page, framework_op_stats, …).
         tool: String,
-        /// The run, when PATH holds several.
+        /// The run, when PATH holds several; `RUN1+RUN2` combines runs captured together (their
+        /// capture windows overlap, as the run folders of one multi-host JAX job; `info` lists them).
         #[arg(long)]
         run: Option<String>,
         /// One host of the run; without it, all hosts together (XProf's "all hosts").

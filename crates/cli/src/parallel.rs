@@ -52,7 +52,7 @@ pub fn analyse_hosts(tool: &str, run: &Run, hosts: &[Rc<HostContext>], jobs: usi
         .filter_map(|(i, h)| {
             let at = run.hosts.iter().position(|r| Rc::ptr_eq(r, h))?;
             let spec = &run.specs[at];
-            spec.xspace().map(|_| (i, spec))
+            spec.has_xspace().then_some((i, spec))
         })
         .collect();
     let specs: Vec<&HostSpec> = todo.iter().map(|(_, s)| *s).collect();

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>) -> Result<(), Failure> {
-    let opened = hosts::open(path)?;
+    let mut opened = hosts::open(path)?;
     let runs: Vec<&hosts::Run> = match only_run {
-        Some(_) => vec![hosts::choose(&opened, only_run, None, path)?.0],
+        Some(_) => vec![crate::combine::choose(&mut opened, only_run, None, path)?.0],
         None => opened.runs.iter().collect(),
     };
     // Each host with its profile and the summary written beside it.

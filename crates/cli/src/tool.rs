@@ -58,8 +58,8 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             names(registry::TOOLS.iter().map(|t| t.id()))
         ))
     })?;
-    let opened = hosts::open(&args.path)?;
-    let (run, hosts) = hosts::choose(&opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    let mut opened = hosts::open(&args.path)?;
+    let (run, hosts) = crate::combine::choose(&mut opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
     let request = Request {
         format: args.format.into(),
         module: args.module.clone(),

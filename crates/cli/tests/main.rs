@@ -4,8 +4,10 @@
 mod common;
 
 mod advise;
+mod archives;
 mod bench;
 mod cli;
+mod combine;
 mod compare;
 mod input;
 mod kineto;

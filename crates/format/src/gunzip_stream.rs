@@ -170,8 +170,8 @@ impl Fill for GunzipFill<'_> {
     }
 }
 
-/// The whole inflated content (tests compare it with [`crate::inflate::gunzip`]).
-#[cfg(test)]
+/// The whole inflated content, the source read a piece at a time (a
+/// `.tar.gz` archive; tests compare it with [`crate::inflate::gunzip`]).
 pub(crate) fn gunzip_all(source: &dyn ByteSource, limit: u64, chunk: usize) -> Result<Vec<u8>, Error> {
     let mut fill = GunzipFill::new(source, limit, chunk);
     let mut out = Vec::new();

@@ -4,10 +4,13 @@
 //! size limits, [`xspace`] decodes XSpace protobuf into the model,
 //! [`chrome_trace`] reads trace-event JSON (PyTorch/Kineto, XProf's legacy
 //! trace.json) into the same model, [`perfetto`] reads Perfetto protobuf
-//! traces through the same mapping, [`load_profile`] picks between them, and
-//! [`logdir`] finds runs and hosts in a list of uploaded paths. Every failure
+//! traces through the same mapping, [`load_profile`] picks between them,
+//! [`logdir`] finds runs and hosts in a list of uploaded paths, and
+//! [`archive`] lists the profiles of a tar archive ([`tar`]). Every failure
 //! is an [`Error`] whose `Display` is a sentence a user can act on.
 
+pub mod archive;
+pub mod capture_window;
 pub mod chrome_trace;
 pub mod error;
 mod gunzip_stream;
@@ -23,6 +26,7 @@ pub mod perfetto;
 pub mod sniff;
 pub mod source;
 mod stream_reader;
+pub mod tar;
 pub mod tpu_trace;
 pub mod wire;
 pub mod xspace;

@@ -6,6 +6,8 @@ pub enum FileKind {
     Empty,
     Gzip,
     Zstd,
+    /// A tar archive (each profile in it is a host of its own: [`crate::archive`]).
+    Tar,
     /// Protobuf whose top-level fields are all XSpace fields.
     XSpace,
     /// A Perfetto trace: packets (field 1) with TracePacket fields.
@@ -24,6 +26,7 @@ impl FileKind {
             FileKind::Empty => "nothing (it is empty)",
             FileKind::Gzip => "gzip-compressed data",
             FileKind::Zstd => "zstd-compressed data, which Proflens does not read",
+            FileKind::Tar => "a tar archive, whose profiles open as the hosts of a run when the archive itself is opened",
             FileKind::XSpace => "an XSpace profile",
             FileKind::Perfetto => "a Perfetto trace",
             FileKind::OtherProtobuf => {
@@ -74,6 +77,9 @@ pub fn sniff(bytes: &[u8]) -> FileKind {
     // a newline) may be `{` or `[`.
     if bytes[0] == 0x0a && perfetto_packets(&bytes[..bytes.len().min(4096)]) {
         return FileKind::Perfetto;
+    }
+    if crate::tar::is_header(bytes) {
+        return FileKind::Tar;
     }
     let first_text = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if matches!(first_text, Some(b'{') | Some(b'[')) {

@@ -74,6 +74,69 @@ impl<T: ByteSource + ?Sized> ByteSource for std::rc::Rc<T> {
     }
 }
 
+impl<T: ByteSource + ?Sized> ByteSource for &T {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+        (**self).read_at(offset, buf)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
+    }
+}
+
+impl<T: ByteSource + ?Sized> ByteSource for std::sync::Arc<T> {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+        (**self).read_at(offset, buf)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
+    }
+}
+
+/// `len` bytes of a source from `offset`: a member of a tar archive, read
+/// where it lies in the archive (in place, when the archive is in memory).
+pub struct Part<S> {
+    whole: S,
+    offset: u64,
+    len: u64,
+}
+
+impl<S: ByteSource> Part<S> {
+    /// The part; one past the end of `whole` is cut to it.
+    pub fn new(whole: S, offset: u64, len: u64) -> Part<S> {
+        let offset = offset.min(whole.len());
+        let len = len.min(whole.len() - offset);
+        Part { whole, offset, len }
+    }
+}
+
+impl<S: ByteSource> ByteSource for Part<S> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+        if offset.checked_add(buf.len() as u64).is_none_or(|end| end > self.len) {
+            return Err(Error::Unreadable { detail: format!("no bytes at {offset} of {}", self.len) });
+        }
+        self.whole.read_at(self.offset + offset, buf)
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        let start = usize::try_from(self.offset).ok()?;
+        self.whole.as_slice()?.get(start..start.checked_add(usize::try_from(self.len).ok()?)?)
+    }
+}
+
 /// The whole file in memory, for readers that need it whole (tool files,
 /// CSV logs, trace JSON today).
 pub fn read_all(source: &dyn ByteSource) -> Result<Vec<u8>, Error> {
@@ -160,6 +223,12 @@ mod tests {
             assert_eq!(read_all(source).unwrap(), bytes);
             assert_eq!(read_head(source, 5).unwrap(), &bytes[..5]);
             assert!(matches!(source.read_at(9_999, &mut buf), Err(Error::Unreadable { .. })));
+            // A part reads its own bytes, and none past its end.
+            let part = Part::new(source, 100, 50);
+            assert_eq!(read_all(&part).unwrap(), bytes[100..150]);
+            assert!(matches!(part.read_at(45, &mut buf), Err(Error::Unreadable { .. })));
+            assert_eq!(part.as_slice().is_some(), source.as_slice().is_some());
+            assert_eq!(Part::new(source, 9_990, 50).len(), 10);
         }
         std::fs::remove_file(&dir).unwrap();
     }

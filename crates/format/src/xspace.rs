@@ -197,7 +197,7 @@ pub fn build(mut space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Pr
 }
 
 /// `profile_start_time` / `profile_stop_time` of the Task Environment plane.
-fn capture_window(planes: &[&XPlane]) -> (Option<u64>, Option<u64>) {
+pub(crate) fn capture_window(planes: &[&XPlane]) -> (Option<u64>, Option<u64>) {
     let Some(env) = planes.iter().find(|p| p.name == TASK_ENVIRONMENT_PLANE) else {
         return (None, None);
     };

@@ -179,6 +179,18 @@ impl Profile {
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
     }
 
+    /// The wall-clock span the profile covers, ns since the Unix epoch:
+    /// the capture window when the file records one, else its events' span
+    /// from [`Profile::origin_ns`]; `None` without a wall-clock origin.
+    pub fn wall_window_ns(&self) -> Option<(u64, u64)> {
+        let origin = self.origin_ns?;
+        if let Some(stop) = self.stop_ns.filter(|&stop| stop >= origin) {
+            return Some((origin, stop));
+        }
+        let (start, end) = self.span_ps().unwrap_or((0, 0));
+        Some((origin.saturating_add_signed(start / 1000), origin.saturating_add_signed(end / 1000)))
+    }
+
     pub fn plane_by_name(&self, name: &str) -> Option<&Plane> {
         let id = self.strings.lookup(name)?;
         self.planes.iter().find(|p| p.name == id)
@@ -231,5 +243,18 @@ mod tests {
         let ev = Events { start_ps: [5, 6].into(), duration_ps: [100, 1].into(), ..Events::default() };
         assert_eq!(ev.span_ps(), Some((5, 105)));
         assert_eq!(Events::default().span_ps(), None);
+    }
+
+    #[test]
+    fn the_wall_window_is_the_capture_or_the_events_span() {
+        let mut p = Profile::default();
+        assert_eq!(p.wall_window_ns(), None);
+        p.origin_ns = Some(1_000_000);
+        let events =
+            Events { start_ps: [-2_000, 5_000].into(), duration_ps: [1_000, 10_000].into(), ..Events::default() };
+        p.planes.push(Plane { lines: vec![Line { events, ..Line::default() }], ..Plane::default() });
+        assert_eq!(p.wall_window_ns(), Some((999_998, 1_000_015)));
+        p.stop_ns = Some(3_000_000);
+        assert_eq!(p.wall_window_ns(), Some((1_000_000, 3_000_000)));
     }
 }

@@ -3,6 +3,7 @@
 //! host is unloaded. It is the only cache: the CLI, the app's worker and
 //! the trace viewer's queries all read passes through it.
 
+pub mod overlap;
 mod room;
 mod run;
 pub mod summary;
@@ -89,6 +90,8 @@ pub struct HostContext {
     hooks: Rc<dyn Hooks>,
     profile: Slot<Profile>,
     load: Cell<Option<LoadStats>>,
+    /// The events' wall-clock window once decoded ([`HostContext::wall_window_ns`]), kept when they are unloaded.
+    window: Cell<Option<Option<(u64, u64)>>>,
     /// Legacy tool files: (tool, file index, the file once decoded).
     tool_files: RefCell<Vec<(LegacyTool, usize, Option<Decoded>)>>,
     hlo: Slot<Hlo>,
@@ -129,6 +132,7 @@ impl HostContext {
             hooks,
             profile: Slot::default(),
             load: Cell::new(None),
+            window: Cell::new(None),
             tool_files: RefCell::new(tool_files),
             hlo: Slot::default(),
             grouping: Slot::default(),
@@ -279,6 +283,7 @@ impl HostContext {
         self.read_ms.set(self.read_ms.get() + read_ms);
         self.count("decode");
         self.add_ms("decode", self.hooks.now_ms() - started - read_ms);
+        self.window.set(Some(profile.wall_window_ns()));
         let profile = Rc::new(profile);
         *self.profile.borrow_mut() = Some(profile.clone());
         self.hooks.loaded(&self.name);
@@ -289,6 +294,15 @@ impl HostContext {
     fn read_whole(&self, file: usize) -> Result<Vec<u8>, String> {
         let source = (self.files[file].read)()?;
         read_all(&*source).map_err(|e| format!("{}: {e}", self.files[file].path))
+    }
+
+    /// The wall-clock span the host's events cover (`Profile::wall_window_ns`):
+    /// decodes them the first time, then is kept when they are unloaded.
+    pub fn wall_window_ns(&self) -> Result<Option<(u64, u64)>, String> {
+        match self.window.get() {
+            Some(window) => Ok(window),
+            None => Ok(self.profile()?.wall_window_ns()),
+        }
     }
 
     /// What loading the events cost, once they are loaded.

@@ -5,6 +5,8 @@
 //! cancelling is `Worker.terminate()`.
 //!
 //! - [`source`]: picked files, a served log directory or the demo, as hosts;
+//! - [`archives`]: tar archives among the picked files, opened as folders;
+//! - [`combined_runs`]: runs captured together (a multi-host JAX job's run folders), offered as one;
 //! - [`hosts`]: the hosts' contexts (the only cache), tools run through the registry;
 //! - [`summary_files`], [`summarize`]: host summaries read beside profiles,
 //!   or computed by extra workers (one host each at a time) for the tools of all hosts;
@@ -15,7 +17,9 @@
 //! No tool is named here: tools are found with `registry::find` and their
 //! view models go to the page as they are.
 
+mod archives;
 mod blob_source;
+mod combined_runs;
 mod compare;
 mod heap;
 mod hosts;

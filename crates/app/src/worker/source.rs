@@ -11,7 +11,10 @@ use proflens_format::logdir_index;
 use proflens_format::source::in_memory;
 use web_sys::{File, FileReaderSync, XmlHttpRequest, XmlHttpRequestResponseType};
 
-use super::blob_source::BlobSource;
+use std::rc::Rc;
+
+use super::archives::{self, Item};
+use super::combined_runs;
 use super::summary_files::{self, Profile, SummaryFile};
 
 use crate::demos;
@@ -87,46 +90,56 @@ pub fn demo(id: &str, base: &str) -> Found {
             Ok(in_memory(bytes))
         })
     };
-    found(&paths, &paths, reader, |_| None)
+    found(&paths, &paths, reader, |_| None, false)
 }
 
-/// Files picked or dropped, with the paths they were picked as.
-pub fn files(files: Vec<(String, File)>) -> Found {
-    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+/// Files picked or dropped, with the paths they were picked as; tar
+/// archives among them are opened as folders ([`archives`]).
+pub fn files(picked: Vec<(String, File)>) -> Found {
+    let (items, archive_notes) = archives::expand(picked, read_head);
+    let paths: Vec<String> = items.iter().map(|item| item.path().to_string()).collect();
+    let names: Vec<String> = items.iter().map(|item| item.listed().to_string()).collect();
+    let sources: Vec<Rc<Item>> = items.into_iter().map(Rc::new).collect();
     let reader = |i: usize| -> ReadFile {
-        let (path, file) = files[i].clone();
-        Box::new(move || Ok(Box::new(BlobSource::new(&path, &file))))
+        let item = sources[i].clone();
+        Box::new(move || Ok(item.source()))
     };
     // JSON is a profile only if it holds trace events or a tool's output:
-    // a look at the start of each JSON file decides, before it is listed.
-    let rejected: Vec<(usize, &'static str)> = files
+    // a look at the start of each picked JSON file decides, before it is
+    // listed (an archive's members were looked at when it was opened).
+    let rejected: Vec<(usize, &'static str)> = sources
         .iter()
         .enumerate()
-        .filter(|(_, (path, _))| {
+        .filter_map(|(i, item)| Some((i, item.path(), item.file()?)))
+        .filter(|(_, path, _)| {
             let name = path.rsplit('/').next().unwrap_or(path);
             logdir::trace_host_name(name).is_some()
                 && legacy::tool_file(name).is_none()
                 && logdir::summary_host_name(name).is_none()
         })
-        .filter_map(|(i, (_, file))| match read_head(file) {
+        .filter_map(|(i, _, file)| match read_head(file) {
             Some(head) => proflens_format::sniff::check_json_head(&head).err().map(|why| (i, why)),
             None => Some((i, "could not be read")),
         })
         .collect();
-    let blob = |i: usize| Some(files[i].1.clone());
-    if rejected.is_empty() || paths.len() == 1 {
-        return found(&paths, &paths, reader, blob);
-    }
+    let blob = |i: usize| sources[i].file().cloned();
     // Runs are named from the accepted files only; the others are listed as skipped.
-    let listed: Vec<String> = paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { p.clone() })
-        .collect();
-    let mut opened = found(&listed, &paths, reader, blob);
-    for (file, why) in &rejected {
-        opened.skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
+    let listed: Vec<String> = if paths.len() == 1 {
+        names
+    } else {
+        names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| if rejected.iter().any(|(r, _)| *r == i) { String::new() } else { n })
+            .collect()
+    };
+    let mut opened = found(&listed, &paths, reader, blob, true);
+    if paths.len() > 1 {
+        for (file, why) in &rejected {
+            opened.skipped.push(SkippedEntry { path: paths[*file].clone(), reason: why.to_string() });
+        }
     }
+    opened.skipped.extend(archive_notes);
     opened
 }
 
@@ -145,69 +158,80 @@ pub fn logdir_url(logdir: &str) -> Result<Found, String> {
             Ok(in_memory(bytes))
         })
     };
-    Ok(found(&paths, &paths, reader, |_| None))
+    Ok(found(&paths, &paths, reader, |_| None, false))
 }
 
 /// The runs and hosts of the files at `listed` (blank: left out), each
 /// file named by its path in `paths` and read with `reader(index)`; `blob`
-/// gives the picked `File` of an index, when there is one.
+/// gives the picked `File` of an index, when there is one. With `scan`, runs
+/// captured together are offered combined too ([`combined_runs`]).
 fn found(
     listed: &[String],
     paths: &[String],
     reader: impl Fn(usize) -> ReadFile,
     blob: impl Fn(usize) -> Option<File>,
+    scan: bool,
 ) -> Found {
     let loose = loose_run(listed, &blob);
     let root_run = loose.as_ref().map_or(LOOSE_RUN, |(name, _)| name.as_str());
     let discovered = logdir::discover(listed.iter().map(String::as_str), root_run);
     let file = |i: usize, tool: Option<LegacyTool>| HostFile { path: paths[i].clone(), tool, read: reader(i) };
-    let mut hosts = Vec::new();
-    for run in &discovered.runs {
-        for host in &run.hosts {
-            let indexes: Vec<(usize, Option<LegacyTool>)> = match &host.files {
-                HostFiles::Events(i) => {
-                    std::iter::once(*i).chain(host.counter_logs.iter().copied()).map(|i| (i, None)).collect()
-                }
-                HostFiles::Tools { tools, trace } => {
-                    // In the selector's order, so that messages list the tools as it does.
-                    let mut tools = tools.clone();
-                    tools.sort_by_key(|(kind, _)| selector_position(*kind));
-                    tools.iter().map(|(kind, i)| (*i, Some(*kind))).chain(trace.map(|i| (i, None))).collect()
-                }
-            };
-            let files = indexes.iter().map(|&(i, tool)| file(i, tool)).collect();
-            let blobs = indexes.iter().filter_map(|&(i, _)| Some((paths[i].clone(), blob(i)?))).collect();
-            // The profile a summary describes: the first file of events, as the CLI's.
-            let events = indexes.iter().find(|(_, tool)| tool.is_none()).map(|&(i, _)| i);
-            let summary = host.summary.map(|at| SummaryFile {
-                path: paths[at].clone(),
-                read: reader(at),
-                profile: match events {
-                    None => Profile::None,
-                    Some(i) => blob(i).map_or(Profile::Unknown, |f| Profile::Known(summary_files::source_of(&f))),
-                },
-            });
-            hosts.push(FoundHost { run: run.name.clone(), name: host.name.clone(), files, summary, blobs });
-        }
-    }
-    // Runs of several hosts offer them all together first, as XProf does.
-    let runs = discovered
-        .runs
-        .iter()
-        .map(|r| {
-            let all = (r.hosts.len() > 1).then(|| ALL_HOSTS.to_string());
-            RunEntry {
-                name: r.name.clone(),
-                hosts: all.into_iter().chain(r.hosts.iter().map(|h| h.name.clone())).collect(),
+    let host_of = |run: &str, name: String, host: &logdir::Host| {
+        let indexes: Vec<(usize, Option<LegacyTool>)> = match &host.files {
+            HostFiles::Events(i) => {
+                std::iter::once(*i).chain(host.counter_logs.iter().copied()).map(|i| (i, None)).collect()
             }
-        })
-        .collect();
+            HostFiles::Tools { tools, trace } => {
+                // In the selector's order, so that messages list the tools as it does.
+                let mut tools = tools.clone();
+                tools.sort_by_key(|(kind, _)| selector_position(*kind));
+                tools.iter().map(|(kind, i)| (*i, Some(*kind))).chain(trace.map(|i| (i, None))).collect()
+            }
+        };
+        let files = indexes.iter().map(|&(i, tool)| file(i, tool)).collect();
+        let blobs = indexes.iter().filter_map(|&(i, _)| Some((paths[i].clone(), blob(i)?))).collect();
+        // The profile a summary describes: the first file of events, as the CLI's.
+        let events = indexes.iter().find(|(_, tool)| tool.is_none()).map(|&(i, _)| i);
+        let summary = host.summary.map(|at| SummaryFile {
+            path: paths[at].clone(),
+            read: reader(at),
+            profile: match events {
+                None => Profile::None,
+                Some(i) => blob(i).map_or(Profile::Unknown, |f| Profile::Known(summary_files::source_of(&f))),
+            },
+        });
+        FoundHost { run: run.to_string(), name, files, summary, blobs }
+    };
+    let mut hosts = Vec::new();
+    let mut runs = Vec::new();
+    for run in &discovered.runs {
+        hosts.extend(run.hosts.iter().map(|host| host_of(&run.name, host.name.clone(), host)));
+        runs.push(run_entry(&run.name, run.hosts.iter().map(|h| h.name.clone()).collect()));
+    }
+    let groups = if scan { combined_runs::groups(&discovered, listed, &reader) } else { Vec::new() };
+    for group in groups {
+        let (name, members) = combined_runs::hosts_of(&discovered, &group);
+        let mut names = Vec::new();
+        for (run, host, shown) in members {
+            hosts.push(host_of(&name, shown.clone(), &discovered.runs[run].hosts[host]));
+            names.push(shown);
+        }
+        names.sort();
+        runs.push(run_entry(&name, names));
+    }
     let skipped = discovered
         .skipped
         .iter()
         .map(|s| SkippedEntry { path: s.path.clone(), reason: s.reason.to_string() })
         .collect();
     Found { runs, skipped, hosts, loose }
+}
+
+/// A run as the page lists it: runs of several hosts offer them all
+/// together first, as XProf does.
+fn run_entry(name: &str, hosts: Vec<String>) -> RunEntry {
+    let all = (hosts.len() > 1).then(|| ALL_HOSTS.to_string());
+    RunEntry { name: name.to_string(), hosts: all.into_iter().chain(hosts).collect() }
 }
 
 /// The run of the files that sit in no folder, named after them (the
