@@ -60,47 +60,27 @@ impl ByteSource for Vec<u8> {
     }
 }
 
-impl<T: ByteSource + ?Sized> ByteSource for std::rc::Rc<T> {
-    fn len(&self) -> u64 {
-        (**self).len()
-    }
+/// A pointer to a source reads as the source: one body for `Rc`, `Arc`
+/// and plain references.
+macro_rules! delegate_to_pointee {
+    ($($pointer:ty),*) => {$(
+        impl<T: ByteSource + ?Sized> ByteSource for $pointer {
+            fn len(&self) -> u64 {
+                (**self).len()
+            }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
-        (**self).read_at(offset, buf)
-    }
+            fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
+                (**self).read_at(offset, buf)
+            }
 
-    fn as_slice(&self) -> Option<&[u8]> {
-        (**self).as_slice()
-    }
+            fn as_slice(&self) -> Option<&[u8]> {
+                (**self).as_slice()
+            }
+        }
+    )*};
 }
 
-impl<T: ByteSource + ?Sized> ByteSource for &T {
-    fn len(&self) -> u64 {
-        (**self).len()
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
-        (**self).read_at(offset, buf)
-    }
-
-    fn as_slice(&self) -> Option<&[u8]> {
-        (**self).as_slice()
-    }
-}
-
-impl<T: ByteSource + ?Sized> ByteSource for std::sync::Arc<T> {
-    fn len(&self) -> u64 {
-        (**self).len()
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), Error> {
-        (**self).read_at(offset, buf)
-    }
-
-    fn as_slice(&self) -> Option<&[u8]> {
-        (**self).as_slice()
-    }
-}
+delegate_to_pointee!(std::rc::Rc<T>, std::sync::Arc<T>, &T);
 
 /// `len` bytes of a source from `offset`: a member of a tar archive, read
 /// where it lies in the archive (in place, when the archive is in memory).

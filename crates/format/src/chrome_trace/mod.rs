@@ -23,6 +23,7 @@ mod stream_sync;
 mod stream_tests;
 mod time;
 mod unclosed_list;
+mod value_end;
 mod walk;
 
 use crate::{Error, Progress};

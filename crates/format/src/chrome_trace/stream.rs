@@ -14,6 +14,7 @@
 //! in-memory path parses the top level, so both read them alike.
 
 use super::event_walk::EventWalk;
+use super::value_end::{Step, ValueEnd};
 use super::walk::Survey;
 use super::{build, head, json_error, unclosed_list, RawEvent, RawTrace, Skipped};
 use crate::gunzip_stream::GunzipFill;
@@ -293,8 +294,7 @@ fn value(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> {
 fn nested(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> {
     let start = out.len();
     let mut check_at = start + CHECK_FIRST;
-    let mut open: Vec<u8> = Vec::new();
-    let (mut in_string, mut escaped) = (false, false);
+    let mut scan = ValueEnd::default();
     loop {
         let buf = r.buffered()?;
         if buf.is_empty() {
@@ -303,30 +303,16 @@ fn nested(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> 
         let mut end = None;
         let mut wrong = false;
         for (i, &b) in buf.iter().enumerate() {
-            if in_string {
-                if escaped {
-                    escaped = false;
-                } else if b == b'\\' {
-                    escaped = true;
-                } else if b == b'"' {
-                    in_string = false;
+            match scan.feed(b) {
+                Step::Inside => {}
+                Step::End => {
+                    end = Some(i + 1);
+                    break;
                 }
-            } else {
-                match b {
-                    b'"' => in_string = true,
-                    b'{' => open.push(b'}'),
-                    b'[' => open.push(b']'),
-                    // The guard pops: a matching close falls through to `_`.
-                    b'}' | b']' if open.pop() != Some(b) => {
-                        (end, wrong) = (Some(i + 1), true);
-                        break;
-                    }
-                    _ => {}
+                Step::Wrong => {
+                    (end, wrong) = (Some(i + 1), true);
+                    break;
                 }
-            }
-            if open.is_empty() && !in_string {
-                end = Some(i + 1);
-                break;
             }
         }
         let n = end.unwrap_or(buf.len());

@@ -15,6 +15,7 @@
 //! * a list with no complete element is truncated, as before.
 
 use super::json_error;
+use super::value_end::{Step, ValueEnd};
 use crate::Error;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -78,29 +79,10 @@ fn complete_len(rest: &[u8]) -> Option<usize> {
     if !matches!(first, b'{' | b'[' | b'"') {
         return rest.iter().position(|&b| matches!(b, b',' | b']' | b'}' | b':') || b.is_ascii_whitespace());
     }
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for (i, &b) in rest.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-        if depth == 0 && !in_string {
-            return Some(i + 1);
-        }
-    }
-    None
+    // The input has no damage but its end (see `is_unclosed_list`), so no
+    // bracket closes the wrong kind.
+    let mut scan = ValueEnd::default();
+    rest.iter().position(|&b| scan.feed(b) != Step::Inside).map(|i| i + 1)
 }
 
 #[cfg(test)]
