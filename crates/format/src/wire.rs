@@ -62,6 +62,8 @@ impl<'a> Fields<'a> {
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, Error>;
 
+    // Inlined: an XSpace's lines are walked field by field, an event a field.
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.pos >= self.bytes.len() {
             return None;
@@ -131,11 +133,27 @@ pub(crate) fn decode_except<M: prost::Message + Default>(
     schema: Schema,
     what: &'static str,
 ) -> Result<M, Error> {
+    decode_except_with(bytes, skip, schema, what, |_| {})
+}
+
+/// [`decode_except`], handing each field numbered `skip` to `skipped` (a
+/// line's events are counted in the same walk).
+pub(crate) fn decode_except_with<M: prost::Message + Default>(
+    bytes: &[u8],
+    skip: u64,
+    schema: Schema,
+    what: &'static str,
+    mut skipped: impl FnMut(&Field),
+) -> Result<M, Error> {
     let mut message = M::default();
     let mut pruned = Vec::new();
     for field in fields(bytes, what) {
         let field = field?;
-        if field.number == skip || !schema.iter().any(|(n, _)| *n == field.number) {
+        if field.number == skip {
+            skipped(&field);
+            continue;
+        }
+        if !schema.iter().any(|(n, _)| *n == field.number) {
             continue;
         }
         if field.raw.len() > PRUNE_ABOVE {

@@ -1,17 +1,20 @@
 //! XSpace protobuf → [`Profile`].
 
-use crate::proto::{x_stat, XEvent, XLine, XPlane, XSpace};
+use crate::proto::{x_stat, XLine, XPlane, XSpace, XStat};
 use crate::sniff::{top_level_fields, FramingBreak};
 use crate::wire;
 use crate::{Error, Progress};
-use proflens_model::{
-    nesting_depths, EventMetadata, Events, Interner, Line, MetaIdx, Plane, Profile, StatList, Stats, StrId, Times,
-};
-use rustc_hash::FxHashMap;
+use proflens_model::{nesting_depths, Events, Interner, Line, Profile};
 
+mod builder;
 mod event_wire;
+#[cfg(test)]
+mod fast_path_tests;
+mod line_walk;
+mod plane_head;
 mod stream;
-use event_wire::{read_event, EventData, EventIn, StatIn, StatValueIn};
+use builder::PlaneBuilder;
+use plane_head::{read_plane_head, PlaneHead};
 pub(crate) use stream::{decode_stream, Input, Looks};
 
 /// Plane whose stats record the wall-clock start and stop of the capture.
@@ -32,35 +35,91 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
     }
     progress(Progress::Parsing);
     let head: XSpace = wire::decode_except(bytes, PLANES, SPACE, "profile")?;
-    let mut planes = Vec::new();
+    let mut planes: Vec<PlaneHead> = Vec::new();
     for payload in wire::payloads(bytes, PLANES, "profile") {
-        let payload = payload?;
-        let header: XPlane = wire::decode_except(payload, LINES, PLANE, "plane")?;
-        let lines: Vec<&[u8]> = wire::payloads(payload, LINES, "plane").collect::<Result<_, _>>()?;
-        planes.push((header, lines));
+        planes.push(read_plane_head(payload?)?);
     }
-    let headers: Vec<&XPlane> = planes.iter().map(|(h, _)| h).collect();
-    let mut line_starts = Vec::new();
-    for (_, lines) in &planes {
-        for line in lines {
-            line_starts.push(line_timestamp(line)?);
+    // A second try reports only progress past the first's.
+    let mut shown = 0.0;
+    let progress = &mut |p: Progress| {
+        if p.fraction() >= shown {
+            shown = p.fraction();
+            progress(p);
         }
+    };
+    if let Ok(Some(profile)) = build_planes(&head, &planes, Stamps::Heads, progress) {
+        return Ok(profile);
     }
-    let mut profile = new_profile(head, &headers, &line_starts)?;
+    // Never `None`: only heads are checked against their lines.
+    let none = || Error::Corrupt { detail: "its lines could not be read".into() };
+    build_planes(&head, &planes, Stamps::Whole, progress)?.ok_or_else(none)
+}
+
+/// How the lines' timestamps are read before any line is built (the
+/// profile's origin depends on them all).
+#[derive(Clone, Copy, PartialEq)]
+enum Stamps {
+    /// Each line's fields up to its first event, where writers put its
+    /// timestamp: the events' bytes are then read once, not twice. Each
+    /// line checks, as it is built, that it states no other; on any doubt
+    /// or error the file is built again with [`Stamps::Whole`], whose
+    /// errors come in the order the slice decoder has always told them.
+    Heads,
+    /// Every line's framing, whole, before any is built.
+    Whole,
+}
+
+/// The profile of the planes' heads; `Ok(None)` where a line's head did
+/// not state the timestamp the line does, or could not be read (only with
+/// [`Stamps::Heads`]).
+fn build_planes(
+    head: &XSpace,
+    planes: &[PlaneHead],
+    stamps: Stamps,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Option<Profile>, Error> {
+    let (mut line_starts, mut counts) = (Vec::new(), Vec::new());
+    for line in planes.iter().flat_map(|plane| &plane.lines) {
+        let (timestamp_ns, count) = match stamps {
+            Stamps::Heads => match line_walk::head_timestamp(line) {
+                Some(timestamp_ns) => (timestamp_ns, None),
+                None => return Ok(None),
+            },
+            Stamps::Whole => match line_walk::framing(line) {
+                Some(framing) => (framing.timestamp_ns, Some(framing.events)),
+                None => (line_timestamp(line)?, None),
+            },
+        };
+        line_starts.push(timestamp_ns);
+        counts.push(count);
+    }
+    let window = planes.iter().find(|p| p.plane.name == TASK_ENVIRONMENT_PLANE).map_or((None, None), |env| match &env
+        .metadata
+    {
+        Some(metadata) => window_of(&metadata.stat_names, &env.plane.stats),
+        None => capture_window(&[&env.plane]),
+    });
+    let mut profile = new_profile(head, planes.len(), window, &line_starts)?;
     let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
     let total_lines = line_starts.len() as u64;
     let mut lines_done = 0u64;
-    for (header, lines) in planes {
-        let mut builder = PlaneBuilder::new(header, &mut profile.strings)?;
-        let mut built = Vec::with_capacity(lines.len());
-        for line in lines {
-            built.push(decode_line(&mut builder, line, origin, &mut profile.strings)?.0);
+    let mut stated = line_starts.iter().zip(counts);
+    for plane in planes {
+        let mut builder = PlaneBuilder::from_head(plane, &mut profile.strings)?;
+        let mut built = Vec::with_capacity(plane.lines.len());
+        for line in &plane.lines {
+            let (&timestamp_ns, count) = stated.next().unwrap_or((&0, None));
+            let (line, read_ns) = decode_line_counted(&mut builder, line, origin, &mut profile.strings, count)?;
+            if stamps == Stamps::Heads && read_ns != timestamp_ns {
+                return Ok(None);
+            }
+            built.push(line);
             lines_done += 1;
             progress(Progress::Building { done: lines_done, total: total_lines });
         }
         profile.planes.push(builder.finish(built));
     }
-    Ok(profile)
+    Ok(Some(profile))
 }
 
 /// One line's encoding → the model's line, and the `timestamp_ns` it
@@ -72,9 +131,26 @@ fn decode_line(
     origin: Option<i64>,
     strings: &mut Interner,
 ) -> Result<(Line, i64), Error> {
-    let header: XLine = wire::decode_except(line, EVENTS, LINE, "line")?;
-    // Counted first, so that the columns are allocated once, at their size.
-    let count = wire::payloads(line, EVENTS, "line").count();
+    decode_line_counted(builder, line, origin, strings, None)
+}
+
+/// [`decode_line`] of a line of `count` events, where they were counted.
+fn decode_line_counted(
+    builder: &mut PlaneBuilder,
+    line: &[u8],
+    origin: Option<i64>,
+    strings: &mut Interner,
+    count: Option<usize>,
+) -> Result<(Line, i64), Error> {
+    if let Some(decoded) = line_walk::decode(builder, line, origin, strings, count) {
+        return Ok(decoded);
+    }
+    // The line's own fields, and its events counted in the same walk, so
+    // that the columns are allocated once, at their size.
+    let mut count = 0;
+    let header: XLine = wire::decode_except_with(line, EVENTS, LINE, "line", |field| {
+        count += usize::from(matches!(field.value, wire::Value::Bytes(_)));
+    })?;
     let mut events = builder.start_line(count);
     let base_ps = line_base_ps(&header, origin);
     let mut stats = Vec::new();
@@ -132,22 +208,28 @@ fn line_timestamp(line: &[u8]) -> Result<i64, Error> {
 }
 
 /// The profile before its planes: diagnostics, host names, time origin.
-fn new_profile(head: XSpace, planes: &[&XPlane], line_starts: &[i64]) -> Result<Profile, Error> {
-    if planes.is_empty() {
+/// `window`: the capture's start and stop ([`capture_window`]).
+fn new_profile(
+    head: &XSpace,
+    planes: usize,
+    window: (Option<u64>, Option<u64>),
+    line_starts: &[i64],
+) -> Result<Profile, Error> {
+    if planes == 0 {
         return Err(if head.errors.is_empty() {
             Error::Empty
         } else {
             Error::Corrupt { detail: format!("it holds no planes; the profiler reported: {}", head.errors.join("; ")) }
         });
     }
-    let (start, stop) = capture_window(planes);
+    let (start, stop) = window;
     let earliest_epoch = line_starts.iter().copied().filter(|&t| t >= EPOCH_NS_THRESHOLD).min();
     let origin = start.map(|s| i64::try_from(s).unwrap_or(i64::MAX)).or(earliest_epoch);
     Ok(Profile {
         strings: Interner::new(),
-        errors: at_most(head.errors, "errors"),
-        warnings: at_most(head.warnings, "warnings"),
-        hostnames: head.hostnames,
+        errors: at_most(&head.errors, "errors"),
+        warnings: at_most(&head.warnings, "warnings"),
+        hostnames: head.hostnames.clone(),
         origin_ns: origin.and_then(|o| u64::try_from(o).ok()),
         stop_ns: stop,
         ..Profile::default()
@@ -156,14 +238,13 @@ fn new_profile(head: XSpace, planes: &[&XPlane], line_starts: &[i64]) -> Result<
 
 /// The first [`MAX_NOTES`] diagnostics, and how many more there were: a
 /// crafted file can hold millions, which every output would echo.
-fn at_most(mut notes: Vec<String>, what: &str) -> Vec<String> {
+fn at_most(notes: &[String], what: &str) -> Vec<String> {
     const MAX_NOTES: usize = 100;
+    let mut kept = notes[..notes.len().min(MAX_NOTES)].to_vec();
     if notes.len() > MAX_NOTES {
-        let more = notes.len() - MAX_NOTES;
-        notes.truncate(MAX_NOTES);
-        notes.push(format!("… and {more} more {what}"));
+        kept.push(format!("… and {} more {what}", notes.len() - MAX_NOTES));
     }
-    notes
+    kept
 }
 
 /// Builds the model from an already decoded XSpace (tests, tools that write
@@ -172,7 +253,7 @@ pub fn build(mut space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Pr
     let planes = std::mem::take(&mut space.planes);
     let line_starts: Vec<i64> = planes.iter().flat_map(|p| &p.lines).map(|l| l.timestamp_ns).collect();
     let headers: Vec<&XPlane> = planes.iter().collect();
-    let mut profile = new_profile(space, &headers, &line_starts)?;
+    let mut profile = new_profile(&space, planes.len(), capture_window(&headers), &line_starts)?;
     let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
     let total_lines = line_starts.len() as u64;
     let mut lines_done = 0u64;
@@ -201,208 +282,23 @@ pub(crate) fn capture_window(planes: &[&XPlane]) -> (Option<u64>, Option<u64>) {
     let Some(env) = planes.iter().find(|p| p.name == TASK_ENVIRONMENT_PLANE) else {
         return (None, None);
     };
+    let mut names: Vec<(i64, &str)> = env.stat_metadata.iter().map(|(&id, m)| (id, m.name.as_str())).collect();
+    names.sort_unstable_by_key(|&(id, _)| id);
+    window_of(&names, &env.stats)
+}
+
+/// The window that a Task Environment plane's stats state (`names`: its
+/// stat metadata's, by id).
+fn window_of(names: &[(i64, &str)], stats: &[XStat]) -> (Option<u64>, Option<u64>) {
     let stat = |name: &str| {
-        let id = env.stat_metadata.iter().find(|(_, m)| m.name == name).map(|(&id, _)| id)?;
-        env.stats.iter().find(|s| s.metadata_id == id).and_then(|s| match s.value {
+        let id = names.iter().find(|(_, n)| *n == name).map(|&(id, _)| id)?;
+        stats.iter().find(|s| s.metadata_id == id).and_then(|s| match s.value {
             Some(x_stat::Value::Uint64Value(v)) => Some(v),
             Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
             _ => None,
         })
     };
     (stat("profile_start_time").filter(|&v| v > 0), stat("profile_stop_time").filter(|&v| v > 0))
-}
-
-struct PlaneContext {
-    name: String,
-    stat_keys: IdIndex<StrId>,
-}
-
-impl PlaneContext {
-    fn stat_key(&self, id: i64, owner: &dyn Fn() -> String) -> Result<StrId, Error> {
-        self.stat_keys.get(id).ok_or_else(|| Error::InconsistentIds {
-            detail: format!(
-                "{} on plane {} refers to stat metadata {id}, which the plane does not define",
-                owner(),
-                crate::quoted(&self.name)
-            ),
-        })
-    }
-
-    fn push_stat(
-        &self,
-        stats: &mut Stats,
-        stat: StatIn,
-        strings: &mut Interner,
-        owner: &dyn Fn() -> String,
-    ) -> Result<(), Error> {
-        let Some(value) = stat.value else {
-            return Ok(());
-        };
-        let key = self.stat_key(stat.metadata_id, owner)?;
-        match value {
-            StatValueIn::Double(v) => stats.push_double(key, v),
-            StatValueIn::Uint(v) => stats.push_uint(key, v),
-            StatValueIn::Int(v) => stats.push_int(key, v),
-            StatValueIn::Str(s) => stats.push_str(key, strings.intern(s)),
-            StatValueIn::Bytes(b) => stats.push_bytes(key, b.to_vec()),
-            StatValueIn::Ref(id) => {
-                let id = i64::try_from(id).unwrap_or(-1);
-                stats.push_str(key, self.stat_key(id, owner)?);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// One plane's metadata, then its lines one at a time.
-struct PlaneBuilder {
-    id: i64,
-    name: StrId,
-    ctx: PlaneContext,
-    index: IdIndex<MetaIdx>,
-    event_metadata: Vec<EventMetadata>,
-    stats: StatList,
-}
-
-impl PlaneBuilder {
-    /// From the plane's header (its lines are handled by [`PlaneBuilder::line`]).
-    fn new(plane: XPlane, strings: &mut Interner) -> Result<PlaneBuilder, Error> {
-        let name = strings.intern(&plane.name);
-        let ctx = PlaneContext {
-            stat_keys: IdIndex::new(plane.stat_metadata.iter().map(|(&id, m)| (id, strings.intern(&m.name))).collect()),
-            name: plane.name,
-        };
-        let mut plane_stats = Stats::default();
-        // A plane stat naming metadata the plane lacks is left out (XProf's
-        // XPlaneVisitor reads it as nameless). JAX 0.11's GPU profiles have such
-        // stats on `/host:__ScopeRangeCallStack__`: their ids look like the
-        // kernels' `scope_range_id` values (2^48 + n), not stat metadata
-        // (tests/data/gpu_h200). Nothing in Proflens reads that plane yet.
-        for stat in plane.stats.iter().filter(|s| ctx.stat_keys.get(s.metadata_id).is_some()) {
-            ctx.push_stat(&mut plane_stats, stat.into(), strings, &|| "a plane stat".to_string())?;
-        }
-        plane_stats.end_owner();
-
-        // Dense metadata indices, in id order so output is deterministic.
-        let mut metadata: Vec<_> = plane.event_metadata.into_iter().collect();
-        metadata.sort_unstable_by_key(|(id, _)| *id);
-        let index = IdIndex::new(metadata.iter().enumerate().map(|(i, (id, _))| (*id, i as MetaIdx)).collect());
-        let mut event_metadata = Vec::with_capacity(metadata.len());
-        for (id, m) in metadata {
-            let owner = || format!("event metadata {id} ({})", crate::quoted(&m.name));
-            let mut stats = Stats::default();
-            for stat in &m.stats {
-                ctx.push_stat(&mut stats, stat.into(), strings, &owner)?;
-            }
-            stats.end_owner();
-            // Children the plane does not define are dropped: they only group ops.
-            let children = m.child_id.iter().filter_map(|&c| index.get(c)).collect();
-            event_metadata.push(EventMetadata {
-                id,
-                name: strings.intern(&m.name),
-                display_name: (!m.display_name.is_empty()).then(|| strings.intern(&m.display_name)),
-                stats: StatList(stats),
-                children,
-            });
-        }
-        Ok(PlaneBuilder { id: plane.id, name, ctx, index, event_metadata, stats: StatList(plane_stats) })
-    }
-
-    /// The columns of a line of `count` events, to be filled by [`PlaneBuilder::push_event`].
-    fn start_line(&self, count: usize) -> Events {
-        Events {
-            start_ps: Times::with_capacity(count),
-            duration_ps: Times::with_capacity(count),
-            metadata: Vec::with_capacity(count),
-            ..Events::default()
-        }
-    }
-
-    /// Appends event `i` of `line` (its stats in `stats`) to `events`.
-    #[allow(clippy::too_many_arguments)]
-    fn push_event(
-        &mut self,
-        events: &mut Events,
-        line: &XLine,
-        base_ps: i64,
-        i: usize,
-        event: EventIn,
-        stats: &[StatIn],
-        strings: &mut Interner,
-    ) -> Result<(), Error> {
-        let owner = || format!("event {i} of line {}", crate::quoted(&line.name));
-        let meta = self.index.get(event.metadata_id).ok_or_else(|| Error::InconsistentIds {
-            detail: format!(
-                "{} on plane {} refers to event metadata {}, which the plane does not define",
-                owner(),
-                crate::quoted(&self.ctx.name),
-                event.metadata_id
-            ),
-        })?;
-        let offset = match event.data {
-            Some(EventData::OffsetPs(o)) => o,
-            Some(EventData::NumOccurrences(count)) => {
-                events.aggregated.push((i as u32, count));
-                0
-            }
-            None => 0,
-        };
-        events.start_ps.push(base_ps.saturating_add(offset));
-        events.duration_ps.push(event.duration_ps.max(0));
-        events.metadata.push(meta);
-        for &stat in stats {
-            self.ctx.push_stat(&mut events.stats, stat, strings, &owner)?;
-        }
-        events.stats.end_owner();
-        Ok(())
-    }
-
-    /// Appends event `i` of `line` from its encoding (`stats`: room for its stats).
-    #[allow(clippy::too_many_arguments)]
-    fn push_encoded<'a>(
-        &mut self,
-        events: &mut Events,
-        line: &XLine,
-        base_ps: i64,
-        i: usize,
-        payload: &'a [u8],
-        stats: &mut Vec<StatIn<'a>>,
-        strings: &mut Interner,
-    ) -> Result<(), Error> {
-        // Big events go through prost, which prunes their text first.
-        match (payload.len() <= wire::PRUNE_ABOVE).then(|| read_event(payload, stats)).flatten() {
-            Some(event) => self.push_event(events, line, base_ps, i, event, stats, strings),
-            None => {
-                let event: XEvent = wire::decode_pruned(payload, EVENT)?;
-                self.push_xevent(events, line, base_ps, i, &event, strings)
-            }
-        }
-    }
-
-    /// [`PlaneBuilder::push_event`] for an event prost decoded.
-    fn push_xevent(
-        &mut self,
-        events: &mut Events,
-        line: &XLine,
-        base_ps: i64,
-        i: usize,
-        event: &XEvent,
-        strings: &mut Interner,
-    ) -> Result<(), Error> {
-        let stats: Vec<StatIn> = event.stats.iter().map(StatIn::from).collect();
-        self.push_event(events, line, base_ps, i, EventIn::from(event), &stats, strings)
-    }
-
-    fn finish(self, lines: Vec<Line>) -> Plane {
-        Plane {
-            id: self.id,
-            name: self.name,
-            lines,
-            event_metadata: self.event_metadata,
-            stats: self.stats,
-            counters: Vec::new(),
-        }
-    }
 }
 
 /// Where a line's event offsets count from: its timestamp, in ps from the origin.
@@ -420,38 +316,6 @@ fn finish_line(line: XLine, base_ps: i64, mut events: Events, strings: &mut Inte
         display_name: (!line.display_name.is_empty()).then(|| strings.intern(&line.display_name)),
         timestamp_ps: base_ps,
         events,
-    }
-}
-
-/// A plane's metadata ids → what they stand for. Writers number metadata
-/// 1..N, so a table indexed by id replaces a hash lookup per event and per
-/// stat; ids spread wider than the table allows stay in a hash map.
-enum IdIndex<V> {
-    Dense(Vec<Option<V>>),
-    Sparse(FxHashMap<i64, V>),
-}
-
-impl<V: Copy> IdIndex<V> {
-    fn new(entries: Vec<(i64, V)>) -> IdIndex<V> {
-        // A table at most a few times the entries: ids 0..=max in it.
-        let limit = entries.len().saturating_mul(4).saturating_add(1024);
-        let max = entries.iter().map(|&(id, _)| id).max().unwrap_or(0);
-        let dense = entries.iter().all(|&(id, _)| id >= 0) && usize::try_from(max).is_ok_and(|m| m < limit);
-        if !dense {
-            return IdIndex::Sparse(entries.into_iter().collect());
-        }
-        let mut table = vec![None; usize::try_from(max).map_or(0, |m| m + 1)];
-        for (id, value) in entries {
-            table[id as usize] = Some(value);
-        }
-        IdIndex::Dense(table)
-    }
-
-    fn get(&self, id: i64) -> Option<V> {
-        match self {
-            IdIndex::Dense(table) => usize::try_from(id).ok().and_then(|i| table.get(i).copied().flatten()),
-            IdIndex::Sparse(map) => map.get(&id).copied(),
-        }
     }
 }
 
@@ -548,19 +412,6 @@ mod tests {
         assert_eq!(second, vec![Some("a:MatMul".to_string())]);
         assert_eq!(line.display_id, 5);
         assert_eq!(p.event_count(), 2);
-    }
-
-    #[test]
-    fn id_index_finds_dense_and_sparse_ids() {
-        let dense = IdIndex::new(vec![(1, 10u32), (3, 30)]);
-        assert!(matches!(dense, IdIndex::Dense(_)));
-        assert_eq!(
-            (dense.get(1), dense.get(2), dense.get(3), dense.get(-1), dense.get(99)),
-            (Some(10), None, Some(30), None, None)
-        );
-        let sparse = IdIndex::new(vec![(-7, 1u32), (1 << 40, 2)]);
-        assert!(matches!(sparse, IdIndex::Sparse(_)));
-        assert_eq!((sparse.get(-7), sparse.get(1 << 40), sparse.get(0)), (Some(1), Some(2), None));
     }
 
     #[test]

@@ -53,6 +53,7 @@ impl Interner {
     }
 
     /// The string for `id`; the empty string for an id this interner never made.
+    #[inline]
     pub fn get(&self, id: StrId) -> &str {
         self.strings.get(id.0 as usize).map_or("", |s| s)
     }

@@ -135,6 +135,13 @@ impl Events {
         self.start_ps.is_empty()
     }
 
+    /// Room for `additional` more events' times and metadata, at once.
+    pub fn reserve(&mut self, additional: usize) {
+        self.start_ps.reserve(additional);
+        self.duration_ps.reserve(additional);
+        self.metadata.reserve_exact(additional);
+    }
+
     /// Releases the room that growing the columns left unused.
     pub fn shrink_to_fit(&mut self) {
         self.start_ps.shrink_to_fit();

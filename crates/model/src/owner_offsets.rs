@@ -36,6 +36,7 @@ impl OwnerOffsets {
         OwnerOffsets::Packed { bases: Vec::with_capacity(n.div_ceil(BLOCK)), deltas: Vec::with_capacity(n) }
     }
 
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         match self {
             OwnerOffsets::Packed { deltas, .. } => deltas.len(),
@@ -43,6 +44,7 @@ impl OwnerOffsets {
         }
     }
 
+    #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -58,6 +60,7 @@ impl OwnerOffsets {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, position: u32) {
         match self {
             OwnerOffsets::Packed { bases, deltas } => {

@@ -31,6 +31,7 @@ impl KeyColumn {
         KeyColumn::Indexed { names: Vec::new(), index: Vec::new() }
     }
 
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         match self {
             KeyColumn::Indexed { index, .. } => index.len(),
@@ -50,6 +51,7 @@ impl KeyColumn {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, key: StrId) {
         match self {
             KeyColumn::Indexed { names, index } => {

@@ -143,6 +143,7 @@ impl Stats {
     }
 
     /// Starts the stats of the next owner; call once per owner, in order.
+    #[inline]
     pub fn begin_owner(&mut self) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
@@ -150,16 +151,19 @@ impl Stats {
     }
 
     /// Ends the stats of the current owner.
+    #[inline]
     pub fn end_owner(&mut self) {
         self.begin_owner();
         self.offsets.push(u32::try_from(self.keys.len()).expect("fewer than 2^32 stats per line"));
     }
 
+    #[inline]
     pub fn push_int(&mut self, key: StrId, v: i64) {
         self.push(key, StatKind::Int, v as u64);
     }
 
     /// Stores an unsigned value, unified with signed ones when it fits.
+    #[inline]
     pub fn push_uint(&mut self, key: StrId, v: u64) {
         match i64::try_from(v) {
             Ok(signed) => self.push_int(key, signed),
@@ -167,10 +171,12 @@ impl Stats {
         }
     }
 
+    #[inline]
     pub fn push_double(&mut self, key: StrId, v: f64) {
         self.push(key, StatKind::Double, v.to_bits());
     }
 
+    #[inline]
     pub fn push_str(&mut self, key: StrId, v: StrId) {
         self.push(key, StatKind::Str, u64::from(v.0));
     }
@@ -181,6 +187,7 @@ impl Stats {
         self.push(key, StatKind::Bytes, idx);
     }
 
+    #[inline]
     fn push(&mut self, key: StrId, kind: StatKind, bits: u64) {
         self.begin_owner();
         self.keys.push(key);

@@ -38,6 +38,13 @@ impl Times {
         Times { bases: Vec::with_capacity(n.div_ceil(BLOCK)), offsets: Vec::with_capacity(n), wide: Vec::new() }
     }
 
+    /// Room for `additional` more times (as narrow ones), at once.
+    pub fn reserve(&mut self, additional: usize) {
+        let blocks = (self.len() + additional).div_ceil(BLOCK).saturating_sub(self.bases.len());
+        self.bases.reserve_exact(blocks);
+        self.offsets.reserve_exact(additional);
+    }
+
     pub fn len(&self) -> usize {
         self.offsets.len()
     }

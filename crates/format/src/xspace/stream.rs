@@ -32,7 +32,9 @@
 //! decoded as it streams that fails in any way has the file decoded again
 //! with every line read whole, whose errors are those.
 
-use super::{decode_line, new_profile, PlaneBuilder, EVENTS, LINES, LINE_TIMESTAMP, PLANE, PLANES, SPACE};
+use super::{
+    capture_window, decode_line, new_profile, PlaneBuilder, EVENTS, LINES, LINE_TIMESTAMP, PLANE, PLANES, SPACE,
+};
 
 mod fields;
 mod line;
@@ -181,7 +183,7 @@ fn decode_with(
         progress(Progress::Parsing);
     }
     let headers: Vec<&XPlane> = planes.iter().map(|(h, _)| h).collect();
-    let mut profile = new_profile(head, &headers, &line_starts)?;
+    let mut profile = new_profile(&head, headers.len(), capture_window(&headers), &line_starts)?;
     let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
     let total_lines = line_starts.len() as u64;
     let mut line_starts = line_starts.into_iter();
