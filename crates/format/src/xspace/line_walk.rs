@@ -24,10 +24,11 @@ const SAMPLED: usize = 64;
 
 /// How many events `left` more bytes hold, where `sampled` held `n`; a
 /// sixteenth more, so that the columns need not grow (they give back the
-/// room left at the line's end).
+/// room left at the line's end). At most one per 8 bytes, whatever the
+/// first events are, as the streamed decoder estimates a line.
 fn estimate(n: usize, sampled: usize, left: usize) -> usize {
     let like = n as u128 * left as u128 / sampled.max(1) as u128;
-    (like + like / 16).min(left as u128 / 2) as usize
+    (like + like / 16).min(left as u128 / 8 + 1) as usize
 }
 
 /// What a quick walk of a line's framing found.
