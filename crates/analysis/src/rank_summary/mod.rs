@@ -65,7 +65,8 @@ pub struct RankSummary {
 /// One tool's part of a rank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Part {
-    Overview(overview::pytorch::OverviewPart),
+    // Boxed: the two largest parts, so that a part is as small as the rest.
+    Overview(Box<overview::pytorch::OverviewPart>),
     /// Stored as JSON: a row skips an empty list of shapes, which postcard
     /// (no field names) cannot tell apart.
     OperatorStats(#[serde(with = "as_json")] Vec<framework_op_stats::pytorch::OperatorRow>),
@@ -76,7 +77,7 @@ pub enum Part {
     MemoryBandwidth(memory_bandwidth::MemoryBandwidth),
     KernelLaunches(kernel_launch_stats::RankLaunches),
     /// Stored as JSON: the advice skips its fields that are not set.
-    Advice(#[serde(with = "as_json")] crate::advice::Advice),
+    Advice(#[serde(with = "as_json")] Box<crate::advice::Advice>),
 }
 
 impl Part {
@@ -99,7 +100,7 @@ impl Part {
     /// with no part (not of [`COMBINED_FROM_RANK_SUMMARIES`]).
     pub fn of(tool: &str, host: &HostContext) -> Option<Result<Part, ToolError>> {
         let part = match tool {
-            "overview_page" => overview::rank_part(host).map(Part::Overview),
+            "overview_page" => overview::rank_part(host).map(|p| Part::Overview(Box::new(p))),
             "framework_op_stats" => framework_op_stats::rank_part(host).map(Part::OperatorStats),
             "kernel_stats" => kernel_stats::rank_part(host).map(Part::KernelStats),
             "stragglers" => stragglers::rank_part(host).map(Part::Stragglers),
@@ -107,7 +108,7 @@ impl Part {
             "queue_length" => queue_length::rank_part(host).map(Part::QueueLength),
             "memory_bandwidth" => memory_bandwidth::rank_part(host).map(Part::MemoryBandwidth),
             "kernel_launch_stats" => kernel_launch_stats::rank_part(host).map(Part::KernelLaunches),
-            "advisor" => advisor::rank_part(host).map(Part::Advice),
+            "advisor" => advisor::rank_part(host).map(|p| Part::Advice(Box::new(p))),
             _ => return None,
         };
         Some(part)
@@ -117,7 +118,7 @@ impl Part {
     pub fn give(self, host: &HostContext) {
         let tool = self.tool();
         let part: Rc<dyn std::any::Any> = match self {
-            Part::Overview(p) => Rc::new(p),
+            Part::Overview(p) => Rc::new(*p),
             Part::OperatorStats(p) => Rc::new(p),
             Part::KernelStats(p) => Rc::new(p),
             Part::Stragglers(p) => Rc::new(p),
@@ -125,7 +126,7 @@ impl Part {
             Part::QueueLength(p) => Rc::new(p),
             Part::MemoryBandwidth(p) => Rc::new(p),
             Part::KernelLaunches(p) => Rc::new(p),
-            Part::Advice(p) => Rc::new(p),
+            Part::Advice(p) => Rc::new(*p),
         };
         host.give_rank_part(tool, part);
     }
@@ -183,7 +184,8 @@ impl RankSummary {
 /// A summary file of either kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Summary {
-    Host(HostSummary),
+    /// Boxed: a host's analysis is much larger than a rank summary's list.
+    Host(Box<HostSummary>),
     Rank(RankSummary),
 }
 
@@ -194,7 +196,7 @@ impl Summary {
         if host.is_kineto()? {
             RankSummary::of(host, source).map(Summary::Rank)
         } else {
-            HostSummary::of(host, source).map(Summary::Host)
+            HostSummary::of(host, source).map(|s| Summary::Host(Box::new(s)))
         }
     }
 
@@ -208,7 +210,7 @@ impl Summary {
     pub fn from_bytes(bytes: &[u8]) -> Result<Summary, String> {
         match summary::format_of(bytes).as_deref() {
             Some(FORMAT) => RankSummary::from_bytes(bytes).map(Summary::Rank),
-            Some(summary::FORMAT) => HostSummary::from_bytes(bytes).map(Summary::Host),
+            Some(summary::FORMAT) => HostSummary::from_bytes(bytes).map(|s| Summary::Host(Box::new(s))),
             _ => Err("not a Proflens summary".to_string()),
         }
     }
