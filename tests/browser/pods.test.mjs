@@ -21,6 +21,10 @@
 //    profile whose time changed makes its summary stale: not used, and the
 //    page meets the damaged profile, as the CLI does.
 // 3. A host an extra worker cannot read: the same error as with one worker.
+// 4. Rank summaries beside a PyTorch job's traces (the two-rank sampled
+//    job): after `proflens summarize`, the traces are zeroed as in 2, and
+//    the overview and stragglers of all ranks show the same text as from
+//    the traces, with no extra worker; one rank's timeline cannot be shown.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -34,6 +38,8 @@ const BERT = path.join(DATA, 'xspace/external/34.83.195.179_6003.xplane.pb');
 const LOOP = path.join(DATA, 'xspace/custom_loop/plugins/profile/2026_11_22_09_04_34/vm.xplane.pb');
 const HOSTS = [['34.83.195.179_6003', BERT], ['34.83.195.180_6003', BERT], ['loop', LOOP]];
 const TOOLS = ['overview_page', 'pod_viewer', 'framework_op_stats'];
+const RANKS = ['sampled_rank-0', 'sampled_rank-1'];
+const RANK_TOOLS = ['overview_page', 'stragglers'];
 
 let env;
 let dir;
@@ -173,4 +179,53 @@ test('a host that cannot be read: the same error with extra workers as with one'
   const many = await allHostsError(run, 3);
   assert.equal(many, one);
   assert.match(one, /not an XSpace profile/);
+});
+
+/** Each tool of all ranks of `folder` at `?workers=N`: `{texts, started, page, close}`. */
+async function allRanks(folder, workers) {
+  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/?workers=${workers}#tool=${RANK_TOOLS[0]}`);
+  const started = [];
+  const closed = [];
+  page.on('worker', (w) => {
+    started.push(w);
+    w.on('close', () => closed.push(w));
+  });
+  // As in allHosts: the warm-up worker is left out of the count.
+  await page.waitForFunction(() => window.__proflensWarmUp != null, null, { timeout: 60_000 });
+  const deadline = Date.now() + 10_000;
+  while (started.length - closed.length !== 1 && Date.now() < deadline) await page.waitForTimeout(20);
+  const warmUps = closed.length;
+  await page.setInputFiles('#open-folder', folder);
+  const texts = {};
+  for (const tool of RANK_TOOLS) {
+    if (tool !== RANK_TOOLS[0]) await page.selectOption('#tool', tool);
+    await page.locator(`#tool-${tool}`).waitFor({ timeout: 120_000 });
+    assert.equal(await page.locator('#host').inputValue(), 'All hosts');
+    assert.ok(await page.locator('#error').isHidden(), `${tool}: ${await page.locator('#error').textContent().catch(() => '')}`);
+    texts[tool] = await page.locator(`#tool-${tool}`).innerText();
+    assert.ok(texts[tool].length > 100, `${tool} shows its numbers`);
+  }
+  assertOwnOrigin(seen, env.server.url);
+  assert.deepEqual(seen.errors, []);
+  return { texts, started: started.length - warmUps, page, close };
+}
+
+test('rank summaries beside a PyTorch job\'s traces are read instead of them', async () => {
+  const job = path.join(dir, 'job');
+  fs.mkdirSync(job, { recursive: true });
+  for (const rank of RANKS) {
+    fs.copyFileSync(path.join(DATA, 'kineto/kineto-multirank-sampled', `${rank}.json.gz`), path.join(job, `${rank}.json.gz`));
+  }
+  const reference = await allRanks(job, 1);
+  await reference.close();
+  execFileSync(CLI, ['summarize', job], { encoding: 'utf8' });
+  for (const rank of RANKS) zeroOut(path.join(job, `${rank}.json.gz`));
+  const fromSummaries = await allRanks(job, 4);
+  assert.equal(fromSummaries.started, 1, 'no extra worker');
+  for (const tool of RANK_TOOLS) assert.equal(fromSummaries.texts[tool], reference.texts[tool], tool);
+  // A rank's timeline needs its events, which are zeros now.
+  await fromSummaries.page.selectOption('#host', RANKS[0]);
+  await fromSummaries.page.selectOption('#tool', 'trace_viewer');
+  await fromSummaries.page.locator('#error').waitFor({ timeout: 60_000 });
+  await fromSummaries.close();
 });

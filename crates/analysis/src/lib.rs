@@ -1,7 +1,7 @@
 //! Pure analysis over the profile model: no I/O, no web types; it runs
 //! natively (CLI) and in wasm (the app's worker).
 //!
-//! Layers: common < hlo < passes < advice < context < tools < registry < compare
+//! Layers: common < hlo < passes < advice < context < tools < rank_summary < registry < compare
 //! Independent: tools
 //!
 //! - [`common`]: XProf's stat names, op-name rules, tables and CSV.
@@ -14,6 +14,8 @@
 //!   once per host, lazily, and keeps tools' results; [`context::RunContext`],
 //!   a run's hosts together; and the [`context::Tool`] trait.
 //! - [`tools`]: one folder per tool; tools never import each other.
+//! - [`rank_summary`]: a PyTorch rank reduced to each tool of all ranks'
+//!   part, written beside its trace and given to its context.
 //! - [`registry`]: the one list of tools, which the CLI and the app read.
 //! - [`compare`]: two profiles side by side, tool by tool, from the tools' own numbers.
 //!
@@ -32,5 +34,6 @@ pub mod compare;
 pub mod context;
 pub mod hlo;
 pub mod passes;
+pub mod rank_summary;
 pub mod registry;
 pub mod tools;

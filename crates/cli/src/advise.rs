@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> Result<Verdict, Failure> {
     let tool = registry::find(ADVISOR).ok_or_else(|| Failure("this build has no Advisor".into()))?;
     let mut opened = hosts::open(&args.path)?;
     let (run, hosts) = crate::combine::choose(&mut opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
-    crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(None));
+    crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(None), false);
     let output = registry::run(tool, &hosts, &Request::default()).map_err(|e| match e {
         ToolError::OneHost => Failure(format!(
             "the Advisor describes one host here; choose one with --host: {}",

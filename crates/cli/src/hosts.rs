@@ -170,10 +170,12 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
 /// (HTA's outputs, say).
 fn only_traces_unless_profiles(dir: &Path, files: Vec<PathBuf>) -> Vec<PathBuf> {
     let name = |f: &PathBuf| f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // A summary beside the traces is a rank's: it keeps the folder a job's
+    // (one deeper down is an XSpace host's, of a log directory).
     let profiles = files.iter().any(|f| {
         let n = name(f);
         logdir::host_name(&n).is_some()
-            || logdir::summary_host_name(&n).is_some()
+            || (logdir::summary_host_name(&n).is_some() && f.parent() != Some(dir))
             || proflens_format::legacy::tool_file(&n).is_some()
     });
     if profiles {

@@ -133,9 +133,10 @@ enum Command {
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Write each XSpace host's summary beside its profile (<host>.proflens-summary.bin.gz):
-    /// the tools of all hosts (overview, input pipeline, framework op stats, kernel stats, pod
-    /// viewer) then read the summaries instead of the profiles, and the summaries alone are a run.
+    /// Write each XSpace host's summary, and each PyTorch rank's, beside its profile
+    /// (<host>.proflens-summary.bin.gz): the tools of all hosts (overview, input pipeline,
+    /// framework op stats, kernel stats, pod viewer) and of all ranks (all but the trace viewer)
+    /// then read the summaries instead of the profiles, and the summaries alone are a run.
     Summarize {
         /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
         path: PathBuf,

@@ -1,12 +1,15 @@
 //! Hosts analysed in parallel (`--jobs`): each thread opens a host of its
 //! own from its files (`HostSpec`; contexts are single-threaded), computes
-//! what is asked, and hands back plain data; the host's events are dropped
-//! with the thread's context, so at most `jobs` hosts' events are in memory.
+//! what is asked (an XSpace host's analysis, a PyTorch rank's part of a
+//! tool of all ranks), and hands back plain data; the host's events are
+//! dropped with the thread's context, so at most `jobs` hosts' events are
+//! in memory.
 
 use crate::hosts::{HostSpec, Run};
 use proflens_analysis::context::summary::COMBINED_FROM_SUMMARIES;
 use proflens_analysis::context::{Hooks, HostContext};
 use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::rank_summary::{Part, COMBINED_FROM_RANK_SUMMARIES};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -41,8 +44,17 @@ pub fn map_hosts<T: Send>(specs: &[&HostSpec], jobs: usize, f: impl Fn(&HostSpec
 /// and given to the hosts, for the tools that combine only analyses. A host
 /// whose analysis fails is left alone: the tool then meets its error as
 /// with one job.
-pub fn analyse_hosts(tool: &str, run: &Run, hosts: &[Rc<HostContext>], jobs: usize) {
-    if jobs < 2 || hosts.len() < 2 || !COMBINED_FROM_SUMMARIES.contains(&tool) {
+///
+/// Likewise the PyTorch ranks' parts of a tool of all ranks, for the
+/// default request (`include_last` false: the parts of a rank summary).
+pub fn analyse_hosts(tool: &str, run: &Run, hosts: &[Rc<HostContext>], jobs: usize, include_last: bool) {
+    if jobs < 2 || hosts.len() < 2 {
+        return;
+    }
+    if !include_last && COMBINED_FROM_RANK_SUMMARIES.contains(&tool) {
+        rank_parts(tool, run, hosts, jobs);
+    }
+    if !COMBINED_FROM_SUMMARIES.contains(&tool) {
         return;
     }
     let todo: Vec<(usize, &HostSpec)> = hosts
@@ -60,6 +72,34 @@ pub fn analyse_hosts(tool: &str, run: &Run, hosts: &[Rc<HostContext>], jobs: usi
     for ((i, _), analysis) in todo.iter().zip(analyses) {
         if let Some(analysis) = analysis {
             hosts[*i].give_analysis(analysis);
+        }
+    }
+}
+
+/// `tool`'s part of each rank that has no rank summary, computed in
+/// parallel and given to the rank; a rank whose part fails (or a host that
+/// is no PyTorch trace) is left alone, to meet its error as with one job.
+fn rank_parts(tool: &str, run: &Run, hosts: &[Rc<HostContext>], jobs: usize) {
+    let todo: Vec<(usize, &HostSpec)> = hosts
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| !h.has_rank_parts() && !h.analysis_given())
+        .filter_map(|(i, h)| {
+            let at = run.hosts.iter().position(|r| Rc::ptr_eq(r, h))?;
+            let spec = &run.specs[at];
+            (!spec.has_xspace() && !spec.files.is_empty()).then_some((i, spec))
+        })
+        .collect();
+    let specs: Vec<&HostSpec> = todo.iter().map(|(_, s)| *s).collect();
+    let parts = map_hosts(&specs, jobs, |_, host| {
+        if !host.is_kineto().ok()? {
+            return None;
+        }
+        Part::of(tool, host)?.ok()
+    });
+    for ((i, _), part) in todo.iter().zip(parts) {
+        if let Some(part) = part {
+            part.give(&hosts[*i]);
         }
     }
 }

@@ -1,9 +1,10 @@
-//! Host summaries on disk: found beside a profile, read instead of its
-//! events when it still describes the profile, and written atomically
-//! (`proflens summarize`).
+//! Summaries on disk (a host's, or a PyTorch rank's): found beside a
+//! profile, read instead of its events when it still describes the
+//! profile, and written atomically (`proflens summarize`).
 
-use proflens_analysis::context::summary::{HostSummary, Source};
+use proflens_analysis::context::summary::Source;
 use proflens_analysis::context::HostContext;
+use proflens_analysis::rank_summary::Summary;
 use proflens_format::logdir;
 use std::path::{Path, PathBuf};
 
@@ -11,12 +12,12 @@ use std::path::{Path, PathBuf};
 /// gzipped).
 const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
-/// Gives the host the analysis of its summary at `path`, when the summary
+/// Gives the host its summary at `path` (an analysis, or a rank's parts), when the summary
 /// still describes the host's `profile` (or the host has only the summary);
 /// says on stderr why a summary found was not used.
 pub fn give(path: &Path, profile: Option<&Path>, host: &HostContext) {
-    match read(path).and_then(|summary| check(profile, summary)) {
-        Ok(summary) => host.give_analysis(summary.analysis),
+    match read(path).and_then(|summary| check(profile, summary)).and_then(|summary| summary.give(host)) {
+        Ok(()) => {}
         Err(why) => {
             let fallback = if profile.is_none() { "the host has nothing else" } else { "the profile is read" };
             eprintln!("proflens: {}: not used ({why}); {fallback}", path.display());
@@ -25,17 +26,17 @@ pub fn give(path: &Path, profile: Option<&Path>, host: &HostContext) {
 }
 
 /// The summary of a file, if the file is one Proflens can read.
-pub fn read(path: &Path) -> Result<HostSummary, String> {
+pub fn read(path: &Path) -> Result<Summary, String> {
     let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
     if size > MAX_SUMMARY_BYTES {
         return Err(format!("{size} bytes, more than a summary can be"));
     }
-    HostSummary::decode(&std::fs::read(path).map_err(|e| e.to_string())?)
+    Summary::decode(&std::fs::read(path).map_err(|e| e.to_string())?)
 }
 
 /// The summary, if it describes the host's profile now (or the host has
 /// only the summary).
-fn check(profile: Option<&Path>, summary: HostSummary) -> Result<HostSummary, String> {
+fn check(profile: Option<&Path>, summary: Summary) -> Result<Summary, String> {
     let Some(profile) = profile else { return Ok(summary) };
     match source_of(profile) {
         Some(now) if summary.describes(&now) => Ok(summary),
@@ -51,10 +52,13 @@ pub fn source_of(path: &Path) -> Option<Source> {
     Some(Source { name: path.file_name()?.to_string_lossy().into_owned(), bytes: meta.len(), modified_ms })
 }
 
-/// Where the summary of an XSpace profile goes: beside it, named by the
-/// host its file name gives (`h.xplane.pb` → `h.proflens-summary.bin.gz`).
+/// Where the summary of an XSpace profile or a trace goes: beside it, named
+/// by the host its file name gives (`h.xplane.pb` → `h.proflens-summary.bin.gz`,
+/// `rank0.pt.trace.json.gz` → `rank0.proflens-summary.bin.gz`), which
+/// discovery then joins to the host.
 pub fn path_for(profile: &Path) -> Option<PathBuf> {
-    let host = logdir::host_name(profile.file_name()?.to_str()?)?;
+    let name = profile.file_name()?.to_str()?;
+    let host = logdir::host_name(name).or_else(|| logdir::trace_host_name(name))?;
     Some(profile.with_file_name(format!("{host}{}", logdir::SUMMARY_SUFFIX)))
 }
 

@@ -92,7 +92,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         }
         other => Failure(other.to_string()),
     };
-    crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(args.jobs));
+    crate::parallel::analyse_hosts(tool.id(), run, &hosts, crate::parallel::jobs(args.jobs), request.include_last_step);
     let result = registry::run(tool, &hosts, &request).map_err(failure)?;
     // What the page's diagnostics box shows, said here too.
     for warning in result.model.warnings() {

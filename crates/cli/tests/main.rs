@@ -14,6 +14,7 @@ mod kineto;
 mod legacy;
 mod output;
 mod perfetto;
+mod rank_summaries;
 mod registry;
 mod summaries;
 mod trace_hosts;

@@ -147,9 +147,14 @@ fn a_changed_profile_or_a_damaged_summary_is_not_read() {
 
 #[test]
 fn summarize_without_profiles_or_where_it_cannot_write_fails_clearly() {
-    let out = proflens(&["summarize", data("kineto/kineto-multirank-sampled").to_str().unwrap()]);
+    // Trace JSON that is no PyTorch trace has no summary.
+    let (tmp, run) = make_run("chrome", &[]);
+    std::fs::copy(data("chrome_trace/handwritten_training.trace.json"), run.join("training.json")).unwrap();
+    let out = proflens(&["summarize", run.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no XSpace profiles"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no XSpace profiles (*.xplane.pb) or PyTorch traces"));
+    assert!(!run.join("training.proflens-summary.bin.gz").exists());
+    std::fs::remove_dir_all(&tmp).unwrap();
 
     let (tmp, run) = make_run("readonly", &[("a", "xspace/external/tw003.xplane.pb")]);
     let original = std::fs::metadata(&run).unwrap().permissions();

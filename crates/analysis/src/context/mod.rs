@@ -3,6 +3,7 @@
 //! host is unloaded. It is the only cache: the CLI, the app's worker and
 //! the trace viewer's queries all read passes through it.
 
+mod given_parts;
 pub mod overlap;
 mod room;
 mod run;
@@ -99,6 +100,9 @@ pub struct HostContext {
     analysis: Slot<HostAnalysis>,
     /// The analysis was given (a host summary), not computed from events.
     given: Cell<bool>,
+    /// Per-rank parts of the tools of all ranks, given by a rank summary
+    /// (`given_parts`).
+    rank_parts: given_parts::Parts,
     xla_ops: Slot<XlaOpDb>,
     kineto: Slot<KinetoIndex>,
     trace: Slot<TraceIndex>,
@@ -138,6 +142,7 @@ impl HostContext {
             grouping: Slot::default(),
             analysis: Slot::default(),
             given: Cell::new(false),
+            rank_parts: given_parts::Parts::default(),
             xla_ops: Slot::default(),
             kineto: Slot::default(),
             trace: Slot::default(),
@@ -155,7 +160,7 @@ impl HostContext {
     /// Whether the host has a file of events (not only legacy tool files),
     /// or a summary of one.
     pub fn has_events(&self) -> bool {
-        self.events.get().is_some() || self.given.get()
+        self.events.get().is_some() || self.given.get() || self.has_rank_parts()
     }
 
     /// Gives the host its analysis computed elsewhere (its summary file,
@@ -232,7 +237,7 @@ impl HostContext {
             return Ok(found);
         }
         let Some(file) = self.events.get() else {
-            if self.given.get() {
+            if self.given.get() || self.has_rank_parts() {
                 return Err(format!(
                     "Host “{}” has only its summary (*{}); this tool needs the profile's events.",
                     self.name,
@@ -314,6 +319,10 @@ impl HostContext {
     pub fn is_kineto(&self) -> Result<bool, String> {
         if self.given.get() && !self.is_loaded() {
             return Ok(false);
+        }
+        // A rank summary is only ever written for a PyTorch trace.
+        if self.has_rank_parts() && !self.is_loaded() {
+            return Ok(true);
         }
         Ok(self.profile()?.origin == Origin::Kineto)
     }

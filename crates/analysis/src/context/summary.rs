@@ -73,6 +73,61 @@ struct Header {
     proflens: String,
 }
 
+/// Whether a summary of `source` was computed from `file` (same name, size
+/// and modification time, where both know it).
+pub fn describes(source: Option<&Source>, file: &Source) -> bool {
+    let Some(source) = source else { return false };
+    source.name == file.name
+        && source.bytes == file.bytes
+        && match (source.modified_ms, file.modified_ms) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+}
+
+/// A summary file's bytes ungzipped (a file may be gzipped or not).
+pub fn plain(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let plain = proflens_format::inflate::gunzip(bytes, MAX_BYTES, &mut |_| {}).map_err(|e| e.to_string())?;
+        Ok(plain.into())
+    } else {
+        Ok(bytes.into())
+    }
+}
+
+/// The kind a summary's (ungzipped) bytes name: its `format` field, which
+/// every kind of summary writes first.
+pub fn format_of(bytes: &[u8]) -> Option<String> {
+    postcard::take_from_bytes::<Header>(bytes).ok().map(|(h, _)| h.format)
+}
+
+/// Refuses bytes that are no summary of `format` (`what`, in words), or one
+/// another release or layout than `version` wrote.
+pub fn check_header(bytes: &[u8], format: &str, version: u32, what: &str) -> Result<(), String> {
+    let not_one = || format!("not a Proflens {what}");
+    let (header, _) = postcard::take_from_bytes::<Header>(bytes).map_err(|_| not_one())?;
+    if header.format != format {
+        return Err(not_one());
+    }
+    if header.version != version || header.proflens != PROFLENS {
+        return Err(format!(
+            "written by Proflens {} (layout {}), not this release ({PROFLENS}, layout {version}); \
+             run `proflens summarize` again",
+            header.proflens, header.version
+        ));
+    }
+    Ok(())
+}
+
+/// The whole of `bytes` as a `T` (a summary whose header was checked).
+pub fn whole<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, String> {
+    match postcard::take_from_bytes::<T>(bytes) {
+        Ok((summary, [])) => Ok(summary),
+        Ok(_) => Err(format!("a damaged {what} (bytes after its end)")),
+        Err(e) => Err(format!("a damaged {what} ({e})")),
+    }
+}
+
 impl HostSummary {
     /// A summary of `analysis`, written by this release.
     pub fn new(host: &str, source: Option<Source>, analysis: HostAnalysis) -> HostSummary {
@@ -87,13 +142,10 @@ impl HostSummary {
     }
 
     /// The summary of a host of XSpace events (loads and analyses them). A
-    /// PyTorch trace has none: its tools of all ranks read its events.
+    /// PyTorch trace has a rank summary instead (`crate::rank_summary`).
     pub fn of(host: &HostContext, source: Option<Source>) -> Result<HostSummary, String> {
         if host.is_kineto()? {
-            return Err(format!(
-                "{}: a PyTorch trace has no host summary (its tools of all ranks read the trace itself)",
-                host.name()
-            ));
+            return Err(format!("{}: a PyTorch trace has no host summary (it has a rank summary)", host.name()));
         }
         let analysis = host.analysis()?;
         Ok(HostSummary::new(host.name(), source, HostAnalysis::clone(&analysis)))
@@ -107,12 +159,7 @@ impl HostSummary {
     /// A summary file's bytes (gzipped or not), refused when another
     /// release or layout wrote it.
     pub fn decode(bytes: &[u8]) -> Result<HostSummary, String> {
-        if bytes.starts_with(&[0x1f, 0x8b]) {
-            let plain = proflens_format::inflate::gunzip(bytes, MAX_BYTES, &mut |_| {}).map_err(|e| e.to_string())?;
-            HostSummary::from_bytes(&plain)
-        } else {
-            HostSummary::from_bytes(bytes)
-        }
+        HostSummary::from_bytes(&plain(bytes)?)
     }
 
     /// The summary in its binary encoding (a file's bytes, ungzipped).
@@ -121,35 +168,14 @@ impl HostSummary {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<HostSummary, String> {
-        let not_one = || "not a Proflens host summary".to_string();
-        let (header, _) = postcard::take_from_bytes::<Header>(bytes).map_err(|_| not_one())?;
-        if header.format != FORMAT {
-            return Err(not_one());
-        }
-        if header.version != VERSION || header.proflens != PROFLENS {
-            return Err(format!(
-                "written by Proflens {} (layout {}), not this release ({PROFLENS}, layout {VERSION}); \
-                 run `proflens summarize` again",
-                header.proflens, header.version
-            ));
-        }
-        match postcard::take_from_bytes::<HostSummary>(bytes) {
-            Ok((summary, [])) => Ok(summary),
-            Ok(_) => Err("a damaged host summary (bytes after its end)".to_string()),
-            Err(e) => Err(format!("a damaged host summary ({e})")),
-        }
+        check_header(bytes, FORMAT, VERSION, "host summary")?;
+        whole(bytes, "host summary")
     }
 
     /// Whether the summary was computed from this file (same name, size and
     /// modification time, where both know it).
     pub fn describes(&self, file: &Source) -> bool {
-        let Some(source) = &self.source else { return false };
-        source.name == file.name
-            && source.bytes == file.bytes
-            && match (source.modified_ms, file.modified_ms) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
+        describes(self.source.as_ref(), file)
     }
 }
 

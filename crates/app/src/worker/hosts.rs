@@ -14,7 +14,7 @@ use std::rc::{Rc, Weak};
 
 use proflens_analysis::compare::Side;
 use proflens_analysis::context::{Hooks, HostContext, Output, Request, RunContext, Tool, ToolError};
-use proflens_analysis::passes::host_analysis::HostAnalysis;
+use proflens_analysis::rank_summary::Summary;
 use proflens_analysis::registry;
 
 use super::source::FoundHost;
@@ -172,35 +172,44 @@ impl Hosts {
         self.list.iter().filter(wanted).map(|h| h.context.clone()).collect()
     }
 
-    /// The hosts of `run` an extra worker could summarise: XSpace files
-    /// picked or dropped, with no analysis yet, not asked for before. With
-    /// each its name and files; the run's number of hosts beside.
+    /// The hosts of `run` an extra worker could summarise: XSpace files or
+    /// trace JSON (a PyTorch rank's) picked or dropped, with no analysis
+    /// or rank summary yet, not asked for before. With each its name and
+    /// files; the run's number of hosts beside.
     pub fn to_summarize(&self, run: &str) -> (Vec<(String, PickedFiles)>, usize) {
+        use proflens_format::logdir;
         let of_run: Vec<&Host> = self.list.iter().filter(|h| h.run == run).collect();
-        let xspace = |h: &&&Host| {
-            let events = h.blobs.iter().find(|(path, _)| !proflens_format::logdir::is_counter_log(path));
+        let summarised = |h: &&&Host| {
+            let events = h.blobs.iter().find(|(path, _)| !logdir::is_counter_log(path));
             events.is_some_and(|(path, _)| {
-                proflens_format::logdir::host_name(path.rsplit('/').next().unwrap_or(path)).is_some()
+                let name = path.rsplit('/').next().unwrap_or(path);
+                logdir::host_name(name).is_some() || logdir::trace_host_name(name).is_some()
             })
         };
         let todo = of_run
             .iter()
-            .filter(|h| !h.farmed_out.get() && !h.context.has_analysis())
-            .filter(xspace)
+            .filter(|h| !h.farmed_out.get() && !h.context.has_analysis() && !h.context.has_rank_parts())
+            .filter(summarised)
             .map(|h| (h.name.clone(), h.blobs.clone()))
             .collect();
         (todo, of_run.len())
     }
 
-    /// Gives hosts of `run` the analyses extra workers computed (`None`:
+    /// Gives hosts of `run` the summaries extra workers computed (`None`:
     /// the worker failed, and this worker meets the error itself); none of
     /// them is asked for again.
-    pub fn give_analyses(&self, run: &str, analyses: Vec<(String, Option<HostAnalysis>)>) {
-        for (name, analysis) in analyses {
+    pub fn give_summaries(&self, run: &str, summaries: Vec<(String, Option<Summary>)>) {
+        for (name, summary) in summaries {
             let Some(host) = self.list.iter().find(|h| h.run == run && h.name == name) else { continue };
             host.farmed_out.set(true);
-            if let Some(analysis) = analysis.filter(|_| !host.context.has_analysis()) {
-                host.context.give_analysis(analysis);
+            let fresh = |s: &Summary| match s {
+                Summary::Host(_) => !host.context.has_analysis(),
+                Summary::Rank(_) => !host.context.has_rank_parts(),
+            };
+            if let Some(summary) = summary.filter(fresh) {
+                if let Err(why) = summary.give(&host.context) {
+                    summary_files::warn(&format!("Proflens: the summary of {name} is not used ({why})"));
+                }
             }
         }
     }

@@ -4,17 +4,19 @@
 //! answers one message at a time):
 //!
 //! - in the main worker, [`ask`]: before a tool of all hosts whose hosts
-//!   have no analysis yet, the page is sent their files to summarise
+//!   have no analysis yet (or of all ranks whose PyTorch ranks have no
+//!   rank summary), the page is sent their files to summarise
 //!   ([`Response::Summarize`]); [`take`] gives the summaries back to the
 //!   hosts, so that this worker holds summaries, not events;
 //! - in an extra worker, [`summarize`]: one host decoded, its summary's
-//!   bytes (a summary file's, ungzipped) sent back in a transferred buffer;
-//!   the events go with the host's context.
+//!   bytes (a summary file's, ungzipped: a host's, or a rank's) sent back
+//!   in a transferred buffer; the events go with the host's context.
 
 use std::rc::Rc;
 
-use proflens_analysis::context::summary::{HostSummary, COMBINED_FROM_SUMMARIES};
+use proflens_analysis::context::summary::COMBINED_FROM_SUMMARIES;
 use proflens_analysis::context::{Hooks, HostContext, HostFile};
+use proflens_analysis::rank_summary::{Summary, COMBINED_FROM_RANK_SUMMARIES};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, File};
 
@@ -24,10 +26,11 @@ use super::summary_files;
 use crate::protocol::{self, Response, ALL_HOSTS, FILES, SUMMARIES, SUMMARY};
 
 /// Before `tool` runs on (`run`, `host`): with `workers` > 1, a tool of all
-/// hosts that combines only analyses, and hosts of the run without one,
-/// asks the page to summarise them. Whether it asked.
+/// hosts (or ranks) that combines only summaries, and hosts of the run
+/// without one, asks the page to summarise them. Whether it asked.
 pub fn ask(hosts: &Hosts, run: &str, host: &str, tool: &str, workers: u32) -> bool {
-    if workers < 2 || host != ALL_HOSTS || !COMBINED_FROM_SUMMARIES.contains(&tool) {
+    let combines_summaries = COMBINED_FROM_SUMMARIES.contains(&tool) || COMBINED_FROM_RANK_SUMMARIES.contains(&tool);
+    if workers < 2 || host != ALL_HOSTS || !combines_summaries {
         return false;
     }
     let (todo, of_run) = hosts.to_summarize(run);
@@ -51,21 +54,21 @@ pub fn ask(hosts: &Hosts, run: &str, host: &str, tool: &str, workers: u32) -> bo
 /// given to their hosts of `run`; `failed` hosts are left to this worker.
 pub fn take(hosts: &Hosts, run: &str, names: Vec<String>, failed: Vec<String>, message: &JsValue) {
     let summaries = protocol::attached(message, SUMMARIES).map(|a| js_sys::Array::from(&a)).unwrap_or_default();
-    let mut analyses = Vec::with_capacity(names.len() + failed.len());
+    let mut given = Vec::with_capacity(names.len() + failed.len());
     for (i, name) in names.into_iter().enumerate() {
         let bytes = summaries.get(i as u32).dyn_into::<js_sys::Uint8Array>().ok().map(|a| a.to_vec());
-        let summary = bytes.ok_or_else(|| "no summary came".to_string()).and_then(|b| HostSummary::from_bytes(&b));
-        let analysis = match summary {
-            Ok(s) => Some(s.analysis),
+        let summary = bytes.ok_or_else(|| "no summary came".to_string()).and_then(|b| Summary::from_bytes(&b));
+        let summary = match summary {
+            Ok(s) => Some(s),
             Err(why) => {
                 summary_files::warn(&format!("Proflens: the summary of {name} is not used ({why})"));
                 None
             }
         };
-        analyses.push((name, analysis));
+        given.push((name, summary));
     }
-    analyses.extend(failed.into_iter().map(|name| (name, None)));
-    hosts.give_analyses(run, analyses);
+    given.extend(failed.into_iter().map(|name| (name, None)));
+    hosts.give_summaries(run, given);
 }
 
 /// In an extra worker: `host` from `files` (named by `paths`), summarised
@@ -85,7 +88,7 @@ pub fn summarize(host: String, paths: Vec<String>, files: Vec<File>) -> Option<R
         })
         .collect();
     let context = HostContext::new(host.clone(), host_files, Rc::new(ExtraHooks));
-    let summary = match HostSummary::of(&context, source) {
+    let summary = match Summary::of(&context, source) {
         Ok(summary) => summary.to_bytes(),
         Err(message) => return Some(Response::SummaryFailed { host, message }),
     };

@@ -1,13 +1,15 @@
-//! Host summaries found beside profiles (`proflens summarize` writes
+//! Summaries found beside profiles (`proflens summarize` writes
 //! `<host>.proflens-summary.bin.gz`): read when the files are opened and
-//! given to the host's context, whose tools of all hosts then answer
-//! without reading the profile. The checks are the CLI's
-//! (`crates/cli/src/summaries.rs`) through the same `HostSummary`: another
+//! given to the host's context, whose tools of all hosts (an XSpace host's
+//! analysis) or of all ranks (a PyTorch rank's parts) then answer without
+//! reading the profile. The checks are the CLI's
+//! (`crates/cli/src/summaries.rs`) through the same `Summary`: another
 //! release's summary, or one of a profile that changed since (name, size,
 //! modification time), is not used and the profile is read.
 
-use proflens_analysis::context::summary::{HostSummary, Source};
+use proflens_analysis::context::summary::Source;
 use proflens_analysis::context::{HostContext, ReadFile};
+use proflens_analysis::rank_summary::Summary;
 use wasm_bindgen::JsCast;
 use web_sys::File;
 
@@ -38,11 +40,11 @@ pub fn source_of(file: &File) -> Source {
     Source { name: file.name(), bytes: file.size() as u64, modified_ms: Some(file.last_modified() as u64) }
 }
 
-/// Gives `host` the analysis of its summary when the summary still
+/// Gives `host` its summary (an analysis, or a rank's parts) when the summary still
 /// describes the profile; says in the console why one found was not used.
 pub fn give(host: &HostContext, summary: SummaryFile) {
-    match read(&summary).and_then(|s| check(&summary.profile, s)) {
-        Ok(found) => host.give_analysis(found.analysis),
+    match read(&summary).and_then(|s| check(&summary.profile, s)).and_then(|s| s.give(host)) {
+        Ok(()) => {}
         Err(why) => {
             let fallback = if matches!(summary.profile, Profile::None) {
                 "the host has nothing else"
@@ -66,7 +68,7 @@ pub fn warn(line: &str) {
     }
 }
 
-fn read(summary: &SummaryFile) -> Result<HostSummary, String> {
+fn read(summary: &SummaryFile) -> Result<Summary, String> {
     let source = (summary.read)()?;
     let size = source.len();
     if size > MAX_SUMMARY_BYTES {
@@ -74,10 +76,10 @@ fn read(summary: &SummaryFile) -> Result<HostSummary, String> {
     }
     let mut bytes = vec![0; size as usize];
     source.read_at(0, &mut bytes).map_err(|e| e.to_string())?;
-    HostSummary::decode(&bytes)
+    Summary::decode(&bytes)
 }
 
-fn check(profile: &Profile, summary: HostSummary) -> Result<HostSummary, String> {
+fn check(profile: &Profile, summary: Summary) -> Result<Summary, String> {
     match profile {
         Profile::None => Ok(summary),
         Profile::Known(now) if summary.describes(now) => Ok(summary),

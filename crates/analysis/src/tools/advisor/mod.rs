@@ -52,6 +52,12 @@ impl Tool for AdvisorTool {
     }
 }
 
+/// A PyTorch rank's advice: its part of the advice of all ranks (its rank
+/// summary's).
+pub fn rank_part(host: &HostContext) -> Result<Advice, ToolError> {
+    Ok(advice::of_kineto(&*host.kineto()?, Some(&*host.profile()?)))
+}
+
 /// One host's advice, from its events or its TensorBoard tool files.
 fn advice_of(host: &HostContext) -> Result<Advice, ToolError> {
     // TensorBoard's step breakdown, where the host has it, whatever else it has
@@ -60,8 +66,11 @@ fn advice_of(host: &HostContext) -> Result<Advice, ToolError> {
     if kinds.contains(&LegacyTool::InputPipeline) || kinds.contains(&LegacyTool::OverviewPage) {
         return legacy(host);
     }
+    if let Some(given) = host.rank_part::<Advice>("advisor", false) {
+        return Ok(Advice::clone(&given));
+    }
     if host.is_kineto()? {
-        return Ok(advice::of_kineto(&*host.kineto()?, Some(&*host.profile()?)));
+        return rank_part(host);
     }
     let analysis = host.analysis()?;
     let profile = host.profile()?;

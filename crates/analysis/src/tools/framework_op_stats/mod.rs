@@ -10,7 +10,7 @@ pub mod legacy;
 pub mod pytorch;
 mod tool;
 
-pub use tool::{stats_of, FrameworkOpStatsTool, OperatorStats};
+pub use tool::{rank_part, stats_of, FrameworkOpStatsTool, OperatorStats};
 
 use crate::common::csv::csv_field;
 pub use crate::passes::device_env::{DeviceEnv, Hardware};

@@ -1,11 +1,9 @@
 //! Framework op stats as a registry tool: XSpace hosts, PyTorch operators,
 //! and TensorBoard's `tensorflow_stats.pb` / op stats JSON.
 
-use super::pytorch::{operator_stats_of_ranks, to_csv as operators_csv, OperatorRow};
+use super::pytorch::{combine, operator_stats, operator_stats_of_ranks, to_csv as operators_csv, OperatorRow};
 use super::{from_op_metrics, legacy, to_csv, to_xprof_json, FrameworkOpStats};
-use crate::context::{
-    combined_analysis, kineto_ranks, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError,
-};
+use crate::context::{combined_analysis, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::host_analysis::HostAnalysis;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde::{Deserialize, Serialize};
@@ -59,12 +57,21 @@ impl Tool for FrameworkOpStatsTool {
     fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
         let Some(first) = hosts.first() else { return Err(ToolError::OneHost) };
         if first.is_kineto()? {
-            let indexes = kineto_ranks(hosts)?;
-            let rows = operator_stats_of_ranks(&indexes.iter().map(|i| i.as_ref()).collect::<Vec<_>>());
+            let tables = hosts.iter().map(|h| rank_part(h)).collect::<Result<Vec<_>, _>>()?;
+            let rows = combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>());
             return Ok(Output::new("operator_stats", OperatorStats(rows)));
         }
         Ok(stats(&combined_analysis(hosts)?))
     }
+}
+
+/// A rank's part of the operators of all ranks (its own table): its rank
+/// summary's, else of its trace.
+pub fn rank_part(host: &HostContext) -> Result<Vec<OperatorRow>, ToolError> {
+    if let Some(given) = host.rank_part::<Vec<OperatorRow>>("framework_op_stats", false) {
+        return Ok(Vec::clone(&given));
+    }
+    Ok(operator_stats(&*host.kineto()?))
 }
 
 fn stats(a: &HostAnalysis) -> Output {

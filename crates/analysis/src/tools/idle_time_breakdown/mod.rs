@@ -29,7 +29,7 @@
 
 pub mod stats;
 mod tool;
-pub use tool::IdleTimeBreakdownTool;
+pub use tool::{rank_part, IdlePart, IdleTimeBreakdownTool};
 
 use crate::passes::kineto::hta::{self, HtaEvent, Iteration};
 use proflens_model::Profile;

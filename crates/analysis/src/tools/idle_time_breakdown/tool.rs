@@ -1,9 +1,10 @@
 //! The idle time breakdown as a registry tool: one PyTorch rank, or every
 //! rank of a job (HTA's `ranks=[…]`), with HTA's default parameters.
 
-use super::{rank_idle, to_csv, to_hta_json, IdleTimeBreakdown, CONSECUTIVE_KERNEL_DELAY_US};
+use super::{rank_idle, to_csv, to_hta_json, IdleTimeBreakdown, RankIdle, CONSECUTIVE_KERNEL_DELAY_US};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::kineto::hta;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -47,12 +48,13 @@ fn breakdown(hosts: &[&HostContext], include_last: bool) -> Result<Output, ToolE
     }
     let mut ranks = Vec::with_capacity(hosts.len());
     for (position, host) in hosts.iter().enumerate() {
-        if !host.is_kineto()? {
-            return Err(ToolError::Failed(format!("{} is not a PyTorch (Kineto) trace", host.name())));
-        }
-        let profile = host.profile()?;
-        let rank = hta::rank(&profile).unwrap_or(position as i64);
-        ranks.push(rank_idle(&profile, rank, host.name(), include_last, CONSECUTIVE_KERNEL_DELAY_US));
+        let part = match host.rank_part::<IdlePart>("idle_time_breakdown", include_last) {
+            Some(given) => IdlePart::clone(&given),
+            None => of_trace(host, include_last)?,
+        };
+        let mut idle = part.idle;
+        idle.rank = part.rank.unwrap_or(position as i64);
+        ranks.push(idle);
     }
     ranks.sort_by_key(|r| r.rank);
     let model = IdleTimeBreakdown {
@@ -61,6 +63,29 @@ fn breakdown(hosts: &[&HostContext], include_last: bool) -> Result<Output, ToolE
         ranks,
     };
     Ok(Output::new("idle_time_breakdown", model))
+}
+
+/// A rank's part of the breakdown of all ranks (its rank summary's): its
+/// streams, and its `distributedInfo.rank` if it has one (the place in the
+/// run is known only when the ranks are combined).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IdlePart {
+    pub rank: Option<i64>,
+    pub idle: RankIdle,
+}
+
+/// The part for the default request (the last profiler step left out).
+pub fn rank_part(host: &HostContext) -> Result<IdlePart, ToolError> {
+    of_trace(host, false)
+}
+
+fn of_trace(host: &HostContext, include_last: bool) -> Result<IdlePart, ToolError> {
+    if !host.is_kineto()? {
+        return Err(ToolError::Failed(format!("{} is not a PyTorch (Kineto) trace", host.name())));
+    }
+    let profile = host.profile()?;
+    let idle = rank_idle(&profile, 0, host.name(), include_last, CONSECUTIVE_KERNEL_DELAY_US);
+    Ok(IdlePart { rank: hta::rank(&profile), idle })
 }
 
 impl Rendered for IdleTimeBreakdown {

@@ -30,7 +30,7 @@ mod output;
 mod tool;
 
 pub use output::{outlier_kind, outliers_csv, to_csv, to_hta_json};
-pub use tool::KernelLaunchStatsTool;
+pub use tool::{rank_part, KernelLaunchStatsTool};
 
 use crate::passes::kineto::describe::quantile;
 use crate::passes::kineto::hta::{self, HtaEvent};

@@ -58,7 +58,17 @@ fn params(request: &Request) -> Params {
     Params { include_last_profiler_step: request.include_last_step, ..Params::default() }
 }
 
+/// A rank's part of the launches of all ranks (its rank summary's): the
+/// rank alone, with HTA's defaults.
+pub fn rank_part(host: &HostContext) -> Result<super::RankLaunches, ToolError> {
+    one_rank(host, &Params::default())
+}
+
 fn one_rank(host: &HostContext, params: &Params) -> Result<super::RankLaunches, ToolError> {
+    let given = host.rank_part::<super::RankLaunches>("kernel_launch_stats", *params != Params::default());
+    if let Some(given) = given {
+        return Ok(super::RankLaunches::clone(&given));
+    }
     let profile = host.profile()?;
     if !host.is_kineto()? {
         return Err(ToolError::Failed("Kernel launch stats need a PyTorch (Kineto) trace.".into()));

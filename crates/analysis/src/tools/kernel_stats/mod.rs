@@ -5,7 +5,7 @@ pub mod legacy;
 pub mod pytorch;
 mod tool;
 
-pub use tool::{HostKernelRow, KernelStats, KernelStatsTool};
+pub use tool::{rank_part, HostKernelRow, KernelStats, KernelStatsTool};
 
 use crate::common::datatable::DataTable;
 use crate::passes::kernels::KernelRow;

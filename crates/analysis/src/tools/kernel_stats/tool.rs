@@ -1,10 +1,10 @@
 //! GPU kernel stats as a registry tool: XSpace hosts, PyTorch ranks, and
 //! TensorBoard's `kernel_stats.pb` / kernel stats JSON.
 
-use super::pytorch::kernel_stats_of_ranks;
+use super::pytorch::{kernel_stats, kernel_stats_of_ranks};
 use super::{legacy, to_csv, to_xprof_json};
 use crate::common::hardware::HardwareType;
-use crate::context::{kineto_ranks, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::context::{HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::kernels::{combine, side_by_side, KernelRow};
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use serde::{Deserialize, Serialize};
@@ -74,8 +74,8 @@ impl Tool for KernelStatsTool {
     fn combine(&self, hosts: &[Rc<HostContext>], _: &Request) -> Result<Output, ToolError> {
         let Some(first) = hosts.first() else { return Err(ToolError::OneHost) };
         if first.is_kineto()? {
-            let indexes = kineto_ranks(hosts)?;
-            let rows = kernel_stats_of_ranks(&indexes.iter().map(|i| i.as_ref()).collect::<Vec<_>>());
+            let tables = hosts.iter().map(|h| rank_part(h)).collect::<Result<Vec<_>, _>>()?;
+            let rows = combine(&tables.iter().map(Vec::as_slice).collect::<Vec<_>>());
             return Ok(output(rows, HardwareType::Gpu));
         }
         let analyses = hosts.iter().map(|h| h.analysis()).collect::<Result<Vec<_>, _>>()?;
@@ -88,6 +88,15 @@ impl Tool for KernelStatsTool {
             KernelStats { kernels: combine(&tables), hardware: analyses[0].environment.hardware_type, host_rows };
         Ok(Output::new("kernel_stats", stats))
     }
+}
+
+/// A rank's part of the kernels of all ranks (its own table): its rank
+/// summary's, else of its trace.
+pub fn rank_part(host: &HostContext) -> Result<Vec<KernelRow>, ToolError> {
+    if let Some(given) = host.rank_part::<Vec<KernelRow>>("kernel_stats", false) {
+        return Ok(Vec::clone(&given));
+    }
+    Ok(kernel_stats(&*host.kineto()?))
 }
 
 fn output(kernels: Vec<KernelRow>, hardware: HardwareType) -> Output {

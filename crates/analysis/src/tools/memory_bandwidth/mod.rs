@@ -16,7 +16,7 @@
 
 mod tool;
 
-pub use tool::MemoryBandwidthTool;
+pub use tool::{rank_part, MemoryBandwidthTool};
 
 use crate::common::schema::StatPicker;
 use crate::passes::kineto::describe::{describe, Describe, HtaRank, Ties};

@@ -39,8 +39,17 @@ impl Tool for MemoryBandwidthTool {
     }
 }
 
+/// A rank's part of the tool over all ranks (its rank summary's): the
+/// rank alone, for the default request (the last profiler step left out).
+pub fn rank_part(host: &HostContext) -> Result<MemoryBandwidth, ToolError> {
+    of_host(host, &Request::default())
+}
+
 /// A host's memory bandwidth with HTA's load (the last step left out unless asked for).
 fn of_host(host: &HostContext, request: &Request) -> Result<MemoryBandwidth, ToolError> {
+    if let Some(given) = host.rank_part::<MemoryBandwidth>("memory_bandwidth", request.include_last_step) {
+        return Ok(MemoryBandwidth::clone(&given));
+    }
     if !host.is_kineto()? {
         return Err(ToolError::Failed(format!("{}: memory bandwidth needs a PyTorch (Kineto) trace", host.name())));
     }

@@ -152,9 +152,8 @@ pub fn rank_view(index: &KinetoIndex, label: &str, scope: Scope) -> RankView {
     }
 }
 
-/// The ranks of one job side by side, ordered by rank (then label).
-pub fn distributed(ranks: &[(String, &KinetoIndex)], scope: Scope) -> DistributedView {
-    let mut views: Vec<RankView> = ranks.iter().map(|(label, index)| rank_view(index, label, scope)).collect();
+/// The ranks' rows, by rank then label.
+pub fn distributed_of(mut views: Vec<RankView>) -> DistributedView {
     views.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.label.cmp(&b.label)));
     DistributedView { ranks: views }
 }

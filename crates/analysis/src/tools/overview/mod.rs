@@ -10,7 +10,7 @@ pub mod pytorch;
 mod tool;
 pub mod tpu;
 
-pub use tool::{page_of, OverviewTool};
+pub use tool::{page_of, rank_part, OverviewTool};
 
 use crate::common::datatable::DataTable;
 use crate::common::stats::general;

@@ -2,7 +2,7 @@
 //! ([`crate::passes::kineto::roles`]), the devices, and computation against
 //! communication.
 
-use super::distributed::{distributed, rank_view, DistributedView, RankView, Scope};
+use super::distributed::{distributed_of, rank_view, DistributedView, RankView, Scope};
 pub use crate::passes::kineto::roles::StepBreakdown;
 use crate::passes::kineto::roles::{step_roles, Roles};
 use crate::passes::kineto::{facts, DeviceFacts, KinetoIndex};
@@ -41,13 +41,28 @@ pub struct MultiRankOverview {
 
 /// The overview of every rank and the distributed view over the steps.
 pub fn multi_rank(ranks: &[(String, &KinetoIndex)]) -> MultiRankOverview {
-    MultiRankOverview {
-        ranks: ranks
-            .iter()
-            .map(|(label, index)| RankOverview { label: label.clone(), overview: overview(index) })
-            .collect(),
-        distributed: distributed(ranks, Scope::Steps),
+    multi_rank_of(ranks.iter().map(|(label, index)| rank_part(label, index)).collect())
+}
+
+/// A rank's part of the multi-rank overview (its rank summary's): its
+/// overview and its row of the distributed view over the steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverviewPart {
+    pub rank: RankOverview,
+    pub view: RankView,
+}
+
+pub fn rank_part(label: &str, index: &KinetoIndex) -> OverviewPart {
+    OverviewPart {
+        rank: RankOverview { label: label.to_string(), overview: overview(index) },
+        view: rank_view(index, label, Scope::Steps),
     }
+}
+
+/// [`multi_rank`] of the ranks' parts, in the run's order.
+pub fn multi_rank_of(parts: Vec<OverviewPart>) -> MultiRankOverview {
+    let (ranks, views) = parts.into_iter().map(|p| (p.rank, p.view)).unzip();
+    MultiRankOverview { ranks, distributed: distributed_of(views) }
 }
 
 /// The step table as CSV (times in µs).

@@ -1,15 +1,14 @@
 //! The overview as a registry tool: XSpace hosts (one, or all of a run),
 //! PyTorch ranks, and TensorBoard's `overview_page.pb` / overview JSON.
 
-use super::pytorch::{multi_rank, steps_csv, MultiRankOverview};
+use super::pytorch::{self, multi_rank_of, steps_csv, MultiRankOverview, OverviewPart};
 use super::{legacy, overview, to_xprof_json, OverviewPage};
 use crate::context::{
-    combined_analysis, kineto_ranks, working_bytes_per_event, AsSerialize, Format, Held, HostContext, Inputs, Output,
-    Rendered, Request, Tool, ToolError,
+    combined_analysis, working_bytes_per_event, AsSerialize, Format, Held, HostContext, Inputs, Output, Rendered,
+    Request, Tool, ToolError,
 };
 use crate::passes::host_analysis::HostAnalysis;
 use crate::passes::input_pipeline::{step_columns, steps_csv as input_steps_csv, warnings_of};
-use crate::passes::kineto::KinetoIndex;
 use proflens_format::legacy::{LegacyFile, LegacyTool};
 use proflens_model::Origin;
 use serde_json::Value;
@@ -59,16 +58,15 @@ impl Tool for OverviewTool {
             return Ok(Output::new("overview_page", page));
         }
         if host.is_kineto()? {
-            return ranks(&[host.name().to_string()], &[host.kineto()?]);
+            return Ok(Output::new("pytorch_overview", multi_rank_of(vec![rank_part(host)?])));
         }
         Ok(page(&*host.analysis()?, request))
     }
 
     fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
         if hosts.first().map(|h| h.is_kineto()).transpose()? == Some(true) {
-            let names: Vec<String> = hosts.iter().map(|h| h.name().to_string()).collect();
-            let indexes = kineto_ranks(hosts)?;
-            return ranks(&names, &indexes);
+            let parts = hosts.iter().map(|h| rank_part(h)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(Output::new("pytorch_overview", multi_rank_of(parts)));
         }
         let combined = combined_analysis(hosts)?;
         Ok(page(&combined, request))
@@ -87,9 +85,12 @@ pub fn page_of(a: &HostAnalysis, as_xprof: bool) -> OverviewPage {
     page
 }
 
-fn ranks(names: &[String], indexes: &[Rc<KinetoIndex>]) -> Result<Output, ToolError> {
-    let named: Vec<(String, &KinetoIndex)> = names.iter().cloned().zip(indexes.iter().map(|i| i.as_ref())).collect();
-    Ok(Output::new("pytorch_overview", multi_rank(&named)))
+/// A rank's part of the multi-rank overview: its rank summary's, else of its trace.
+pub fn rank_part(host: &HostContext) -> Result<OverviewPart, ToolError> {
+    if let Some(given) = host.rank_part::<OverviewPart>("overview_page", false) {
+        return Ok(OverviewPart::clone(&given));
+    }
+    Ok(pytorch::rank_part(host.name(), &*host.kineto()?))
 }
 
 impl Rendered for OverviewPage {

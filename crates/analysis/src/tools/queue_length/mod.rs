@@ -17,7 +17,7 @@
 
 mod tool;
 
-pub use tool::QueueLengthTool;
+pub use tool::{rank_part, QueueLengthTool};
 
 use crate::passes::kineto::describe::{describe, Describe, HtaRank, Ties};
 use crate::passes::kineto::hta::{self, HtaEvent};

@@ -39,8 +39,17 @@ impl Tool for QueueLengthTool {
     }
 }
 
+/// A rank's part of the tool over all ranks (its rank summary's): the
+/// rank alone, for the default request (the last profiler step left out).
+pub fn rank_part(host: &HostContext) -> Result<QueueLength, ToolError> {
+    of_host(host, &Request::default())
+}
+
 /// A host's queue lengths with HTA's load (the last step left out unless asked for).
 fn of_host(host: &HostContext, request: &Request) -> Result<QueueLength, ToolError> {
+    if let Some(given) = host.rank_part::<QueueLength>("queue_length", request.include_last_step) {
+        return Ok(QueueLength::clone(&given));
+    }
     if !host.is_kineto()? {
         return Err(ToolError::Failed(format!("{}: queue length needs a PyTorch (Kineto) trace", host.name())));
     }

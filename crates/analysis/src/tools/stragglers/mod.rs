@@ -29,7 +29,7 @@
 
 mod tool;
 
-pub use tool::StragglersTool;
+pub use tool::{rank_part, StragglerPart, StragglersTool};
 
 use crate::passes::kineto::describe::describe;
 use crate::passes::kineto::hta;
@@ -43,7 +43,7 @@ pub const NUM_CANDIDATES: usize = 1;
 const MIN_NORMALIZED_DURATION: f64 = 0.01;
 
 /// A communication kernel of one rank, in a step.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct CommKernel {
     stream: i64,
     iteration: i64,
@@ -55,7 +55,7 @@ struct CommKernel {
 
 /// What one rank contributes: its first event, its steps, each step's
 /// events' extent and its communication kernels.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankSummary {
     pub rank: i64,
     pub label: String,

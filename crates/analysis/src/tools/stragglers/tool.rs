@@ -3,6 +3,7 @@
 use super::{stragglers, RankSummary, Stragglers, NUM_CANDIDATES};
 use crate::common::csv::csv_field;
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::rc::Rc;
@@ -47,14 +48,38 @@ impl Tool for StragglersTool {
 /// One rank's summary; its rank is the trace's `distributedInfo.rank`, else
 /// its place in the run.
 fn summarize(host: &HostContext, position: usize, include_last: bool) -> Result<RankSummary, ToolError> {
+    let part = match host.rank_part::<StragglerPart>("stragglers", include_last) {
+        Some(given) => StragglerPart::clone(&given),
+        None => of_trace(host, include_last)?,
+    };
+    let mut summary = part.summary;
+    summary.rank = part.rank.unwrap_or(position as i64);
+    Ok(summary)
+}
+
+/// A rank's part of the stragglers (its rank summary's): the summary, and
+/// its `distributedInfo.rank` if it has one (the place in the run is known
+/// only when the ranks are combined).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StragglerPart {
+    pub rank: Option<i64>,
+    pub summary: RankSummary,
+}
+
+/// The part for the default request (the last profiler step left out).
+pub fn rank_part(host: &HostContext) -> Result<StragglerPart, ToolError> {
+    of_trace(host, false)
+}
+
+fn of_trace(host: &HostContext, include_last: bool) -> Result<StragglerPart, ToolError> {
     if !host.is_kineto()? {
         return Err(ToolError::Failed(format!(
             "“{}” is not a PyTorch trace; stragglers are found between PyTorch ranks.",
             host.name()
         )));
     }
-    let rank = host.kineto()?.rank.unwrap_or(position as i64);
-    Ok(RankSummary::new(rank, host.name(), &*host.profile()?, include_last))
+    let rank = host.kineto()?.rank;
+    Ok(StragglerPart { rank, summary: RankSummary::new(0, host.name(), &*host.profile()?, include_last) })
 }
 
 impl Rendered for Stragglers {
