@@ -8,8 +8,10 @@
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
 
 /// One arg's value.
@@ -24,9 +26,22 @@ pub(crate) enum ArgValue<'a> {
     Str(Cow<'a, str>),
     /// A list or an object.
     Json(Value),
+    /// A list of only lists, plain integers and strings, kept as written
+    /// ([`super::scan_event`]); without its whitespace it is the compact
+    /// JSON serde_json would write for it.
+    JsonText(&'a str),
 }
 
 impl ArgValue<'_> {
+    /// A list or object as a JSON value (a kept list parsed now).
+    pub fn json(&self) -> Option<Cow<'_, Value>> {
+        match self {
+            ArgValue::Json(v) => Some(Cow::Borrowed(v)),
+            ArgValue::JsonText(text) => serde_json::from_str(text).ok().map(Cow::Owned),
+            _ => None,
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             ArgValue::Str(s) => Some(s),
@@ -65,6 +80,23 @@ impl ArgValue<'_> {
 pub(crate) struct Args<'a>(Vec<(Cow<'a, str>, ArgValue<'a>)>);
 
 impl<'a> Args<'a> {
+    /// The args of `entries` in the order written: sorted as a JSON map
+    /// iterates; of equal keys the last wins.
+    pub fn of_entries(mut entries: Vec<(Cow<'a, str>, ArgValue<'a>)>) -> Args<'a> {
+        // Stable: equal keys stay in the order written.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        // `dedup_by` keeps the first of equal neighbours: the later value is
+        // swapped into it first.
+        entries.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                std::mem::swap(later, kept);
+            }
+            same
+        });
+        Args(entries)
+    }
+
     pub fn get(&self, key: &str) -> Option<&ArgValue<'a>> {
         self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok().map(|i| &self.0[i].1)
     }
@@ -163,19 +195,74 @@ impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
                 while let Some((Text(k), v)) = map.next_entry::<Text<'a>, ArgValue<'a>>()? {
                     args.push((k, v));
                 }
-                // Sorted as a JSON map iterates; of equal keys the last wins.
-                args.sort_by(|a, b| a.0.cmp(&b.0));
-                let mut kept: Vec<(Cow<'a, str>, ArgValue<'a>)> = Vec::with_capacity(args.len());
-                for arg in args {
-                    match kept.last_mut() {
-                        Some(last) if last.0 == arg.0 => *last = arg,
-                        _ => kept.push(arg),
-                    }
-                }
-                Ok(Args(kept))
+                Ok(Args::of_entries(args))
             }
         }
         deserializer.deserialize_map(ArgsVisitor(std::marker::PhantomData))
+    }
+}
+
+/// A JSON value's text as written (what a `&RawValue` holds), borrowed
+/// from the input: the scanner makes one without serde.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Raw<'a>(pub &'a str);
+
+impl<'a> Raw<'a> {
+    pub fn get(&self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&RawValue>::deserialize(deserializer).map(|r| Raw(r.get()))
+    }
+}
+
+/// An event's `args`, read when first asked for: the scanner keeps their
+/// text (its grammar checked), serde gives them read.
+#[derive(Default)]
+pub(crate) struct LazyArgs<'a> {
+    text: Option<&'a str>,
+    read: OnceCell<Option<Args<'a>>>,
+}
+
+impl<'a> LazyArgs<'a> {
+    pub fn of_text(text: &'a str) -> LazyArgs<'a> {
+        LazyArgs { text: Some(text), read: OnceCell::new() }
+    }
+
+    pub fn get(&self) -> Option<&Args<'a>> {
+        // The text was checked to be a JSON object when it was scanned, and
+        // everything of one reads as args: this cannot fail.
+        self.read.get_or_init(|| self.text.map(|t| super::scan_event::args(t).unwrap_or_default())).as_ref()
+    }
+
+    pub fn is_none(&self) -> bool {
+        self.get().is_none()
+    }
+}
+
+// Between any two lifetimes: the cell makes `LazyArgs` invariant, the args are not.
+impl<'b> PartialEq<LazyArgs<'b>> for LazyArgs<'_> {
+    fn eq(&self, other: &LazyArgs<'b>) -> bool {
+        fn shorter<'s>(args: Option<&'s Args<'_>>) -> Option<&'s Args<'s>> {
+            args
+        }
+        shorter(self.get()) == shorter(other.get())
+    }
+}
+
+impl fmt::Debug for LazyArgs<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LazyArgs<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let args = Option::<Args>::deserialize(deserializer)?;
+        Ok(LazyArgs { text: None, read: OnceCell::from(args) })
     }
 }
 
