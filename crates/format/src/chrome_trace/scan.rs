@@ -177,6 +177,12 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A string's text: borrowed, or decoded when it has escapes.
+    pub fn text(&mut self) -> Scan<std::borrow::Cow<'a, str>> {
+        let (s, escaped) = self.string()?;
+        Ok(if escaped { std::borrow::Cow::Owned(unescape(s)?) } else { std::borrow::Cow::Borrowed(s) })
+    }
+
     /// A number's text, its grammar checked as JSON's.
     #[inline]
     pub fn number(&mut self) -> Scan<&'a str> {

@@ -6,12 +6,10 @@
 //! caller reads the bytes with serde as before, so results and error
 //! messages are serde's; this is the fast path, not a second reader.
 
-use super::args::{ArgValue, Args, LazyArgs, Raw, Text};
-use super::scan::{unescape, Bail, Cursor, Scan};
+use super::args::{LazyArgs, Raw, Text};
+use super::scan::{Bail, Cursor, Scan};
 use super::{head, Head, RawEvent, RawTrace};
 use serde::de::IgnoredAny;
-use serde_json::Value;
-use std::borrow::Cow;
 
 /// The top-level keys the mappings read besides `traceEvents` ([`RawTrace`]).
 pub(crate) const HEAD_KEYS: [&str; 9] = [
@@ -208,12 +206,7 @@ fn text<'a>(c: &mut Cursor<'a>) -> Scan<Option<Text<'a>>> {
     if c.peek() != Some(b'"') {
         return Err(Bail);
     }
-    Ok(Some(Text(string(c)?)))
-}
-
-fn string<'a>(c: &mut Cursor<'a>) -> Scan<Cow<'a, str>> {
-    let (s, escaped) = c.string()?;
-    Ok(if escaped { Cow::Owned(unescape(s)?) } else { Cow::Borrowed(s) })
+    Ok(Some(Text(c.text()?)))
 }
 
 /// A field kept as its text.
@@ -245,130 +238,10 @@ fn args_text<'a>(c: &mut Cursor<'a>) -> Scan<LazyArgs<'a>> {
     Ok(LazyArgs::of_text(c.value()?))
 }
 
-/// The args of an `args` object's text, as serde reads them ([`Args`]).
-pub(crate) fn args(text: &str) -> Scan<Args<'_>> {
-    let mut c = Cursor::new(text);
-    c.expect(b'{')?;
-    let mut entries = Vec::with_capacity(8);
-    if c.peek() != Some(b'}') {
-        loop {
-            let key = string(&mut c)?;
-            c.expect(b':')?;
-            entries.push((key, arg_value(&mut c)?));
-            if c.peek() == Some(b',') {
-                c.at += 1;
-            } else {
-                break;
-            }
-        }
-    }
-    c.expect(b'}')?;
-    Ok(Args::of_entries(entries))
-}
-
-/// One arg's value, as [`ArgValue`]'s serde visitor reads it. Numbers other
-/// than plain integers are left to serde_json, so floats round as they do there.
-fn arg_value<'a>(c: &mut Cursor<'a>) -> Scan<ArgValue<'a>> {
-    Ok(match c.peek().ok_or(Bail)? {
-        b'"' => ArgValue::Str(string(c)?),
-        b'{' => ArgValue::Json(serde_json::from_str::<Value>(c.value()?).map_err(|_| Bail)?),
-        b'[' => {
-            let text = c.value()?;
-            if is_compact_list(text) {
-                ArgValue::JsonText(text)
-            } else {
-                ArgValue::Json(serde_json::from_str::<Value>(text).map_err(|_| Bail)?)
-            }
-        }
-        b't' | b'f' | b'n' => match c.value()? {
-            "true" => ArgValue::Bool(true),
-            "false" => ArgValue::Bool(false),
-            _ => ArgValue::Null,
-        },
-        _ => {
-            let text = c.number()?;
-            match plain_integer(text) {
-                Some(i) => ArgValue::Int(i),
-                None => serde_json::from_str::<ArgValue>(text).map_err(|_| Bail)?,
-            }
-        }
-    })
-}
-
-/// A JSON integer of at most 18 digits (so it fits an `i64`), other than
-/// `-0` (which serde_json reads as the float -0.0).
-fn plain_integer(text: &str) -> Option<i64> {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    if digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let value = digits.bytes().fold(0i64, |v, b| v * 10 + i64::from(b - b'0'));
-    match (text.len() > digits.len(), value) {
-        (true, 0) => None,
-        (true, v) => Some(-v),
-        (false, v) => Some(v),
-    }
-}
-
-/// Whether a (grammar-checked) list holds only lists, integers of at most
-/// 18 digits and strings without escapes: then its text without the
-/// whitespace between values ([`compact`]) is what serde_json would write
-/// for it. Input shapes and types, grid and block sizes are such lists;
-/// they are kept as their text instead of being parsed and written again.
-fn is_compact_list(text: &str) -> bool {
-    let mut in_string = false;
-    let mut run = 0;
-    for b in text.bytes() {
-        if in_string {
-            match b {
-                b'"' => in_string = false,
-                b'\\' => return false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'0'..=b'9' => {
-                run += 1;
-                if run > 18 {
-                    return false;
-                }
-                continue;
-            }
-            b'"' => in_string = true,
-            b'[' | b']' | b',' | b' ' | b'\t' | b'\n' | b'\r' => {}
-            _ => return false,
-        }
-        run = 0;
-    }
-    true
-}
-
-/// A list's text without the whitespace between its values (strings kept
-/// as they are; they have no escapes: [`is_compact_list`]).
-pub(crate) fn compact(text: &str) -> Cow<'_, str> {
-    let mut in_string = false;
-    let spaced = text.bytes().any(|b| {
-        in_string ^= b == b'"';
-        !in_string && matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-    });
-    if !spaced {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    in_string = false;
-    for ch in text.chars() {
-        in_string ^= ch == '"';
-        if in_string || !matches!(ch, ' ' | '\t' | '\n' | '\r') {
-            out.push(ch);
-        }
-    }
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chrome_trace::ArgValue;
 
     fn serde_event(json: &str) -> Option<RawEvent<'_>> {
         serde_json::from_str::<RawEvent>(json).ok()
@@ -385,7 +258,7 @@ mod tests {
     }
 
     /// An arg as the JSON value it stands for (a kept list as its parse).
-    fn json(v: &ArgValue) -> Value {
+    fn json(v: &ArgValue) -> serde_json::Value {
         serde_json::to_value(v).unwrap()
     }
 
@@ -419,37 +292,5 @@ mod tests {
                 (Ok(_), None) => panic!("read what serde refuses: {json}"),
             }
         }
-    }
-
-    #[test]
-    fn compact_lists_are_kept_as_written_only_when_serde_would_write_them_so() {
-        for (list, kept) in [
-            ("[[1,2],[3]]", true),
-            (r#"["float","","c10::Half"]"#, true),
-            ("[]", true),
-            ("[1, 2]", true),
-            ("[ [64, 1, 1] ,\n[\"a b\", \"\"]]", true),
-            ("[1.0]", false),
-            ("[-1]", false),
-            (r#"["a\"b"]"#, false),
-            ("[1234567890123456789]", false),
-            ("[{\"a\":1}]", false),
-        ] {
-            assert_eq!(is_compact_list(list), kept, "{list}");
-            if kept {
-                assert_eq!(serde_json::from_str::<Value>(list).unwrap().to_string(), compact(list));
-            }
-        }
-    }
-
-    #[test]
-    fn plain_integers_read_as_serde_reads_them() {
-        for text in ["0", "-0", "7", "-12", "999999999999999999", "-999999999999999999", "9223372036854775807"] {
-            let serde: ArgValue = serde_json::from_str(text).unwrap();
-            if let Some(i) = plain_integer(text) {
-                assert_eq!(ArgValue::Int(i), serde, "{text}");
-            }
-        }
-        assert_eq!(plain_integer("-0"), None);
     }
 }
