@@ -167,6 +167,8 @@ pub(crate) fn push_arg(stats: &mut Stats, key: StrId, value: &ArgValue, numeric_
             _ => stats.push_str(key, strings.intern(s)),
         },
         ArgValue::Json(v) => push_json(stats, key, v, numeric_strings, strings),
+        // Without its spaces, the compact text push_json would write.
+        ArgValue::JsonText(text) => stats.push_str(key, strings.intern(&super::args::compact(text))),
     }
 }
 

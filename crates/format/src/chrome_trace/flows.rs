@@ -13,7 +13,7 @@
 //! the target as [`FLOW_IN`]. A slice may carry several of each.
 
 use super::event_walk::EventWalk;
-use super::RawEvent;
+use super::{Raw, RawEvent};
 use crate::Error;
 use proflens_model::{Interner, Stats, StrId};
 use rustc_hash::FxHashMap;
@@ -74,7 +74,7 @@ struct Point {
 /// A (pid, tid) as written, interned in [`FlowPoints::texts`].
 type Thread = (StrId, StrId);
 
-fn raw(v: Option<&serde_json::value::RawValue>) -> &str {
+fn raw(v: Option<Raw<'_>>) -> &str {
     v.map_or("", |r| r.get())
 }
 
@@ -190,7 +190,7 @@ impl Point {
     }
 }
 
-fn is_true(v: Option<&serde_json::value::RawValue>) -> bool {
+fn is_true(v: Option<Raw>) -> bool {
     matches!(raw(v).trim(), "true" | "1" | "\"true\"")
 }
 

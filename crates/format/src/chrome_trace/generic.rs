@@ -56,11 +56,17 @@ pub(crate) fn build(
                 return;
             }
             "B" => {
-                open.entry((e.pid().text, e.tid().text)).or_default().push((start, n, Kept::of(e)));
+                open.entry((e.pid().text.into_owned(), e.tid().text.into_owned())).or_default().push((
+                    start,
+                    n,
+                    Kept::of(e),
+                ));
                 return;
             }
             "E" => {
-                if let Some((begin_ts, b, begin)) = open.get_mut(&(e.pid().text, e.tid().text)).and_then(Vec::pop) {
+                if let Some((begin_ts, b, begin)) =
+                    open.get_mut(&(e.pid().text.into_owned(), e.tid().text.into_owned())).and_then(Vec::pop)
+                {
                     let at = Place { start: begin_ts, dur: start.saturating_sub(begin_ts), n: b, lane: None };
                     begin.with(|begin| emit(&mut planes, begin, at, names, &flows, strings));
                 }
@@ -115,7 +121,7 @@ const ASYNC_LINE_ID: i64 = 1 << 48;
 /// A nestable async event's (pid, category, id): its own line per id.
 fn async_key(e: &RawEvent) -> (String, String, String) {
     let id = e.id.map_or("", |r| r.get().trim_matches('"')).to_string();
-    (e.pid().text, e.cat().to_string(), id)
+    (e.pid().text.into_owned(), e.cat().to_string(), id)
 }
 
 /// The plane of `e`'s process, created on first use.
@@ -127,9 +133,9 @@ fn plane_of<'a>(
 ) -> &'a mut PlaneAcc {
     let pid = e.pid();
     let pid_order = pid.number.unwrap_or(i64::MAX);
-    let sort = names.process_sort.get(&pid.text).copied().unwrap_or(pid_order);
-    planes.entry((sort, pid_order, pid.text.clone())).or_insert_with(|| {
-        let name = match names.processes.get(&pid.text) {
+    let sort = names.process_sort.get(&*pid.text).copied().unwrap_or(pid_order);
+    planes.entry((sort, pid_order, pid.text.to_string())).or_insert_with(|| {
+        let name = match names.processes.get(&*pid.text) {
             Some(n) if n.starts_with('/') => n.clone(),
             Some(n) => format!("{n} (pid {})", pid.text),
             None => format!("pid {}", pid.text),
@@ -168,7 +174,7 @@ fn emit(
         });
         return;
     }
-    let thread = (pid.text.clone(), tid.text.clone());
+    let thread = (pid.text.to_string(), tid.text.to_string());
     let line = plane.line(
         &tid.text,
         || {

@@ -4,9 +4,9 @@
 //! read. Writing keeps every field a mapping reads exactly: times, ids and
 //! flow fields are the raw text, strings and args round-trip.
 
-use super::args::{ArgValue, Args, Text};
+use super::args::{ArgValue, Args, LazyArgs, Raw, Text};
 use super::RawEvent;
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::{Error as _, SerializeMap, Serializer};
 use serde::Serialize;
 
 /// One event as compact JSON.
@@ -20,7 +20,7 @@ impl Kept {
 
     /// Calls `f` with the event again.
     pub fn with<R>(&self, f: impl FnOnce(&RawEvent) -> R) -> Option<R> {
-        serde_json::from_slice::<RawEvent>(&self.0).ok().map(|e| f(&e))
+        super::parse_event(&self.0).ok().map(|e| f(&e))
     }
 }
 
@@ -50,7 +50,22 @@ impl Serialize for ArgValue<'_> {
             ArgValue::Float(f) => s.serialize_f64(*f),
             ArgValue::Str(t) => s.serialize_str(t),
             ArgValue::Json(v) => v.serialize(s),
+            ArgValue::JsonText(text) => Raw(text).serialize(s),
         }
+    }
+}
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The text is JSON (the scanner or serde read it as such).
+        let raw = serde_json::from_str::<&serde_json::value::RawValue>(self.0).map_err(S::Error::custom)?;
+        raw.serialize(s)
+    }
+}
+
+impl Serialize for LazyArgs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
     }
 }
 
@@ -64,12 +79,14 @@ mod tests {
             "dur":2e3,"id":"0x1","bp":"e","bind_id":5,"flow_in":true,"flow_out":"1",
             "args":{"f":1.1,"big":18446744073709551615,"n":null,"l":[1,{"k":"v"}],"s":"x\u00e9","b":false}}"#;
         let e: RawEvent = serde_json::from_str(json).unwrap();
+        fn raw(v: Option<Raw>) -> Option<String> {
+            v.map(|r| r.get().to_string())
+        }
         let kept = Kept::of(&e);
         kept.with(|back| {
             assert_eq!((back.ph(), back.name(), back.cat()), (e.ph(), e.name(), e.cat()));
             assert_eq!((back.pid(), back.tid()), (e.pid(), e.tid()));
             assert_eq!((back.ts_ps(), back.dur_ps()), (e.ts_ps(), e.dur_ps()));
-            let raw = |v: Option<&serde_json::value::RawValue>| v.map(|r| r.get().to_string());
             assert_eq!((raw(back.id), raw(back.bind_id)), (raw(e.id), raw(e.bind_id)));
             assert_eq!((raw(back.flow_in), raw(back.flow_out)), (raw(e.flow_in), raw(e.flow_out)));
             assert_eq!(back.bp, e.bp);

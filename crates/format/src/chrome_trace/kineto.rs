@@ -238,11 +238,29 @@ fn host_line(
 ) -> usize {
     // A Stream Sync on Kineto's virtual row goes to its stream's row.
     let (pid, tid) = (e.pid(), stream_sync::row_tid(e));
-    let key = format!("{}/{}", pid.text, tid.text);
+    // The key is written into one buffer, not allocated per event.
+    thread_local!(static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) });
+    KEY.with_borrow_mut(|key| {
+        key.clear();
+        key.push_str(&pid.text);
+        key.push('/');
+        key.push_str(&tid.text);
+        host_line_of(host, key, &pid, &tid, names, strings)
+    })
+}
+
+fn host_line_of(
+    host: &mut PlaneAcc,
+    key: &str,
+    pid: &super::Id,
+    tid: &super::Id,
+    names: &FxHashMap<(String, String), String>,
+    strings: &mut Interner,
+) -> usize {
     host.line(
-        &key,
+        key,
         || {
-            let name = names.get(&(pid.text.clone(), tid.text.clone())).cloned();
+            let name = names.get(&(pid.text.to_string(), tid.text.to_string())).cloned();
             let name = match (name, pid.number) {
                 (Some(n), _) => n,
                 (None, Some(-1)) => format!("overhead {}", tid.text),
@@ -315,7 +333,7 @@ fn memcpy_type(name: &str) -> &'static str {
 fn kernel_details(e: &RawEvent) -> String {
     let dims = |key: &str| {
         let mut d = [1i64; 3];
-        if let Some(ArgValue::Json(Value::Array(a))) = e.arg(key) {
+        if let Some(Value::Array(a)) = e.arg(key).and_then(ArgValue::json).as_deref() {
             for (slot, v) in d.iter_mut().zip(a) {
                 *slot = v.as_i64().unwrap_or(1);
             }

@@ -2,7 +2,8 @@
 //! XProf's legacy `trace.json.gz`, and other trace-event files.
 //!
 //! The file is parsed once into borrowed events (only the fields used, times
-//! kept as their decimal text), then one of two mappings builds the model:
+//! kept as their decimal text; by a hand scanner, [`scan_event`], with serde
+//! reading whatever it gives up on), then one of two mappings builds the model:
 //! [`kineto`] maps PyTorch traces onto XPlane conventions (`/host:CPU` thread
 //! lines, `/device:GPU:<n>` stream lines, XProf stat names) so the existing
 //! tools work; [`generic`] keeps processes as planes and threads as lines.
@@ -17,6 +18,10 @@ mod generic;
 mod kept;
 mod kineto;
 mod names;
+mod scan;
+mod scan_event;
+#[cfg(test)]
+mod scan_tests;
 mod stream;
 mod stream_sync;
 #[cfg(test)]
@@ -31,8 +36,9 @@ use proflens_model::{Origin, Profile};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 
-pub(crate) use args::{ArgValue, Args, Text};
+pub(crate) use args::{ArgValue, Args, LazyArgs, Raw, Text};
 use event_walk::EventWalk;
 pub use flows::{FLOW_IN, FLOW_OUT};
 pub(crate) use stream::decode_stream;
@@ -78,8 +84,9 @@ pub(crate) struct Head {
 }
 
 /// One trace event, borrowed from the input; fields the mappings don't
-/// read are skipped by serde (and not written back: [`kept`]).
-#[derive(Deserialize, Serialize)]
+/// read are skipped (by [`scan_event`], else by serde) and not written back
+/// ([`kept`]).
+#[derive(Deserialize, Serialize, Default)]
 pub(crate) struct RawEvent<'a> {
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub ph: Option<Text<'a>>,
@@ -88,31 +95,39 @@ pub(crate) struct RawEvent<'a> {
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub cat: Option<Text<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub pid: Option<&'a RawValue>,
+    pub pid: Option<Raw<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub tid: Option<&'a RawValue>,
+    pub tid: Option<Raw<'a>>,
     /// A number of µs, or a string holding one ([`time`]).
-    #[serde(borrow, default, deserialize_with = "time::ts_field", skip_serializing_if = "Option::is_none")]
-    pub ts: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "time::dur_field", skip_serializing_if = "Option::is_none")]
-    pub dur: Option<&'a RawValue>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub args: Option<Args<'a>>,
+    #[serde(borrow, default, deserialize_with = "time::ts_raw", skip_serializing_if = "Option::is_none")]
+    pub ts: Option<Raw<'a>>,
+    #[serde(borrow, default, deserialize_with = "time::dur_raw", skip_serializing_if = "Option::is_none")]
+    pub dur: Option<Raw<'a>>,
+    #[serde(borrow, default, skip_serializing_if = "LazyArgs::is_none")]
+    pub args: LazyArgs<'a>,
     /// Flow fields ([`flows`]): the flow id and binding point of `s`/`t`/`f`
     /// phases, and `bind_id` with `flow_in`/`flow_out` on slices.
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<&'a RawValue>,
+    pub id: Option<Raw<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub bp: Option<Text<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub bind_id: Option<&'a RawValue>,
+    pub bind_id: Option<Raw<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub flow_in: Option<&'a RawValue>,
+    pub flow_in: Option<Raw<'a>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
-    pub flow_out: Option<&'a RawValue>,
+    pub flow_out: Option<Raw<'a>>,
 }
 
-impl RawEvent<'_> {
+/// One event's bytes read: by the scanner, else (what it gives up on) by serde.
+pub(crate) fn parse_event(bytes: &[u8]) -> Result<RawEvent<'_>, serde_json::Error> {
+    match scan_event::event_bytes(bytes) {
+        Ok(e) => Ok(e),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+}
+
+impl<'a> RawEvent<'a> {
     pub fn ph(&self) -> &str {
         self.ph.as_ref().map_or("", |t| &t.0)
     }
@@ -128,14 +143,14 @@ impl RawEvent<'_> {
     pub fn dur_ps(&self) -> i128 {
         self.dur.and_then(|t| us_text_to_ps(t.get())).unwrap_or(0).max(0)
     }
-    pub fn pid(&self) -> Id {
+    pub fn pid(&self) -> Id<'a> {
         Id::of(self.pid)
     }
-    pub fn tid(&self) -> Id {
+    pub fn tid(&self) -> Id<'a> {
         Id::of(self.tid)
     }
-    pub fn arg(&self, key: &str) -> Option<&ArgValue<'_>> {
-        self.args.as_ref().and_then(|a| a.get(key))
+    pub fn arg(&self, key: &str) -> Option<&ArgValue<'a>> {
+        self.args.get().and_then(|a| a.get(key))
     }
     pub fn arg_i64(&self, key: &str) -> Option<i64> {
         self.arg(key).and_then(ArgValue::as_i64)
@@ -144,33 +159,38 @@ impl RawEvent<'_> {
         self.arg(key).and_then(ArgValue::as_str)
     }
     /// Every arg, sorted by key.
-    pub fn args(&self) -> impl Iterator<Item = (&str, &ArgValue<'_>)> {
-        self.args.iter().flat_map(Args::iter)
+    pub fn args(&self) -> impl Iterator<Item = (&str, &ArgValue<'a>)> {
+        self.args.get().into_iter().flat_map(Args::iter)
     }
 }
 
 /// A pid or tid: an integer, or a label (`"Spans"`, `"stream 7"`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Id {
+pub(crate) struct Id<'a> {
     /// The text as written, without quotes (the identity of the process/thread).
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// The integer it is, or ends with (`"stream 7"` → 7).
     pub number: Option<i64>,
     /// Whether it is an integer (or integer text) as a whole.
     pub numeric: bool,
 }
 
-impl Id {
-    fn of(raw: Option<&RawValue>) -> Id {
+impl<'a> Id<'a> {
+    fn of(raw: Option<Raw<'a>>) -> Id<'a> {
         let raw = raw.map_or("", |r| r.get().trim());
         let text = if raw.starts_with('"') {
-            serde_json::from_str::<String>(raw).unwrap_or_default()
+            match raw.get(1..raw.len() - 1) {
+                // Without escapes, the text between the quotes is the string.
+                Some(inner) if !inner.contains('\\') => Cow::Borrowed(inner),
+                _ => Cow::Owned(serde_json::from_str::<String>(raw).unwrap_or_default()),
+            }
         } else if raw == "null" {
-            String::new()
+            Cow::Borrowed("")
         } else {
-            raw.to_string()
+            Cow::Borrowed(raw)
         };
-        let whole = text.trim().parse::<i64>().ok().or_else(|| text.trim().parse::<f64>().ok().map(|f| f as i64));
+        let trimmed = text.trim();
+        let whole = trimmed.parse::<i64>().ok().or_else(|| trimmed.parse::<f64>().ok().map(|f| f as i64));
         let trailing = {
             let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
             text[text.len() - digits..].parse::<i64>().ok()
@@ -227,8 +247,19 @@ fn parse<'a, E: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(RawTrace<'a, E>, Ve
 /// Decodes uncompressed trace JSON held in memory.
 pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
     progress(Progress::Parsing);
-    // One pass straight into events; only when some event has fields of the
-    // wrong type, a second, lenient pass that skips such events.
+    // The scanner reads what it can be sure of ([`scan_event`])…
+    if let Ok((head, events)) = scan_event::document(bytes) {
+        let mut walk = events.as_slice();
+        let survey = Survey::of(&mut walk)?;
+        return build(&head, &survey, &mut walk, Skipped::default(), progress);
+    }
+    decode_with_serde(bytes, progress)
+}
+
+/// [`decode`] by serde alone: what the scanner gives up on. One pass
+/// straight into events; only when some event has fields of the wrong
+/// type, a second, lenient pass that skips such events.
+fn decode_with_serde(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
     let (raw, parsed, skipped) = match parse::<RawEvent>(bytes) {
         Ok((raw, events, unclosed)) => (raw, events, Skipped { unclosed, ..Skipped::default() }),
         Err(Error::BadJson { .. }) if !is_syntax_error(bytes) => lenient(bytes)?,
@@ -314,7 +345,7 @@ fn lenient(bytes: &[u8]) -> Result<Lenient<'_>, Error> {
     let mut skipped = 0usize;
     let mut first_problem = None;
     for ev in events {
-        match serde_json::from_str::<RawEvent>(ev.get()) {
+        match parse_event(ev.get().as_bytes()) {
             Ok(e) => parsed.push(e),
             Err(e) => {
                 skipped += 1;

@@ -20,22 +20,22 @@ impl Names {
         match e.name() {
             "process_name" => {
                 if let Some(name) = e.arg_str("name") {
-                    self.processes.insert(e.pid().text, name.to_string());
+                    self.processes.insert(e.pid().text.into_owned(), name.to_string());
                 }
             }
             "thread_name" => {
                 if let Some(name) = e.arg_str("name") {
-                    self.threads.insert((e.pid().text, e.tid().text), name.to_string());
+                    self.threads.insert((e.pid().text.into_owned(), e.tid().text.into_owned()), name.to_string());
                 }
             }
             "process_sort_index" => {
                 if let Some(i) = sort() {
-                    self.process_sort.insert(e.pid().text, i);
+                    self.process_sort.insert(e.pid().text.into_owned(), i);
                 }
             }
             "thread_sort_index" => {
                 if let Some(i) = sort() {
-                    self.thread_sort.insert((e.pid().text, e.tid().text), i);
+                    self.thread_sort.insert((e.pid().text.into_owned(), e.tid().text.into_owned()), i);
                 }
             }
             _ => {}

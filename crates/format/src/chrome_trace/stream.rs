@@ -1,7 +1,7 @@
 //! Trace JSON read in a stream from its source (raw or gzip), never held
 //! whole: a small scanner finds each event's extent in the `traceEvents`
-//! list (minding strings, escapes and nesting) and serde parses that one
-//! event, exactly as the in-memory path parses it. The mappings walk the
+//! list (minding strings, escapes and nesting) and that one event is
+//! parsed exactly as the in-memory path parses it ([`super::parse_event`]). The mappings walk the
 //! events in passes ([`super::walk`]), so the file is read two or three
 //! times (three when it has flow events); memory is the model plus one
 //! event and the read buffer. A hand scanner rather than serde's
@@ -14,9 +14,11 @@
 //! in-memory path parses the top level, so both read them alike.
 
 use super::event_walk::EventWalk;
+use super::scan::extent;
+use super::scan_event::HEAD_KEYS;
 use super::value_end::{Step, ValueEnd};
 use super::walk::Survey;
-use super::{build, head, json_error, unclosed_list, RawEvent, RawTrace, Skipped};
+use super::{build, head, json_error, parse_event, unclosed_list, RawEvent, RawTrace, Skipped};
 use crate::gunzip_stream::GunzipFill;
 use crate::source::ByteSource;
 use crate::stream_reader::{Reader, SourceFill};
@@ -44,7 +46,7 @@ pub(crate) fn decode_stream(
         if gzip.is_some() && (n + skipped.count) % 65_536 == 0 {
             progress(Progress::Inflating { done: consumed, total: source.len() });
         }
-        match serde_json::from_slice::<RawEvent>(bytes) {
+        match parse_event(bytes) {
             Ok(e) => {
                 survey.see(n, &e);
                 n += 1;
@@ -108,7 +110,7 @@ impl EventWalk for StreamWalk<'_> {
         let mut n = 0;
         // The first pass refused what does not parse; the rest are skipped as it skipped them.
         self.read(&mut Vec::new(), &mut |bytes, _| {
-            if let Ok(e) = serde_json::from_slice::<RawEvent>(bytes) {
+            if let Ok(e) = parse_event(bytes) {
                 f(n, &e);
                 n += 1;
             }
@@ -192,7 +194,7 @@ fn object(r: &mut Reader, head: &mut Vec<u8>, on_event: &mut OnEvent) -> Result<
             // Perfetto reads an object cut inside its list as incomplete: an error here too.
             events(r, on_event, false)?;
             events_list = true;
-        } else if !HEAD_KEYS.contains(&name.as_str()) {
+        } else if name != "traceEvents" && !HEAD_KEYS.contains(&name.as_str()) {
             // Ignored, as serde ignores it: its syntax checked, not its text.
             scratch.clear();
             value(r, &mut scratch, syntax_damage)?;
@@ -239,10 +241,18 @@ fn events(r: &mut Reader, on_event: &mut OnEvent, may_end: bool) -> Result<bool,
     let mut complete = 0usize;
     loop {
         event.clear();
-        match value(r, &mut event, check) {
-            // The end of the file, not of a gzip stream cut short.
-            Err(Error::Truncated { .. }) if may_end && r.ended() => return list_end(r, complete),
-            read => read?,
+        // Most events lie whole in the read buffer: found there at once.
+        let buf = r.buffered()?;
+        let start = buf.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(buf.len());
+        if let Some(n) = buf.get(start..).filter(|b| b.first() == Some(&b'{')).and_then(extent) {
+            event.extend_from_slice(&buf[start..start + n]);
+            r.consume(start + n);
+        } else {
+            match value(r, &mut event, check) {
+                // The end of the file, not of a gzip stream cut short.
+                Err(Error::Truncated { .. }) if may_end && r.ended() => return list_end(r, complete),
+                read => read?,
+            }
         }
         // A number or literal that runs to the end may have lost digits:
         // left out, unless it is damaged already (as in memory).
@@ -336,20 +346,6 @@ fn nested(r: &mut Reader, out: &mut Vec<u8>, check: Check) -> Result<(), Error> 
         }
     }
 }
-
-/// The top-level keys the in-memory path reads ([`RawTrace`]); others are skipped.
-const HEAD_KEYS: [&str; 10] = [
-    "traceEvents",
-    "baseTimeNanoseconds",
-    "deviceProperties",
-    "distributedInfo",
-    "schemaVersion",
-    "cuda_runtime_version",
-    "cuda_driver_version",
-    "cupti_version",
-    "roctracer_version",
-    "hip_runtime_version",
-];
 
 /// When a value still open is first checked for damage (bytes).
 const CHECK_FIRST: usize = 1 << 20;

@@ -18,10 +18,10 @@ const SYNC_TID_OFFSET: i64 = 1_000_000;
 
 /// The thread id event `e`'s row is keyed by: its `tid`, except for a
 /// Stream Sync on its virtual row, which takes its stream's.
-pub(crate) fn row_tid(e: &RawEvent) -> Id {
+pub(crate) fn row_tid<'a>(e: &RawEvent<'a>) -> Id<'a> {
     let tid = e.tid();
     match synced_stream(e, &tid) {
-        Some(stream) => Id { text: stream.to_string(), number: Some(stream), numeric: true },
+        Some(stream) => Id { text: stream.to_string().into(), number: Some(stream), numeric: true },
         None => tid,
     }
 }

@@ -12,6 +12,7 @@
 //! number is a field of the wrong type: the event is skipped with a warning
 //! naming the field, as events with other fields of the wrong type are.
 
+use super::args::Raw;
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde_json::value::RawValue;
 
@@ -21,6 +22,9 @@ const PS_PER_US: i128 = 1_000_000;
 /// A JSON number's text (or a string holding one) in µs → ps. Digits past
 /// the sixth decimal round half up; exponent forms go through `f64`.
 pub(crate) fn us_text_to_ps(text: &str) -> Option<i128> {
+    if let Some(ps) = plain_us_to_ps(text.as_bytes()) {
+        return Some(ps);
+    }
     let t = text.trim();
     let t = t.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(t).trim();
     if t.contains(['e', 'E']) {
@@ -55,6 +59,41 @@ pub(crate) fn us_text_to_ps(text: &str) -> Option<i128> {
     Some(if negative { -ps } else { ps })
 }
 
+/// [`us_text_to_ps`] of the form nearly every trace writes (`-?D*(.D*)?`,
+/// at most 18 integer digits), in one pass over the bytes; `None` for any
+/// other text, which the general reading then takes (so the two agree).
+fn plain_us_to_ps(text: &[u8]) -> Option<i128> {
+    let (negative, digits) = match text.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, text),
+    };
+    let int_len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+    if int_len > 18 {
+        return None;
+    }
+    let int = digits[..int_len].iter().fold(0i64, |v, b| v * 10 + i64::from(b - b'0'));
+    let frac = match &digits[int_len..] {
+        [] => &[][..],
+        [b'.', frac @ ..] => frac,
+        _ => return None,
+    };
+    if (int_len == 0 && frac.is_empty()) || !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // The first six decimals are whole ps; the seventh rounds half up.
+    let mut sub = 0i64;
+    let mut scale = (PS_PER_US / 10) as i64;
+    for &b in frac.iter().take(6) {
+        sub += i64::from(b - b'0') * scale;
+        scale /= 10;
+    }
+    if frac.get(6).is_some_and(|&b| b >= b'5') {
+        sub += 1;
+    }
+    let ps = i128::from(int) * PS_PER_US + i128::from(sub);
+    Some(if negative { -ps } else { ps })
+}
+
 /// `deserialize_with` of `ts`: its raw text, refused when a string holds no number.
 pub(crate) fn ts_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     time_field(d, "ts")
@@ -63,6 +102,16 @@ pub(crate) fn ts_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Ra
 /// `deserialize_with` of `dur`, as [`ts_field`].
 pub(crate) fn dur_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     time_field(d, "dur")
+}
+
+/// [`ts_field`] as [`Raw`] text.
+pub(crate) fn ts_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Raw<'de>>, D::Error> {
+    Ok(ts_field(d)?.map(|r| Raw(r.get())))
+}
+
+/// [`dur_field`] as [`Raw`] text.
+pub(crate) fn dur_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Raw<'de>>, D::Error> {
+    Ok(dur_field(d)?.map(|r| Raw(r.get())))
 }
 
 /// Numbers, `null` and other types are kept as written (a time that does
@@ -124,6 +173,34 @@ mod tests {
         let long = format!(r#"{{"ts":"{}"}}"#, "x".repeat(10_000));
         let e = serde_json::from_str::<E>(&long).unwrap_err().to_string();
         assert!(e.len() < 200, "{e}");
+    }
+
+    #[test]
+    fn the_plain_form_reads_as_the_general_one() {
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "68.0",
+            "4458676522690.655",
+            "1623142623460111",
+            "0.0000015",
+            "0.0000014",
+            "-1.5",
+            ".5",
+            "5.",
+            "-.25",
+            "123456789012345678",
+            "1234567890123456789",
+            "1.1234565",
+            "9.9999999",
+        ] {
+            let general = us_text_to_ps(&format!(" {text}"));
+            assert_eq!(plain_us_to_ps(text.as_bytes()).or(general), general, "{text}");
+        }
+        for other in ["", "-", ".", "1e3", "\"1\"", "1.2.3", "1x", " 1"] {
+            assert_eq!(plain_us_to_ps(other.as_bytes()), None, "{other}");
+        }
     }
 
     #[test]

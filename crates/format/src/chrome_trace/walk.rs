@@ -58,7 +58,8 @@ impl Survey {
         if ph == "M" {
             if e.name() == "thread_name" {
                 if let Some(name) = e.arg_str("name") {
-                    self.thread_names.insert((e.pid().text, e.tid().text), name.trim().to_string());
+                    self.thread_names
+                        .insert((e.pid().text.into_owned(), e.tid().text.into_owned()), name.trim().to_string());
                 }
             }
             self.names.see(e);
