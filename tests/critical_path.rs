@@ -45,7 +45,7 @@ fn check_path(file: &str, s: &StepPath, by_place: &HashMap<(usize, usize, usize)
         let r = g.event.as_ref().expect("every segment belongs to an event");
         let e = by_place.get(&(r.plane, r.line, r.index)).unwrap_or_else(|| panic!("{file}: no event at {r:?}"));
         assert_eq!(
-            (e.name, e.cat, e.ts_us, e.dur_us, e.stream),
+            (e.name(), e.cat(), e.ts_us, e.dur_us, e.stream),
             (r.name.as_str(), r.cat.as_str(), r.ts_us, r.dur_us, r.stream)
         );
         // Where the segment lies against its event: a launch delay
@@ -57,7 +57,7 @@ fn check_path(file: &str, s: &StepPath, by_place: &HashMap<(usize, usize, usize)
         match g.kind {
             Kind::LaunchDelay => assert_eq!(stop, e.ts_us, "{file}: {g:?}"),
             Kind::KernelWait => assert_eq!(start, e.end_us(), "{file}: {g:?}"),
-            Kind::CpuOp | Kind::Kernel if !matches!(e.cat, "user_annotation" | "python_function") => {
+            Kind::CpuOp | Kind::Kernel if !matches!(e.cat(), "user_annotation" | "python_function") => {
                 assert!(start >= e.ts_us && stop <= e.end_us(), "{file}: {g:?}")
             }
             _ => {}
@@ -75,7 +75,7 @@ fn paths_tile_their_steps_and_name_real_events() {
     for file in TRACES {
         let profile = load(file);
         let events = hta::events(&profile);
-        let by_place: HashMap<_, _> = events.iter().map(|e| (e.at, e)).collect();
+        let by_place: HashMap<_, _> = events.iter().map(|e| (e.at(), e)).collect();
         let got = critical_paths(&profile, None).unwrap();
         assert_eq!((got.annotation.as_str(), got.note.clone()), ("ProfilerStep", None), "{file}");
         assert!(!got.steps.is_empty(), "{file}");
@@ -97,25 +97,28 @@ fn a_trace_without_steps_takes_its_longest_top_level_annotation() {
     let file = "kineto/kineto-b200-vllm-tp8/eager_trace.json.gz";
     let profile = load(file);
     let events = hta::events(&profile);
-    assert!(events.iter().all(|e| hta::step_number(e.name).is_none()), "the trace has no ProfilerStep");
-    let annotations: Vec<&HtaEvent> = events.iter().filter(|e| e.cat == "user_annotation").collect();
+    assert!(events.iter().all(|e| hta::step_number(e.name()).is_none()), "the trace has no ProfilerStep");
+    let annotations: Vec<&HtaEvent> = events.iter().filter(|e| e.cat() == "user_annotation").collect();
     let encloses = |b: &HtaEvent, a: &HtaEvent| {
-        (b.at.0, b.at.1) == (a.at.0, a.at.1) && b.ts_us <= a.ts_us && b.end_us() >= a.end_us() && b.at != a.at
+        (b.at().0, b.at().1) == (a.at().0, a.at().1)
+            && b.ts_us <= a.ts_us
+            && b.end_us() >= a.end_us()
+            && b.at() != a.at()
     };
     let longest = annotations
         .iter()
         .filter(|a| !annotations.iter().any(|b| encloses(b, a)))
         .max_by_key(|a| (a.dur_us, std::cmp::Reverse(a.ts_us)))
         .expect("a top-level annotation");
-    assert!(longest.name.starts_with("execute_context"), "{}", longest.name);
+    assert!(longest.name().starts_with("execute_context"), "{}", longest.name());
 
     let got = critical_paths(&profile, None).unwrap();
-    assert_eq!(got.annotation, longest.name);
-    assert!(got.note.as_deref().unwrap().contains(longest.name));
+    assert_eq!(got.annotation, longest.name());
+    assert!(got.note.as_deref().unwrap().contains(longest.name()));
     assert_eq!(got.steps.len(), 1, "its name is the one instance");
     let s = &got.steps[0];
-    assert_eq!((s.name.as_str(), s.step, s.ts_us, s.dur_us), (longest.name, -1, longest.ts_us, longest.dur_us));
-    let by_place: HashMap<_, _> = events.iter().map(|e| (e.at, e)).collect();
+    assert_eq!((s.name.as_str(), s.step, s.ts_us, s.dur_us), (longest.name(), -1, longest.ts_us, longest.dur_us));
+    let by_place: HashMap<_, _> = events.iter().map(|e| (e.at(), e)).collect();
     check_path(file, s, &by_place);
     // The kernels of the forward pass are on the path.
     assert!(s.breakdown.iter().any(|k| k.kind == Kind::Kernel && k.us > 0), "{:?}", s.breakdown);
@@ -129,7 +132,7 @@ fn a_trace_without_steps_takes_its_longest_top_level_annotation() {
     // the end of the GPU work launched inside it).
     let advice = of_kineto(&KinetoIndex::new(&profile), Some(&profile));
     assert_eq!((advice.basis, advice.steps), (Basis::Step, 1));
-    assert!(advice.iterations.as_deref().unwrap().contains(longest.name));
+    assert!(advice.iterations.as_deref().unwrap().contains(longest.name()));
     assert!(advice.step_ms * 1e3 >= longest.dur_us as f64 - 1.0, "{} ms", advice.step_ms);
 }
 

@@ -249,6 +249,7 @@ fn a_legacy_chrome_trace_has_the_events_of_its_xspace() {
 #[test]
 fn a_tool_that_would_not_fit_in_the_memory_left_is_refused_and_the_host_stays_open() {
     use proflens_analysis::context::{HostContext, Request};
+    use proflens_analysis::passes::kineto::{gpu_frame, hta};
     use proflens_analysis::registry;
     use std::rc::Rc;
     let path = trace("kineto-h100-hf-inference", "gaunernst_bert-small-uncased__1016001.json.gz");
@@ -256,23 +257,56 @@ fn a_tool_that_would_not_fit_in_the_memory_left_is_refused_and_the_host_stays_op
     let host = |left: u64| vec![proflens_tests::host_context_with_room("bert", &path, left)];
     let run =
         |hosts: &[Rc<HostContext>], id: &str| registry::run(registry::find(id).unwrap(), hosts, &Request::default());
-    // Room for the tools that keep a few numbers per event, not for HTA's frame.
-    let tight = host(events * 120);
-    // The overview (its check loads the events) and the tools that keep a
-    // few numbers per event fit.
-    run(&tight, "overview_page").unwrap();
-    run(&tight, "kernel_stats").unwrap();
-    let refused = run(&tight, "kernel_launch_stats").err().expect("refused").to_string();
     let bytes = proflens_format::error::human_bytes;
-    let frame = proflens_analysis::passes::kineto::hta::WORKING_BYTES_PER_EVENT;
-    let expected = format!("Kernel launch stats needs about {} more memory", bytes(events * frame));
+    // Room for the analyses of launched GPU work (which read only the GPU
+    // side, the steps and the launches), not for HTA's whole frame, which
+    // the critical path still reads.
+    let (gpu, frame) = (gpu_frame::WORKING_BYTES_PER_EVENT, hta::WORKING_BYTES_PER_EVENT);
+    assert!(gpu < frame, "the GPU side's frame is the smaller");
+    let tight = host(events * (frame - 1));
+    tight[0].profile().unwrap();
+    run(&tight, "kernel_stats").unwrap();
+    run(&tight, "kernel_launch_stats").unwrap();
+    let refused = run(&tight, "critical_path").err().expect("refused").to_string();
+    let expected = format!("Critical path needs about {} more memory", bytes(events * frame));
     assert!(refused.starts_with(&expected), "{refused}");
-    assert!(refused.contains(&format!("only {} is left", bytes(events * 120))), "{refused}");
+    assert!(refused.contains(&format!("only {} is left", bytes(events * (frame - 1)))), "{refused}");
     assert!(refused.contains("“bert”") && refused.contains("so it was not run"), "{refused}");
     // The host is still open: the tools that fit still run, from what was kept.
     run(&tight, "framework_op_stats").unwrap();
-    // With room, the same tool runs.
+    // Just short of the GPU side's room, its analyses are refused too.
+    let short = host(events * gpu - 1);
+    short[0].profile().unwrap();
+    let refused = run(&short, "kernel_launch_stats").err().expect("refused").to_string();
+    let expected = format!("Kernel launch stats needs about {} more memory", bytes(events * gpu));
+    assert!(refused.starts_with(&expected), "{refused}");
+    // With room, every one of them runs.
     let roomy = host(4 << 30);
     run(&roomy, "overview_page").unwrap();
     run(&roomy, "kernel_launch_stats").unwrap();
+    run(&roomy, "critical_path").unwrap();
+}
+
+#[test]
+fn the_gpu_side_analyses_fit_where_hta_s_whole_frame_did_not() {
+    use proflens_analysis::context::{Format, Request};
+    use proflens_analysis::passes::kineto::gpu_frame;
+    use proflens_analysis::registry;
+    let path = trace("kineto-h100-hf-inference", "gaunernst_bert-small-uncased__1016001.json.gz");
+    let events = bert().event_count() as u64;
+    // What the whole frame was weighed at before these analyses read the
+    // GPU side only (170 bytes an event): with just the GPU side's room they
+    // were refused; now they run, with the same rows as with all the room.
+    const WHOLE_FRAME_BEFORE: u64 = 170;
+    let room = events * gpu_frame::WORKING_BYTES_PER_EVENT;
+    assert!(room < events * WHOLE_FRAME_BEFORE);
+    let tight = vec![proflens_tests::host_context_with_room("bert", &path, room)];
+    let roomy = vec![proflens_tests::host_context_with_room("bert", &path, 4 << 30)];
+    tight[0].profile().unwrap();
+    for id in ["kernel_launch_stats", "idle_time_breakdown", "queue_length", "memory_bandwidth"] {
+        let tool = registry::find(id).unwrap();
+        let fit = registry::run(tool, &tight, &Request::default()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let all = registry::run(tool, &roomy, &Request::default()).unwrap();
+        assert_eq!(fit.text(Format::Json).unwrap(), all.text(Format::Json).unwrap(), "{id}");
+    }
 }

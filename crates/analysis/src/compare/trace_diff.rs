@@ -107,7 +107,7 @@ fn summarize<'p>(profile: &'p Profile, chosen: Option<&[i64]>, role: &str) -> Re
             Iteration::NoLaunch | Iteration::Unassigned => false,
         };
         if counted {
-            let (count, us) = totals.entry(event.name).or_default();
+            let (count, us) = totals.entry(event.name()).or_default();
             *count = count.saturating_add(1);
             *us = us.saturating_add(event.dur_us);
         }

@@ -32,36 +32,64 @@
 //!   launched (HTA's `_filter_irrelevant_gpu_kernels`).
 
 use crate::common::schema::StatPicker;
-use proflens_model::{Origin, Profile, StatValue};
-use rustc_hash::{FxHashMap, FxHashSet};
+use proflens_model::{Interner, Origin, Profile, StatValue, StrId};
+use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
 
-/// What a tool over HTA's frame holds at once per event of the trace: the
-/// frame (96 bytes an event) and per-event lists and maps beside it. On the
-/// 1.0 GB synthetic Kineto trace (3.42 M events), counted by allocator:
-/// 104 to 145 bytes an event for the kernel launch stats, kernel sequences,
-/// idle time breakdown, queue length and memory bandwidth, 161 for one
-/// step's critical path.
-pub const WORKING_BYTES_PER_EVENT: u64 = 170;
+/// What a tool over HTA's whole frame (the critical path, the kernel
+/// sequences) holds at once per event of the trace: the frame (64 bytes an
+/// event) and per-event lists and maps beside it. On the 1.0 GB synthetic
+/// Kineto trace (2.70 M events), counted by allocator
+/// (`examples/hta_heap.rs`): 99.3 bytes an event for the kernel sequences,
+/// 174.7 for one step's critical path (206.7 while events took 96 bytes),
+/// a tenth more for margin. The analyses of launched GPU work read a
+/// smaller frame ([`super::gpu_frame`]).
+pub const WORKING_BYTES_PER_EVENT: u64 = 192;
 
-/// An event as HTA's trace parser keeps it: times in whole µs.
-#[derive(Debug, Clone)]
+/// An event as HTA's trace parser keeps it: times in whole µs. Its texts
+/// are the model's (interned), its place packed: 64 bytes where plain
+/// fields took 96, for the millions of events an analysis may hold.
+#[derive(Debug, Clone, Copy)]
 pub struct HtaEvent<'p> {
-    pub name: &'p str,
+    strings: &'p Interner,
+    name: StrId,
     /// Kineto's category (`cpu_op`, `cuda_runtime`, `kernel`, `gpu_memcpy`…).
-    pub cat: &'p str,
+    cat: StrId,
     pub ts_us: i64,
     pub dur_us: i64,
     /// The `stream` arg; −1 without one.
     pub stream: i64,
-    /// The correlation id (`correlation` arg); `None` without one (HTA's −1).
-    pub correlation: Option<u64>,
-    /// Where the event is in the model (plane, line, event index), to read
-    /// any other arg it carries.
-    pub at: (usize, usize, usize),
+    /// The correlation id, [`NO_CORRELATION`] without one.
+    correlation: u64,
+    /// Where the event is in the model (plane, line, event index).
+    at: [u32; 3],
 }
 
-impl HtaEvent<'_> {
+/// The correlation id that stands for none (HTA's −1): no profiler counts
+/// that far.
+const NO_CORRELATION: u64 = u64::MAX;
+
+impl<'p> HtaEvent<'p> {
+    pub fn name(&self) -> &'p str {
+        self.strings.get(self.name)
+    }
+
+    /// Kineto's category (`cpu_op`, `cuda_runtime`, `kernel`, `gpu_memcpy`…).
+    pub fn cat(&self) -> &'p str {
+        self.strings.get(self.cat)
+    }
+
+    /// The correlation id (`correlation` arg); `None` without one (HTA's −1).
+    pub fn correlation(&self) -> Option<u64> {
+        (self.correlation != NO_CORRELATION).then_some(self.correlation)
+    }
+
+    /// Where the event is in the model (plane, line, event index), to read
+    /// any other arg it carries.
+    pub fn at(&self) -> (usize, usize, usize) {
+        (self.at[0] as usize, self.at[1] as usize, self.at[2] as usize)
+    }
+
     /// `ts + dur`, HTA's `end` column.
     pub fn end_us(&self) -> i64 {
         self.ts_us.saturating_add(self.dur_us)
@@ -72,7 +100,7 @@ impl HtaEvent<'_> {
     /// (on stream −1 though they run on the GPU). Everything else is a CPU
     /// event (`CPUOperatorFilter`).
     pub fn is_gpu(&self) -> bool {
-        (self.stream >= 0 && self.correlation.is_some()) || matches!(self.name, "Event Sync" | "Context Sync")
+        (self.stream >= 0 && self.correlation().is_some()) || matches!(self.name(), "Event Sync" | "Context Sync")
     }
 
     /// Work that runs on a device stream, as the idle time breakdown picks
@@ -84,7 +112,7 @@ impl HtaEvent<'_> {
     /// `stream` arg (Triton's `cpu_op`s), and keeps MTIA's on-device events,
     /// which often have no correlation id.
     pub fn is_device_work(&self) -> bool {
-        self.stream != -1 && DEVICE_WORK_CATS.contains(&self.cat)
+        self.stream != -1 && DEVICE_WORK_CATS.contains(&self.cat())
     }
 }
 
@@ -106,15 +134,28 @@ pub const MTIA_LAUNCH: &str = "runFunction - job_prep_and_submit_for_execution";
 /// Every event HTA's parser keeps, host plane first: the model's order
 /// stands in for the trace's (Kineto writes host events before device ones),
 /// which decides between overlapping steps and duplicate correlation ids.
+/// It holds 96 bytes an event; the analyses of launched GPU work read the
+/// smaller [`super::gpu_frame::GpuFrame`] instead.
 pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
+    // Room for every event up front: a list grown by doubling would hold
+    // up to three times its size at once.
+    let all: usize = profile.planes.iter().flat_map(|p| &p.lines).map(|l| l.events.len()).sum();
+    let mut out = Vec::with_capacity(all);
+    scan(profile, |e| out.push(e));
+    out.shrink_to_fit();
+    out
+}
+
+/// Calls `f` with each event [`events`] keeps, in its order, holding none
+/// of them: what an analysis needs of the events it does not keep.
+pub fn scan<'p>(profile: &'p Profile, mut f: impl FnMut(HtaEvent<'p>)) {
     let key = |k: &str| profile.strings.lookup(k);
     let picker = StatPicker::new(profile, &[key("cat"), key("correlation_id"), key("stream")]);
     let offset_ps = frame_offset_ps(profile);
     let mut values: [Option<StatValue>; 3] = [None; 3];
-    // Room for every event up front, given back once the list is made: a
-    // list grown by doubling would hold up to three times its size at once.
-    let all: usize = profile.planes.iter().flat_map(|p| &p.lines).map(|l| l.events.len()).sum();
-    let mut out = Vec::with_capacity(all);
+    // The category's id, looked up once per run of events that share it.
+    let mut last_cat: Option<(&str, StrId)> = None;
+    let narrow = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
     for (p, plane) in profile.planes.iter().enumerate() {
         for (l, line) in plane.lines.iter().enumerate() {
             let ev = &line.events;
@@ -128,21 +169,29 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
                 let (Some(meta), Some(start), Some(dur)) = (meta, ev.start_ps.get(i), ev.duration_ps.get(i)) else {
                     continue;
                 };
+                let cat = match last_cat {
+                    Some((text, id)) if std::ptr::eq(text, cat) => id,
+                    _ => {
+                        // The stat's text is the interner's own.
+                        let Some(id) = profile.strings.lookup(cat) else { continue };
+                        last_cat = Some((cat, id));
+                        id
+                    }
+                };
                 let (ts_us, dur_us) = whole_us(start, dur, offset_ps);
-                out.push(HtaEvent {
-                    name: profile.str(meta.name),
+                f(HtaEvent {
+                    strings: &profile.strings,
+                    name: meta.name,
                     cat,
                     ts_us,
                     dur_us,
                     stream: values[2].map_or(-1, stream_number),
-                    correlation: values[1].and_then(correlation_id),
-                    at: (p, l, i),
+                    correlation: values[1].and_then(correlation_id).unwrap_or(NO_CORRELATION),
+                    at: [narrow(p), narrow(l), narrow(i)],
                 });
             }
         }
     }
-    out.shrink_to_fit();
-    out
 }
 
 /// The trace's rank: `distributedInfo.rank` (the host plane's `rank`
@@ -156,7 +205,7 @@ pub fn rank(profile: &Profile) -> Option<i64> {
 /// The step numbers among `events` (HTA's `profiler_steps_used` once the
 /// last step is dropped or kept), sorted, each once.
 pub fn step_numbers(events: &[HtaEvent]) -> Vec<i64> {
-    let mut numbers: Vec<i64> = events.iter().filter(|e| !e.is_gpu()).filter_map(|e| step_number(e.name)).collect();
+    let mut numbers: Vec<i64> = events.iter().filter(|e| !e.is_gpu()).filter_map(|e| step_number(e.name())).collect();
     numbers.sort_unstable();
     numbers.dedup();
     numbers
@@ -180,21 +229,61 @@ pub fn traced_iterations<'p>(mut events: Vec<HtaEvent<'p>>, include_last: bool) 
 /// need HTA's view of the whole trace (iterations are assigned before the
 /// filter, as HTA's parser does).
 pub fn traced_mask(events: &[HtaEvent], include_last: bool) -> Vec<bool> {
-    let mut step_names: Vec<&str> = events.iter().map(|e| e.name).filter(|n| n.contains("ProfilerStep")).collect();
-    step_names.sort_unstable();
-    step_names.dedup();
-    if step_names.len() < 2 {
+    let window = Window::of(events, include_last);
+    if window.keeps_all() {
         return vec![true; events.len()];
     }
-    let cpu_steps = events.iter().filter(|e| !e.is_gpu() && e.name.contains("ProfilerStep"));
-    let (last_start, last_end) =
-        cpu_steps.fold((i64::MIN, i64::MIN), |(s, e), ev| (s.max(ev.ts_us), e.max(ev.end_us())));
-    let cpu_kept = |e: &HtaEvent| !e.is_gpu() && if include_last { e.ts_us <= last_end } else { e.ts_us < last_start };
-    let launched: FxHashSet<u64> = events.iter().filter(|e| cpu_kept(e)).filter_map(|e| e.correlation).collect();
+    // Sorted rather than hashed: a trace has millions of launches.
+    let mut launched: Vec<u64> =
+        events.iter().filter(|e| window.keeps_cpu(e)).filter_map(|e| e.correlation()).collect();
+    launched.sort_unstable();
+    launched.dedup();
+    let launched = |c: u64| launched.binary_search(&c).is_ok();
     events
         .iter()
-        .map(|e| if e.is_gpu() { e.correlation.is_some_and(|c| launched.contains(&c)) } else { cpu_kept(e) })
+        .map(|e| if e.is_gpu() { e.correlation().is_some_and(launched) } else { window.keeps_cpu(e) })
         .collect()
+}
+
+/// The CPU side of [`traced_mask`]: with at least two distinct names
+/// containing `ProfilerStep`, the CPU events starting before the last
+/// step's start (`include_last`: at or before its end); otherwise all.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    /// `None`: every event is kept.
+    last: Option<(i64, i64)>,
+    include_last: bool,
+}
+
+impl Window {
+    /// The window of `events`, which must hold every event whose name
+    /// contains `ProfilerStep` (the others do not change it).
+    pub fn of(events: &[HtaEvent], include_last: bool) -> Window {
+        let mut step_names: Vec<&str> =
+            events.iter().map(|e| e.name()).filter(|n| n.contains("ProfilerStep")).collect();
+        step_names.sort_unstable();
+        step_names.dedup();
+        if step_names.len() < 2 {
+            return Window { last: None, include_last };
+        }
+        let cpu_steps = events.iter().filter(|e| !e.is_gpu() && e.name().contains("ProfilerStep"));
+        let last = cpu_steps.fold((i64::MIN, i64::MIN), |(s, e), ev| (s.max(ev.ts_us), e.max(ev.end_us())));
+        Window { last: Some(last), include_last }
+    }
+
+    /// Fewer than two step names: every event is kept, GPU events too.
+    pub fn keeps_all(&self) -> bool {
+        self.last.is_none()
+    }
+
+    /// Whether `e`, a CPU event, is kept ([`traced_mask`]'s rule for
+    /// events that are not [`HtaEvent::is_gpu`]).
+    pub fn keeps_cpu(&self, e: &HtaEvent) -> bool {
+        match self.last {
+            None => !e.is_gpu(),
+            Some((start, end)) => !e.is_gpu() && if self.include_last { e.ts_us <= end } else { e.ts_us < start },
+        }
+    }
 }
 
 /// The whole µs of wall-clock time at which the model's time 0 falls, so
@@ -244,11 +333,12 @@ fn stream_number(value: StatValue) -> i64 {
     }
 }
 
-/// A correlation id; HTA's −1 (its default) and non-integers are none.
+/// A correlation id; HTA's −1 (its default) and non-integers are none
+/// (and [`NO_CORRELATION`], which no profiler reaches).
 fn correlation_id(value: StatValue) -> Option<u64> {
     match value {
         StatValue::Int(-1) => None,
-        other => other.as_id(),
+        other => other.as_id().filter(|&c| c != NO_CORRELATION),
     }
 }
 
@@ -271,7 +361,7 @@ pub struct Step {
 pub fn steps_of(events: &[HtaEvent]) -> Vec<Step> {
     events
         .iter()
-        .filter_map(|e| Some(Step { ts_us: e.ts_us, dur_us: e.dur_us, number: step_number(e.name)? }))
+        .filter_map(|e| Some(Step { ts_us: e.ts_us, dur_us: e.dur_us, number: step_number(e.name())? }))
         .collect()
 }
 
@@ -304,11 +394,11 @@ pub fn assign_iterations(events: &[HtaEvent], steps: &[Step]) -> Vec<Iteration> 
         .iter()
         .enumerate()
         .filter(|(_, e)| e.stream == -1)
-        .filter_map(|(i, e)| Some((e.correlation?, i)))
+        .filter_map(|(i, e)| Some((e.correlation()?, i)))
         .collect();
     for (i, e) in events.iter().enumerate() {
         if e.stream > 0 {
-            if let Some(&launch) = e.correlation.and_then(|c| launches.get(&c)) {
+            if let Some(&launch) = e.correlation().and_then(|c| launches.get(&c)) {
                 out[i] = out[launch];
             }
         }
@@ -319,14 +409,14 @@ pub fn assign_iterations(events: &[HtaEvent], steps: &[Step]) -> Vec<Iteration> 
 /// The steps cut into disjoint segments, each with the step HTA picks there
 /// (the last in trace order whose range covers it), so that finding an
 /// event's step is a binary search rather than HTA's scan of every step.
-struct StepLookup {
+pub struct StepLookup {
     /// Segment `k` is `[starts[k], starts[k + 1])`; the last one runs on.
     starts: Vec<i64>,
     picks: Vec<Option<i64>>,
 }
 
 impl StepLookup {
-    fn new(steps: &[Step]) -> StepLookup {
+    pub fn new(steps: &[Step]) -> StepLookup {
         // (start, end, order, number) of the steps that cover anything.
         let mut ranges: Vec<(i64, i64, usize, i64)> = steps
             .iter()
@@ -359,7 +449,7 @@ impl StepLookup {
     }
 
     /// The step HTA assigns to an event starting at `ts_us`.
-    fn step_at(&self, ts_us: i64) -> Option<i64> {
+    pub fn step_at(&self, ts_us: i64) -> Option<i64> {
         let k = self.starts.partition_point(|&s| s <= ts_us).checked_sub(1)?;
         self.picks.get(k).copied().flatten()
     }
@@ -404,7 +494,7 @@ pub(crate) mod tests {
             .iter()
             .zip(assign_iterations(&events, &steps_of(&events)))
             .fold(BTreeMap::new(), |mut m, (e, it)| {
-                m.entry(e.name).or_insert_with(Vec::new).push(it);
+                m.entry(e.name()).or_insert_with(Vec::new).push(it);
                 m
             });
         use Iteration::{NoLaunch, NoStep, Step, Unassigned};
@@ -424,7 +514,7 @@ pub(crate) mod tests {
         assert_eq!(got["ProfilerStep#1"], [Step(1), Step(1)]);
         // Instants are not kept.
         assert!(!got.contains_key("mark") && !got.contains_key("Record Window End"));
-        let sub_us = events.iter().find(|e| e.name == "sub_us").unwrap();
+        let sub_us = events.iter().find(|e| e.name() == "sub_us").unwrap();
         assert_eq!((sub_us.ts_us - events[0].ts_us, sub_us.dur_us), (21, -1));
     }
 
@@ -432,7 +522,7 @@ pub(crate) mod tests {
     fn traced_iterations_drop_the_last_step() {
         let p = profile(TRACE);
         let names = |include_last| -> Vec<&str> {
-            let mut n: Vec<&str> = traced_iterations(events(&p), include_last).iter().map(|e| e.name).collect();
+            let mut n: Vec<&str> = traced_iterations(events(&p), include_last).iter().map(|e| e.name()).collect();
             n.sort_unstable();
             n
         };
@@ -482,6 +572,12 @@ pub(crate) mod tests {
         );
         assert_eq!(rank(&ranked), Some(3));
         assert_eq!(step_numbers(&events(&ranked)), [7]);
+    }
+
+    #[test]
+    fn an_event_stays_compact() {
+        // 56 on wasm32, where references take 4 bytes.
+        assert!(std::mem::size_of::<HtaEvent>() <= 64);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! events classified by their Kineto category (the `cat` metadata stat).
 
 pub mod describe;
+pub mod gpu_frame;
 pub mod hta;
 pub mod intervals;
 pub mod iterations;

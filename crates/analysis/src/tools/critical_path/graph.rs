@@ -113,7 +113,7 @@ pub(super) fn build(trace: &Trace, start: i64, end: i64) -> Graph {
             if e.stream == -1 {
                 in_window(i)
             } else {
-                e.name == "Stream Wait Event" || trace.partner[i].is_some_and(in_window)
+                e.name() == "Stream Wait Event" || trace.partner[i].is_some_and(in_window)
             }
         })
         .collect();
@@ -160,7 +160,7 @@ fn call_stacks(trace: &Trace, clipped: &[bool], g: &mut Graph) {
     let mut threads: FxHashMap<(usize, usize), Vec<usize>> = FxHashMap::default();
     for i in 0..ev.len() {
         if clipped[i] && ev[i].stream == -1 && !ev[i].is_gpu() {
-            threads.entry((ev[i].at.0, ev[i].at.1)).or_default().push(i);
+            threads.entry((ev[i].at().0, ev[i].at().1)).or_default().push(i);
         }
     }
     let mut keys: Vec<(usize, usize)> = threads.keys().copied().collect();
@@ -220,7 +220,7 @@ impl Walk {
         let (Some(_), Some(end)) = (g.start(event), g.end(event)) else { return };
         self.depth -= 1;
         if let Some(last) = self.last {
-            let blocking = BLOCKING.contains(&trace.events[event].name);
+            let blocking = BLOCKING.contains(&trace.events[event].name());
             let owner = attribute(g, last, end, self.last_parent);
             g.add(last, end, EdgeType::Operator, blocking, owner);
         }
@@ -256,11 +256,11 @@ fn kernels(trace: &Trace, clipped: &[bool], g: &mut Graph) {
         .filter(|&i| {
             let e = &ev[i];
             clipped[i]
-                && (e.stream != -1 || matches!(e.name, "Event Sync" | "Context Sync"))
+                && (e.stream != -1 || matches!(e.name(), "Event Sync" | "Context Sync"))
                 && trace.partner[i].is_some()
         })
         .collect();
-    let sort_key = |i: usize| if ev[i].cat == "cuda_sync" { ev[i].end_us() } else { ev[i].ts_us };
+    let sort_key = |i: usize| if ev[i].cat() == "cuda_sync" { ev[i].end_us() } else { ev[i].ts_us };
     gpu.sort_by_key(|&i| sort_key(i));
     // Stream → end node of its last kernel, in first-seen order (for Context Sync).
     let mut last: Vec<(i64, usize)> = Vec::new();
@@ -270,13 +270,13 @@ fn kernels(trace: &Trace, clipped: &[bool], g: &mut Graph) {
     for i in gpu {
         let e = &ev[i];
         let Some(runtime) = trace.partner[i] else { continue };
-        if e.cat == "cuda_sync" {
-            match e.name {
+        if e.cat() == "cuda_sync" {
+            match e.name() {
                 "Stream Wait Event" | "Event Sync" => {
                     let Some(src) = trace.wait[i].1.and_then(|r| trace.recorded_kernel.get(&r).copied()) else {
                         continue;
                     };
-                    if e.name == "Stream Wait Event" {
+                    if e.name() == "Stream Wait Event" {
                         if let Some(&dest) = trace.next_kernel.get(&runtime) {
                             held.insert(dest, src);
                         }
@@ -286,7 +286,7 @@ fn kernels(trace: &Trace, clipped: &[bool], g: &mut Graph) {
                 }
                 "Context Sync" | "Stream Sync" => {
                     let Some(r_end) = g.end(runtime) else { continue };
-                    let waited: Vec<usize> = if e.name == "Context Sync" {
+                    let waited: Vec<usize> = if e.name() == "Context Sync" {
                         last.iter().map(|&(_, n)| n).collect()
                     } else {
                         last_on(&last, e.stream).into_iter().collect()

@@ -205,7 +205,7 @@ pub fn critical_paths_of(
     let host: Vec<usize> = (0..trace.events.len())
         .filter(|&i| {
             let e = &trace.events[i];
-            e.stream == -1 && !e.is_gpu() && e.cat != "gpu_user_annotation"
+            e.stream == -1 && !e.is_gpu() && e.cat() != "gpu_user_annotation"
         })
         .collect();
     let ranges: Vec<Range> = host
@@ -213,9 +213,9 @@ pub fn critical_paths_of(
         .map(|&i| {
             let e = &trace.events[i];
             Range {
-                name: e.name,
-                user_annotation: e.cat == "user_annotation",
-                thread: (e.at.0, e.at.1),
+                name: e.name(),
+                user_annotation: e.cat() == "user_annotation",
+                thread: (e.at().0, e.at().1),
                 start: e.ts_us,
                 end: e.end_us(),
             }
@@ -240,7 +240,7 @@ pub fn critical_paths_of(
             .into_iter()
             .map(|k| {
                 let e = &trace.events[host[k]];
-                (e.ts_us, e.dur_us, e.name, Some(host[k]))
+                (e.ts_us, e.dur_us, e.name(), Some(host[k]))
             })
             .collect()
     };
@@ -296,14 +296,14 @@ fn find_path(trace: &Trace, out: &mut StepPath, at: Option<usize>) {
     let event = |i: usize| {
         let e = &trace.events[i];
         EventRef {
-            name: e.name.to_string(),
-            cat: e.cat.to_string(),
+            name: e.name().to_string(),
+            cat: e.cat().to_string(),
             ts_us: e.ts_us,
             dur_us: e.dur_us,
             stream: e.stream,
-            plane: e.at.0,
-            line: e.at.1,
-            index: e.at.2,
+            plane: e.at().0,
+            line: e.at().1,
+            index: e.at().2,
         }
     };
     let first = g.nodes[g.edges[path[0]].from].ts;

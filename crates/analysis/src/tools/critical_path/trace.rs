@@ -52,7 +52,7 @@ pub(super) struct Trace<'p> {
 }
 
 pub(super) fn is_host_call(e: &HtaEvent) -> bool {
-    matches!(e.cat, "cpu_op" | "cuda_runtime" | "cuda_driver")
+    matches!(e.cat(), "cpu_op" | "cuda_runtime" | "cuda_driver")
 }
 
 impl<'p> Trace<'p> {
@@ -79,7 +79,7 @@ impl<'p> Trace<'p> {
         let mut l: Vec<usize> = (0..self.events.len())
             .filter(|&i| {
                 let e = &self.events[i];
-                e.stream == -1 && LAUNCHES.contains(&e.name) && self.partner[i].is_some()
+                e.stream == -1 && LAUNCHES.contains(&e.name()) && self.partner[i].is_some()
             })
             .collect();
         l.sort_by_key(|&i| self.events[i].ts_us);
@@ -125,13 +125,13 @@ impl<'p> Trace<'p> {
         for l in self.launches() {
             let Some(k) = self.partner[l] else { continue };
             by_stream.entry(ev[k].stream).or_default().push(l);
-            by_thread.entry((ev[l].at.0, ev[l].at.1, ev[k].stream)).or_default().push(l);
+            by_thread.entry((ev[l].at().0, ev[l].at().1, ev[k].stream)).or_default().push(l);
         }
         for e in ev.iter() {
-            if e.name != "cudaEventRecord" || e.stream != -1 {
+            if e.name() != "cudaEventRecord" || e.stream != -1 {
                 continue;
             }
-            let Some(c) = e.correlation else { continue };
+            let Some(c) = e.correlation() else { continue };
             let Some(list) = recorded_on.get(&c).and_then(|s| by_stream.get(s)) else { continue };
             let before = list.partition_point(|&l| ev[l].ts_us <= e.ts_us);
             if let Some(k) = before.checked_sub(1).and_then(|p| self.partner[list[p]]) {
@@ -139,11 +139,11 @@ impl<'p> Trace<'p> {
             }
         }
         for (i, e) in ev.iter().enumerate() {
-            if e.name != "cudaStreamWaitEvent" || e.stream != -1 {
+            if e.name() != "cudaStreamWaitEvent" || e.stream != -1 {
                 continue;
             }
             let Some(stream) = self.partner[i].map(|g| ev[g].stream) else { continue };
-            let Some(list) = by_thread.get(&(e.at.0, e.at.1, stream)) else { continue };
+            let Some(list) = by_thread.get(&(e.at().0, e.at().1, stream)) else { continue };
             let next = list.partition_point(|&l| ev[l].ts_us < e.ts_us);
             if let Some(k) = list.get(next).and_then(|&l| self.partner[l]) {
                 self.next_kernel.insert(i, k);
@@ -160,10 +160,10 @@ fn wait_args(profile: &Profile, events: &[HtaEvent]) -> Vec<(i64, Option<u64>)> 
     events
         .iter()
         .map(|e| {
-            if e.cat != "cuda_sync" {
+            if e.cat() != "cuda_sync" {
                 return (-1, None);
             }
-            let (p, l, i) = e.at;
+            let (p, l, i) = e.at();
             let plane = &profile.planes[p];
             picker.pick(profile, plane, &plane.lines[l], i, &mut values);
             let stream = match values[0] {
@@ -192,20 +192,20 @@ fn partners(events: &[HtaEvent]) -> Vec<Option<usize>> {
     let mut host: FxHashMap<u64, usize> = FxHashMap::default();
     let mut gpu: FxHashMap<u64, usize> = FxHashMap::default();
     for (i, e) in events.iter().enumerate() {
-        let Some(c) = e.correlation else { continue };
+        let Some(c) = e.correlation() else { continue };
         if e.is_gpu() {
             gpu.insert(c, i);
-        } else if e.stream == -1 && matches!(e.cat, "cuda_runtime" | "cuda_driver") {
+        } else if e.stream == -1 && matches!(e.cat(), "cuda_runtime" | "cuda_driver") {
             host.insert(c, i);
         }
     }
     events
         .iter()
         .map(|e| {
-            let c = e.correlation?;
+            let c = e.correlation()?;
             if e.is_gpu() {
                 host.get(&c).copied()
-            } else if e.stream == -1 && matches!(e.cat, "cuda_runtime" | "cuda_driver") {
+            } else if e.stream == -1 && matches!(e.cat(), "cuda_runtime" | "cuda_driver") {
                 gpu.get(&c).copied()
             } else {
                 None

@@ -31,13 +31,15 @@ pub mod stats;
 mod tool;
 pub use tool::{rank_part, IdlePart, IdleTimeBreakdownTool};
 
-use crate::passes::kineto::hta::{self, HtaEvent, Iteration};
+use crate::passes::kineto::gpu_frame::GpuFrame;
+use crate::passes::kineto::hta::{self, HtaEvent, Iteration, StepLookup, Window};
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 pub use stats::IntervalStats;
 use stats::{describe, round2};
+use std::collections::BTreeSet;
 
 /// HTA's default `consecutive_kernel_delay`, µs.
 pub const CONSECUTIVE_KERNEL_DELAY_US: i64 = 30;
@@ -105,26 +107,37 @@ pub struct IdleTimeBreakdown {
 
 /// The idle time breakdown of one rank's trace.
 pub fn rank_idle(profile: &Profile, rank: i64, host: &str, include_last: bool, delay_us: i64) -> RankIdle {
-    let all = hta::events(profile);
-    let iterations = hta::assign_iterations(&all, &hta::steps_of(&all));
+    // Launches and the GPU work they started (the trace's host ops only
+    // add the steps they fall in, below).
+    let frame = GpuFrame::new(profile);
+    let all = &frame.events;
+    let step_ranges = hta::steps_of(all);
+    let iterations = hta::assign_iterations(all, &step_ranges);
     // Which events the analysis keeps, by position in `all` (one list of
     // events: a trace has millions).
-    let kept = hta::traced_mask(&all, include_last);
+    let kept = hta::traced_mask(all, include_last);
 
-    let mut steps: Vec<i64> = iterations
+    let mut steps: BTreeSet<i64> = iterations
         .iter()
         .zip(&kept)
         .filter(|(_, &k)| k)
         .filter_map(|(it, _)| if let Iteration::Step(n) = it { (*n >= 0).then_some(*n) } else { None })
         .collect();
-    steps.sort_unstable();
-    steps.dedup();
+    // The host events the frame left out (stream −1, so HTA's iteration is
+    // the step they start in) that the last-step filter keeps.
+    let (window, lookup) = (Window::of(all, include_last), StepLookup::new(&step_ranges));
+    frame.left_out(|e| {
+        if window.keeps_all() || window.keeps_cpu(e) {
+            steps.extend(lookup.step_at(e.ts_us).filter(|&n| n >= 0));
+        }
+    });
+    let steps: Vec<i64> = steps.into_iter().collect();
 
     // A GPU event's launch: the last CPU event in trace order with its
     // correlation id (HTA's `index_correlation`), if the analysis kept it.
     let mut launch: FxHashMap<u64, usize> = FxHashMap::default();
     for (i, e) in all.iter().enumerate().filter(|(_, e)| !e.is_gpu()) {
-        if let Some(c) = e.correlation {
+        if let Some(c) = e.correlation() {
             launch.insert(c, i);
         }
     }
@@ -132,7 +145,7 @@ pub fn rank_idle(profile: &Profile, rank: i64, host: &str, include_last: bool, d
         if !e.is_gpu() {
             return None;
         }
-        let &l = launch.get(&e.correlation?)?;
+        let &l = launch.get(&e.correlation()?)?;
         kept[l].then_some(all[l].ts_us)
     };
 

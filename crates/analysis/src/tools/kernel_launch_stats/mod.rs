@@ -33,9 +33,10 @@ pub use output::{outlier_kind, outliers_csv, to_csv, to_hta_json};
 pub use tool::{rank_part, KernelLaunchStatsTool};
 
 use crate::passes::kineto::describe::quantile;
+use crate::passes::kineto::gpu_frame::GpuFrame;
 use crate::passes::kineto::hta::{self, HtaEvent};
 use proflens_model::Profile;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// The kernel-launching runtime calls HTA 0.5.0 counts
@@ -208,52 +209,63 @@ impl Summary {
 
 /// One trace's launches (the host named `host`).
 pub fn rank_launches(profile: &Profile, host: &str, params: &Params) -> RankLaunches {
-    let all = hta::events(profile);
+    // Launches and the GPU work they started: the events HTA's merges join.
+    let all = GpuFrame::new(profile).events;
     let every_step = hta::step_numbers(&all);
     let events = hta::traced_iterations(all, params.include_last_profiler_step);
     let profiler_steps_used = hta::step_numbers(&events);
     let dropped_steps = every_step.into_iter().filter(|s| profiler_steps_used.binary_search(s).is_err()).collect();
     let counted =
         |name: &str| LAUNCH_CALLS.contains(&name) || (params.include_memory_events && MEMORY_CALLS.contains(&name));
-    let ids: FxHashSet<u64> = events.iter().filter(|e| counted(e.name)).filter_map(|e| e.correlation).collect();
-    // GPU side: every event on a stream, by correlation id, in time order.
-    let mut on_streams: Vec<&HtaEvent> = events.iter().filter(|e| e.stream != -1).collect();
-    on_streams.sort_by_key(|e| e.ts_us);
-    let mut gpu: FxHashMap<u64, Vec<&HtaEvent>> = FxHashMap::default();
-    let mut gpu_ids: FxHashSet<u64> = FxHashSet::default();
-    for e in on_streams {
-        let Some(c) = e.correlation else { continue };
-        gpu_ids.insert(c);
-        if ids.contains(&c) {
-            gpu.entry(c).or_default().push(e);
-        }
-    }
+    // Sorted lists rather than maps: a trace has millions of launches.
+    let sorted_ids = |pick: &dyn Fn(&HtaEvent) -> bool| {
+        let mut ids: Vec<u64> = events.iter().filter(|e| pick(e)).filter_map(|e| e.correlation()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let ids = sorted_ids(&|e| counted(e.name()));
+    let gpu_ids = sorted_ids(&|e| e.stream != -1);
+    let has = |ids: &[u64], c: u64| ids.binary_search(&c).is_ok();
+    // GPU side: every event on a stream with a counted id, by correlation
+    // id, each id's in time order (the trace's among equal starts).
+    let mut gpu: Vec<(u64, i64, u32)> = (0..events.len())
+        .filter_map(|k| {
+            let e = &events[k];
+            let c = e.correlation().filter(|&c| e.stream != -1 && has(&ids, c))?;
+            Some((c, e.ts_us, k as u32))
+        })
+        .collect();
+    gpu.sort_unstable();
     let mut cpu: Vec<&HtaEvent> =
-        events.iter().filter(|e| e.stream == -1 && e.correlation.is_some_and(|c| ids.contains(&c))).collect();
+        events.iter().filter(|e| e.stream == -1 && e.correlation().is_some_and(|c| has(&ids, c))).collect();
     cpu.sort_by_key(|e| e.ts_us);
 
     let mut names = Names::default();
     let mut launches = Vec::new();
     for c in cpu {
-        let Some(matched) = c.correlation.and_then(|id| gpu.get(&id)) else { continue };
-        for g in matched {
+        let Some(id) = c.correlation() else { continue };
+        let first = gpu.partition_point(|&(g, _, _)| g < id);
+        for &(_, _, k) in gpu[first..].iter().take_while(|&&(g, _, _)| g == id) {
+            let g = &events[k as usize];
             launches.push(Launch {
-                correlation: c.correlation.unwrap_or_default(),
-                runtime: names.id(c.name),
-                kernel: names.id(g.name),
+                correlation: id,
+                runtime: names.id(c.name()),
+                kernel: names.id(g.name()),
                 cpu_duration: c.dur_us,
                 gpu_duration: g.dur_us,
                 launch_delay: g.ts_us.saturating_sub(c.end_us()).max(0),
-                at: g.at,
+                at: g.at(),
             });
         }
     }
+    drop(gpu);
 
     // Launches of GPU work that HTA leaves out, by the runtime call's name.
     let mut left_out: FxHashMap<&str, u64> = FxHashMap::default();
     for e in &events {
-        if e.stream == -1 && !counted(e.name) && e.correlation.is_some_and(|c| gpu_ids.contains(&c)) {
-            *left_out.entry(e.name).or_default() += 1;
+        if e.stream == -1 && !counted(e.name()) && e.correlation().is_some_and(|c| has(&gpu_ids, c)) {
+            *left_out.entry(e.name()).or_default() += 1;
         }
     }
     let mut uncounted: Vec<NameCount> =

@@ -21,7 +21,7 @@ impl Tool for KernelLaunchStatsTool {
     }
 
     fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
-        crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
+        crate::passes::kineto::gpu_frame::WORKING_BYTES_PER_EVENT
     }
 
     fn inputs(&self) -> Inputs {

@@ -85,17 +85,17 @@ pub fn kernel_sequences(
     include_last: bool,
 ) -> KernelSequences {
     let events = hta::traced_iterations(hta::events(profile), include_last);
-    let launched = |e: &HtaEvent| e.stream >= 0 && e.correlation.is_some();
+    let launched = |e: &HtaEvent| e.stream >= 0 && e.correlation().is_some();
     let mut kernels_of: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
     let mut gpu_time_us = 0;
     for (i, e) in events.iter().enumerate().filter(|(_, e)| launched(e)) {
         gpu_time_us += e.dur_us.max(0);
-        kernels_of.entry(e.correlation.unwrap_or_default()).or_default().push(i);
+        kernels_of.entry(e.correlation().unwrap_or_default()).or_default().push(i);
     }
     // Host events per thread, in nesting order.
     let mut threads: BTreeMap<(usize, usize), Vec<usize>> = BTreeMap::new();
     for (i, e) in events.iter().enumerate().filter(|(_, e)| e.stream < 0 && !e.is_gpu()) {
-        threads.entry((e.at.0, e.at.1)).or_default().push(i);
+        threads.entry((e.at().0, e.at().1)).or_default().push(i);
     }
     // Each call (its event) → the kernels it launched.
     let mut calls: Vec<(usize, Vec<usize>)> = Vec::new();
@@ -110,14 +110,14 @@ pub fn kernel_sequences(
             }
             let call = match stack.last().and_then(|&(_, call)| call) {
                 Some(call) => Some(call),
-                None if e.name.contains(operator_name) => {
+                None if e.name().contains(operator_name) => {
                     calls.push((i, Vec::new()));
                     Some(calls.len() - 1)
                 }
                 None => None,
             };
             stack.push((i, call));
-            if let (Some(call), Some(c)) = (call, e.correlation) {
+            if let (Some(call), Some(c)) = (call, e.correlation()) {
                 calls[call].1.extend(kernels_of.get(&c).into_iter().flatten());
             }
         }
@@ -132,8 +132,8 @@ pub fn kernel_sequences(
         if kernels.len() < min_pattern_len.max(1) {
             continue;
         }
-        let names = kernels.iter().map(|&k| events[k].name).collect();
-        let p = patterns.entry((events[call].name, names)).or_default();
+        let names = kernels.iter().map(|&k| events[k].name()).collect();
+        let p = patterns.entry((events[call].name(), names)).or_default();
         p.0 += 1;
         p.1 += kernels.iter().map(|&k| events[k].dur_us.max(0)).sum::<i64>();
         p.2 += events[call].dur_us.max(0);

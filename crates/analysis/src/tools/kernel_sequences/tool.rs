@@ -16,6 +16,7 @@ impl Tool for KernelSequencesTool {
         "Kernel sequences"
     }
 
+    /// HTA's whole frame ([`crate::passes::kineto::hta::events`]).
     fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
         crate::passes::kineto::hta::WORKING_BYTES_PER_EVENT
     }

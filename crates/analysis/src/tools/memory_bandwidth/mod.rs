@@ -20,6 +20,7 @@ pub use tool::{rank_part, MemoryBandwidthTool};
 
 use crate::common::schema::StatPicker;
 use crate::passes::kineto::describe::{describe, Describe, HtaRank, Ties};
+use crate::passes::kineto::gpu_frame::GpuFrame;
 use crate::passes::kineto::hta::{self, HtaEvent};
 use proflens_model::{Profile, StatValue};
 use serde::{Deserialize, Serialize};
@@ -84,14 +85,14 @@ pub fn time_series(profile: &Profile, events: &[HtaEvent], ties: Ties) -> BTreeM
     let mut value: [Option<StatValue>; 1] = [None];
     // (kind, start, end, GB/s) in trace order.
     let mut ops: Vec<(String, i64, i64, f64)> = Vec::new();
-    for e in events.iter().filter(|e| e.stream != -1 && is_memory_op(e.name)) {
-        let (p, l, i) = e.at;
+    for e in events.iter().filter(|e| e.stream != -1 && is_memory_op(e.name())) {
+        let (p, l, i) = e.at();
         let plane = &profile.planes[p];
         picker.pick(profile, plane, &plane.lines[l], i, &mut value);
         // Without the arg HTA's value is NaN: pandas' running sum skips it.
         let Some(gbps) = value[0].and_then(|v| v.as_f64()).filter(|v| !v.is_nan()) else { continue };
         let dur = if e.dur_us == 0 { 1 } else { e.dur_us };
-        ops.push((memory_kind(e.name), e.ts_us, e.ts_us.saturating_add(dur), gbps));
+        ops.push((memory_kind(e.name()), e.ts_us, e.ts_us.saturating_add(dur), gbps));
     }
     // HTA concatenates the starts before the ends, then sorts by ts.
     let mut points: Vec<(i64, u8, usize)> = Vec::with_capacity(ops.len() * 2);
@@ -123,7 +124,7 @@ pub fn rank_memory_bandwidth_with(
     include_last_step: bool,
     ties: Ties,
 ) -> MemoryBandwidth {
-    let events = hta::traced_iterations(hta::events(profile), include_last_step);
+    let events = hta::traced_iterations(GpuFrame::new(profile).events, include_last_step);
     let rank = hta::rank(profile).unwrap_or(0);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();

@@ -20,9 +20,9 @@ mod tool;
 pub use tool::{rank_part, QueueLengthTool};
 
 use crate::passes::kineto::describe::{describe, Describe, HtaRank, Ties};
+use crate::passes::kineto::gpu_frame::GpuFrame;
 use crate::passes::kineto::hta::{self, HtaEvent};
 use proflens_model::Profile;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -80,32 +80,35 @@ pub struct QueueSeries {
 
 /// One rank's samples per stream, as HTA's time series: (ts, queue length).
 pub fn time_series(events: &[HtaEvent], ties: Ties) -> BTreeMap<i64, Vec<(i64, i64)>> {
-    // Launches by correlation id: (ts, order in the trace).
-    let mut launches: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+    // Launches as (correlation id, order in the trace), sorted: a list
+    // rather than a map, for the millions of launches of a large trace.
+    let mut launches: Vec<(u64, u32)> = (0..events.len())
+        .filter_map(|l| {
+            let e = &events[l];
+            let c = e.correlation().filter(|_| e.stream == -1 && LAUNCHES.contains(&e.name()))?;
+            Some((c, l as u32))
+        })
+        .collect();
+    launches.sort_unstable();
+    // (ts, +1 before −1, order, the device event): HTA concatenates the
+    // launches (in trace order) before the device events, then sorts by ts.
+    let adds = ties.rank(true);
+    let mut points: Vec<(i64, u8, u32, u32)> = Vec::new();
     for (i, e) in events.iter().enumerate() {
-        if let Some(c) = e.correlation.filter(|_| e.stream == -1 && LAUNCHES.contains(&e.name)) {
-            launches.entry(c).or_default().push(i);
+        let Some(c) = e.correlation().filter(|_| e.stream != -1) else { continue };
+        let first = launches.partition_point(|&(l, _)| l < c);
+        for &(_, l) in launches[first..].iter().take_while(|&&(l, _)| l == c) {
+            points.push((events[l as usize].ts_us, adds, l, i as u32));
+            points.push((e.ts_us, ties.rank(false), i as u32, i as u32));
         }
     }
-    // (ts, +1 before −1, order, stream, delta): HTA concatenates the launches
-    // (in trace order) before the device events, then sorts by ts.
-    let mut points: Vec<(i64, u8, usize, i64, i64)> = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        if e.stream == -1 {
-            continue;
-        }
-        let Some(found) = e.correlation.and_then(|c| launches.get(&c)) else { continue };
-        for &l in found {
-            points.push((events[l].ts_us, ties.rank(true), l, e.stream, 1));
-            points.push((e.ts_us, ties.rank(false), i, e.stream, -1));
-        }
-    }
-    points.sort_unstable_by_key(|&(ts, side, order, _, _)| (ts, side, order));
+    drop(launches);
+    points.sort_unstable();
     let mut out: BTreeMap<i64, Vec<(i64, i64)>> = BTreeMap::new();
-    for (ts, _, _, stream, delta) in points {
-        let series = out.entry(stream).or_default();
+    for (ts, side, _, k) in points {
+        let series = out.entry(events[k as usize].stream).or_default();
         let last = series.last().map_or(0, |&(_, q)| q);
-        series.push((ts, last + delta));
+        series.push((ts, last + if side == adds { 1 } else { -1 }));
     }
     out
 }
@@ -117,7 +120,7 @@ pub fn rank_queue_length(profile: &Profile, name: &str, include_last_step: bool)
 
 /// [`rank_queue_length`] with a choice of order at equal times.
 pub fn rank_queue_length_with(profile: &Profile, name: &str, include_last_step: bool, ties: Ties) -> QueueLength {
-    let events = hta::traced_iterations(hta::events(profile), include_last_step);
+    let events = hta::traced_iterations(GpuFrame::new(profile).events, include_last_step);
     let rank = hta::rank(profile).unwrap_or(0);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();

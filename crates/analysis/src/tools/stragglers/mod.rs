@@ -32,7 +32,8 @@ mod tool;
 pub use tool::{rank_part, StragglerPart, StragglersTool};
 
 use crate::passes::kineto::describe::describe;
-use crate::passes::kineto::hta;
+use crate::passes::kineto::gpu_frame::GpuFrame;
+use crate::passes::kineto::hta::{self, StepLookup, Window};
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,9 +72,13 @@ impl RankSummary {
     /// The map step: one rank's trace as HTA sees it.
     pub fn new(rank: i64, label: &str, profile: &Profile, include_last: bool) -> RankSummary {
         let origin = hta::origin_us(profile);
-        let events = hta::events(profile);
-        let iterations = hta::assign_iterations(&events, &hta::steps_of(&events));
-        let kept = hta::traced_mask(&events, include_last);
+        // Launches and the GPU work they started; the host ops the frame
+        // leaves out only widen the steps' extents (below).
+        let frame = GpuFrame::new(profile);
+        let events = &frame.events;
+        let step_ranges = hta::steps_of(events);
+        let iterations = hta::assign_iterations(events, &step_ranges);
+        let kept = hta::traced_mask(events, include_last);
         let mut summary = RankSummary {
             rank,
             label: label.to_string(),
@@ -86,8 +91,8 @@ impl RankSummary {
             if !kept {
                 continue;
             }
-            if e.name.starts_with("ProfilerStep") {
-                if let Some(n) = hta::step_number(e.name) {
+            if e.name().starts_with("ProfilerStep") {
+                if let Some(n) = hta::step_number(e.name()) {
                     summary.steps.insert(n);
                 }
             }
@@ -95,16 +100,30 @@ impl RankSummary {
             let (ts, end) = (origin.saturating_add(e.ts_us), origin.saturating_add(e.end_us()));
             let span = summary.spans.entry(n).or_insert((ts, end));
             *span = (span.0.min(ts), span.1.max(end));
-            if e.stream > 0 && n > 0 && e.name.starts_with("ncclKernel") {
+            if e.stream > 0 && n > 0 && e.name().starts_with("ncclKernel") {
                 summary.comm.push(CommKernel {
                     stream: e.stream,
                     iteration: n,
-                    name: e.name.to_string(),
+                    name: e.name().to_string(),
                     ts_us: ts,
                     dur_us: e.dur_us,
                 });
             }
         }
+        // The host events the frame left out: stream −1, none a step or a
+        // launch, so HTA's iteration is the step they start in.
+        let (window, lookup) = (Window::of(events, include_last), StepLookup::new(&step_ranges));
+        frame.left_out(|e| {
+            let ts = origin.saturating_add(e.ts_us);
+            summary.first_ts_us = Some(summary.first_ts_us.map_or(ts, |first| first.min(ts)));
+            if !(window.keeps_all() || window.keeps_cpu(e)) {
+                return;
+            }
+            let Some(n) = lookup.step_at(e.ts_us) else { return };
+            let end = origin.saturating_add(e.end_us());
+            let span = summary.spans.entry(n).or_insert((ts, end));
+            *span = (span.0.min(ts), span.1.max(end));
+        });
         summary
     }
 }

@@ -1,0 +1,85 @@
+//! The heap each HTA-parity analysis of a PyTorch (Kineto) trace holds at
+//! its peak beyond the decoded model, in bytes per event of the trace: the
+//! measurement behind `passes::kineto::hta`'s working-bytes constants
+//! (`cargo run --release -p proflens-analysis --example hta_heap FILE`). A
+//! measuring aid, not a test.
+
+use proflens_analysis::tools::{
+    critical_path, idle_time_breakdown, kernel_launch_stats, kernel_sequences, memory_bandwidth, queue_length,
+    stragglers,
+};
+use proflens_format::Limits;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// The system allocator, counting live bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Peak heap above what was live when `f` started, and `f`'s result.
+fn peak_above<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let value = f();
+    (PEAK.load(Relaxed).saturating_sub(base), value)
+}
+
+fn main() {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: hta_heap FILE");
+        std::process::exit(2);
+    };
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(1);
+    });
+    let profile = proflens_format::load_profile_named(&path, &bytes, &Limits::default(), &mut |_| {}).expect("decodes");
+    drop(bytes);
+    let events = profile.event_count();
+    println!("{events} events, model + rest: {:.1} MiB", LIVE.load(Relaxed) as f64 / 1048576.0);
+    let p = &profile;
+    let row = |name: &str, peak: usize| {
+        println!(
+            "{name:<22} peak {:>8.1} MiB  {:>6.1} bytes/event",
+            peak as f64 / 1048576.0,
+            peak as f64 / events as f64
+        )
+    };
+    let params = kernel_launch_stats::Params::default();
+    row("kernel_launch_stats", peak_above(|| black_box(kernel_launch_stats::rank_launches(p, "h", &params))).0);
+    row("idle_time_breakdown", peak_above(|| black_box(idle_time_breakdown::rank_idle(p, 0, "h", false, 30))).0);
+    row("queue_length", peak_above(|| black_box(queue_length::rank_queue_length(p, "h", false))).0);
+    row("memory_bandwidth", peak_above(|| black_box(memory_bandwidth::rank_memory_bandwidth(p, "h", false))).0);
+    row("stragglers (map)", peak_above(|| black_box(stragglers::RankSummary::new(0, "h", p, false))).0);
+    row("kernel_sequences", peak_above(|| black_box(kernel_sequences::kernel_sequences(p, "aten::", 2, false))).0);
+    row("critical_path (1)", peak_above(|| black_box(critical_path::critical_paths(p, Some(0)))).0);
+}
