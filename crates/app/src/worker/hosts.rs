@@ -172,19 +172,19 @@ impl Hosts {
         self.list.iter().filter(wanted).map(|h| h.context.clone()).collect()
     }
 
-    /// The hosts of `run` an extra worker could summarise: XSpace files or
-    /// trace JSON (a PyTorch rank's) picked or dropped, with no analysis
-    /// or rank summary yet, not asked for before. With each its name and
-    /// files; the run's number of hosts beside.
+    /// The hosts of `run` an extra worker could summarise: XSpace files
+    /// picked or dropped, with no analysis yet, not asked for before. With
+    /// each its name and files; the run's number of hosts beside. PyTorch
+    /// ranks are not farmed out: a rank given parts that way could not be
+    /// opened alone afterwards (its tool list never came;
+    /// tests/browser/stragglers.test.mjs), so they are read here, or from
+    /// rank summaries found beside their traces.
     pub fn to_summarize(&self, run: &str) -> (Vec<(String, PickedFiles)>, usize) {
         use proflens_format::logdir;
         let of_run: Vec<&Host> = self.list.iter().filter(|h| h.run == run).collect();
         let summarised = |h: &&&Host| {
             let events = h.blobs.iter().find(|(path, _)| !logdir::is_counter_log(path));
-            events.is_some_and(|(path, _)| {
-                let name = path.rsplit('/').next().unwrap_or(path);
-                logdir::host_name(name).is_some() || logdir::trace_host_name(name).is_some()
-            })
+            events.is_some_and(|(path, _)| logdir::host_name(path.rsplit('/').next().unwrap_or(path)).is_some())
         };
         let todo = of_run
             .iter()
