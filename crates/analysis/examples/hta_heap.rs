@@ -9,41 +9,11 @@ use proflens_analysis::tools::{
     stragglers,
 };
 use proflens_format::Limits;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-/// The system allocator, counting live bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(live, Relaxed);
-        System.alloc(layout)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        System.dealloc(ptr, layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
-            PEAK.fetch_max(live, Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
-        }
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+mod counting_alloc;
+use counting_alloc::{LIVE, PEAK};
 
 /// Peak heap above what was live when `f` started, and `f`'s result.
 fn peak_above<T>(f: impl FnOnce() -> T) -> (usize, T) {
