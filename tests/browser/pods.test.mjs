@@ -73,24 +73,33 @@ after(async () => {
 });
 
 /**
- * Opens `folder` at `?workers=N` and shows each tool of all hosts: `{texts,
- * csv, workers}` — each view's text, the op stats' CSV download, and how many
- * Web Workers started and closed.
+ * Opens `url` and counts the Web Workers that start and close from then on:
+ * `started()` and `closed()`, the loader's warm-up worker (whose start may
+ * come before the listener) left out: once it has ended, the one worker
+ * alive is the spare.
  */
-async function allHosts(folder, workers, query = '') {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/?workers=${workers}${query}#tool=${TOOLS[0]}`);
+async function openCountingWorkers(url) {
+  const { page, seen, close } = await openPage(env.browser, url);
   const started = [];
   const closed = [];
   page.on('worker', (w) => {
     started.push(w);
     w.on('close', () => closed.push(w));
   });
-  // The loader's warm-up worker (whose start may come before the listener)
-  // is left out: once it has ended, the one worker alive is the spare.
   await page.waitForFunction(() => window.__proflensWarmUp != null, null, { timeout: 60_000 });
   const deadline = Date.now() + 10_000;
   while (started.length - closed.length !== 1 && Date.now() < deadline) await page.waitForTimeout(20);
   const warmUps = closed.length;
+  return { page, seen, close, started: () => started.length - warmUps, closed: () => closed.length - warmUps };
+}
+
+/**
+ * Opens `folder` at `?workers=N` and shows each tool of all hosts: `{texts,
+ * csv, workers}` — each view's text, the op stats' CSV download, and how many
+ * Web Workers started and closed.
+ */
+async function allHosts(folder, workers, query = '') {
+  const { page, seen, close, started, closed } = await openCountingWorkers(`${env.server.url}/?workers=${workers}${query}#tool=${TOOLS[0]}`);
   await page.setInputFiles('#open-folder', folder);
   const texts = {};
   let csv = null;
@@ -110,7 +119,7 @@ async function allHosts(folder, workers, query = '') {
   }
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  const result = { texts, csv, started: started.length - warmUps, closed: closed.length - warmUps, page, close };
+  const result = { texts, csv, started: started(), closed: closed(), page, close };
   return result;
 }
 
@@ -183,18 +192,7 @@ test('a host that cannot be read: the same error with extra workers as with one'
 
 /** Each tool of all ranks of `folder` at `?workers=N`: `{texts, started, page, close}`. */
 async function allRanks(folder, workers) {
-  const { page, seen, close } = await openPage(env.browser, `${env.server.url}/?workers=${workers}#tool=${RANK_TOOLS[0]}`);
-  const started = [];
-  const closed = [];
-  page.on('worker', (w) => {
-    started.push(w);
-    w.on('close', () => closed.push(w));
-  });
-  // As in allHosts: the warm-up worker is left out of the count.
-  await page.waitForFunction(() => window.__proflensWarmUp != null, null, { timeout: 60_000 });
-  const deadline = Date.now() + 10_000;
-  while (started.length - closed.length !== 1 && Date.now() < deadline) await page.waitForTimeout(20);
-  const warmUps = closed.length;
+  const { page, seen, close, started } = await openCountingWorkers(`${env.server.url}/?workers=${workers}#tool=${RANK_TOOLS[0]}`);
   await page.setInputFiles('#open-folder', folder);
   const texts = {};
   for (const tool of RANK_TOOLS) {
@@ -207,7 +205,7 @@ async function allRanks(folder, workers) {
   }
   assertOwnOrigin(seen, env.server.url);
   assert.deepEqual(seen.errors, []);
-  return { texts, started: started.length - warmUps, page, close };
+  return { texts, started: started(), page, close };
 }
 
 test('rank summaries beside a PyTorch job\'s traces are read instead of them', async () => {
