@@ -28,6 +28,7 @@ mod op_profile_parity;
 mod overview_parity;
 mod pytorch_modules;
 mod roofline_model_parity;
+mod split_decode;
 mod steps_parity;
 mod stragglers_parity;
 mod tf_data;

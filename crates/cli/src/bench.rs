@@ -44,7 +44,8 @@ struct Report {
     file_read_ms: f64,
 }
 
-struct Clock(Instant);
+/// Wall-clock time, and the threads a host may use.
+struct Clock(Instant, usize);
 
 impl Hooks for Clock {
     fn progress(&self, _: Option<f64>, _: &str) {}
@@ -52,17 +53,81 @@ impl Hooks for Clock {
     fn now_ms(&self) -> f64 {
         self.0.elapsed().as_secs_f64() * 1000.0
     }
+
+    fn threads(&self) -> usize {
+        self.1
+    }
 }
 
 /// A fresh context over the file's bytes: nothing computed yet.
 fn context(path: &Path, bytes: &Rc<Vec<u8>>) -> HostContext {
+    context_with(path, bytes, 1)
+}
+
+/// [`context`] whose host may use `threads` threads.
+fn context_with(path: &Path, bytes: &Rc<Vec<u8>>, threads: usize) -> HostContext {
     let bytes = bytes.clone();
     let file = HostFile {
         path: path.display().to_string(),
         tool: None,
         read: Box::new(move || Ok(proflens_format::source::in_memory((*bytes).clone()))),
     };
-    HostContext::new("bench", vec![file], Rc::new(Clock(Instant::now())))
+    HostContext::new("bench", vec![file], Rc::new(Clock(Instant::now(), threads)))
+}
+
+/// One thread count's times (best of the repeats), ms.
+#[derive(Serialize)]
+struct ThreadsRow {
+    threads: usize,
+    decode_ms: f64,
+    passes_ms: f64,
+    total_ms: f64,
+    /// The first count's total over this one's.
+    speedup: f64,
+}
+
+#[derive(Serialize)]
+struct ThreadsReport {
+    file: String,
+    events: u64,
+    repeats: u32,
+    rows: Vec<ThreadsRow>,
+}
+
+/// `proflens bench FILE --threads 1,2,…`: decoding and the shared passes
+/// (those behind the step tools) with each thread count, each repeat on a
+/// fresh context; the best decode and the best passes are summed.
+pub fn threads(path: &Path, repeats: u32, counts: &[usize]) -> Result<(), Failure> {
+    let repeats = repeats.max(1);
+    let bytes = Rc::new(std::fs::read(path).map_err(|e| Failure(format!("{}: {e}", path.display())))?);
+    let failed = |e: String| Failure(format!("{}: {e}", path.display()));
+    let mut rows: Vec<ThreadsRow> = Vec::new();
+    let mut events = 0;
+    for &threads in counts {
+        let threads = threads.max(1);
+        let (mut decode, mut passes) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..repeats {
+            let host = context_with(path, &bytes, threads);
+            events = host.profile().map_err(failed)?.event_count() as u64;
+            // Without the copy of the bytes that stands for reading the file.
+            let decoded = host.pass_ms().into_iter().find(|(pass, _)| *pass == "decode").map_or(0.0, |(_, ms)| ms);
+            decode = decode.min(decoded);
+            let start = Instant::now();
+            std::hint::black_box(host.analysis().map_err(failed)?);
+            passes = passes.min(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        let total = decode + passes;
+        let first = rows.first().map_or(total, |r| r.total_ms);
+        rows.push(ThreadsRow {
+            threads,
+            decode_ms: round_ms(decode),
+            passes_ms: round_ms(passes),
+            total_ms: round_ms(total),
+            speedup: (first / total * 1000.0).round() / 1000.0,
+        });
+    }
+    let report = ThreadsReport { file: path.display().to_string(), events, repeats, rows };
+    crate::output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
 }
 
 pub fn run(path: &Path, repeats: u32) -> Result<(), Failure> {

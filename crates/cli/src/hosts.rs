@@ -133,8 +133,10 @@ pub fn open(path: &Path) -> Result<Opened, Failure> {
             path.display()
         )));
     }
-    let mut opened =
-        Opened { runs: Vec::new(), hooks: Rc::new(CliHooks { started: Instant::now(), hosts: RefCell::default() }) };
+    let mut opened = Opened {
+        runs: Vec::new(),
+        hooks: Rc::new(CliHooks { started: Instant::now(), hosts: RefCell::default(), threads: threads() }),
+    };
     for run in found.runs {
         let mut hosts = Vec::new();
         let mut paths = Vec::new();
@@ -338,12 +340,21 @@ fn special_kind(meta: &std::fs::Metadata) -> &'static str {
     "neither a file nor a folder"
 }
 
+/// Threads one host may use when it is analysed alone: `PROFLENS_THREADS`,
+/// or one per core.
+pub fn threads() -> usize {
+    let set = std::env::var("PROFLENS_THREADS").ok().and_then(|n| n.trim().parse::<usize>().ok());
+    set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
 /// The CLI's side of the contexts: wall-clock time, and one host's events
 /// in memory at a time (a tool over many hosts keeps each host's results,
 /// not its events).
 struct CliHooks {
     started: Instant,
     hosts: RefCell<Vec<Weak<HostContext>>>,
+    /// Hosts are analysed one at a time here: each may use every core.
+    threads: usize,
 }
 
 impl Hooks for CliHooks {
@@ -351,6 +362,10 @@ impl Hooks for CliHooks {
 
     fn now_ms(&self) -> f64 {
         self.started.elapsed().as_secs_f64() * 1000.0
+    }
+
+    fn threads(&self) -> usize {
+        self.threads
     }
 
     fn loaded(&self, host: &str) {

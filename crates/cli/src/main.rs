@@ -64,6 +64,10 @@ enum Command {
         /// Repeats per phase; the best time is reported.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+        /// Thread counts to compare (e.g. 1,2,4): per count, the decode and
+        /// shared passes' times and the speed-up against the first count.
+        #[arg(long, value_delimiter = ',')]
+        threads: Vec<usize>,
     },
     /// Compare two profiles with one tool: baseline, candidate, change and verdict.
     ///
@@ -239,7 +243,8 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Info { path } => info::run(&path),
-        Command::Bench { path, repeat } => bench::run(&path, repeat),
+        Command::Bench { path, repeat, threads } if threads.is_empty() => bench::run(&path, repeat),
+        Command::Bench { path, repeat, threads } => bench::threads(&path, repeat, &threads),
         Command::Tools { json } => tools::run(json),
         Command::Advise { path, run, host, format, fail_on, output } => {
             match advise::run(&advise::Args { path, run, host, format, fail_on, output }) {

@@ -25,12 +25,15 @@ pub fn jobs(requested: Option<usize>) -> usize {
 pub fn map_hosts<T: Send>(specs: &[&HostSpec], jobs: usize, f: impl Fn(&HostSpec, &HostContext) -> T + Sync) -> Vec<T> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<T>>> = Mutex::new((0..specs.len()).map(|_| None).collect());
+    // The cores left over by the hosts at once go to each host's own threads.
+    let at_once = jobs.min(specs.len()).max(1);
+    let threads = (crate::hosts::threads() / at_once).max(1);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.min(specs.len()) {
+        for _ in 0..at_once.min(specs.len()) {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(spec) = specs.get(i) else { break };
-                let hooks: Rc<dyn Hooks> = Rc::new(ThreadHooks { started: Instant::now() });
+                let hooks: Rc<dyn Hooks> = Rc::new(ThreadHooks { started: Instant::now(), threads });
                 let value = f(spec, &spec.context(hooks));
                 results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(value);
             });
@@ -115,10 +118,15 @@ fn analysis_of(host: &HostContext) -> Option<HostAnalysis> {
 /// A thread's host: wall-clock time, no progress shown.
 struct ThreadHooks {
     started: Instant,
+    threads: usize,
 }
 
 impl Hooks for ThreadHooks {
     fn progress(&self, _: Option<f64>, _: &str) {}
+
+    fn threads(&self) -> usize {
+        self.threads
+    }
 
     fn now_ms(&self) -> f64 {
         self.started.elapsed().as_secs_f64() * 1000.0

@@ -28,3 +28,24 @@ fn bench_reports_each_pass_time_beside_its_runs() {
     assert!(report["file_read_ms"].as_f64().expect("file_read_ms") >= 0.0);
     assert_eq!(runs["decode"], 1);
 }
+
+/// `bench FILE --threads 1,2,3`: a row per count, in the order asked, each
+/// decoding every event, its speed-up against the first count's total.
+#[test]
+fn bench_threads_reports_a_row_per_count() {
+    let file = data("xspace/input_bound/plugins/profile/2026_11_22_09_04_29/vm.xplane.pb");
+    let report = json(&["bench", file.to_str().unwrap(), "--repeat", "1", "--threads", "1,2,3"]);
+    assert!(report["events"].as_u64().expect("events") > 1000);
+    let rows = report["rows"].as_array().expect("rows");
+    let counts: Vec<u64> = rows.iter().map(|r| r["threads"].as_u64().expect("threads")).collect();
+    assert_eq!(counts, [1, 2, 3]);
+    let first = rows[0]["total_ms"].as_f64().expect("total_ms");
+    for row in rows {
+        let (decode, passes, total) = (row["decode_ms"].as_f64(), row["passes_ms"].as_f64(), row["total_ms"].as_f64());
+        let (decode, passes, total) = (decode.expect("decode_ms"), passes.expect("passes_ms"), total.expect("total"));
+        assert!(decode > 0.0 && passes > 0.0, "{row}");
+        assert!((decode + passes - total).abs() < 0.01, "{row}");
+        let speedup = row["speedup"].as_f64().expect("speedup");
+        assert!((speedup - first / total).abs() < 0.01, "{row}");
+    }
+}

@@ -17,4 +17,5 @@ mod perfetto;
 mod rank_summaries;
 mod registry;
 mod summaries;
+mod threads;
 mod trace_hosts;

@@ -18,6 +18,7 @@ pub mod hlo;
 mod hlo_attributes;
 pub mod inflate;
 pub mod legacy;
+pub mod load_parts;
 pub mod load_source;
 pub mod logdir;
 pub mod logdir_index;

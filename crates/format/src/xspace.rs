@@ -12,6 +12,7 @@ mod event_wire;
 mod fast_path_tests;
 mod line_walk;
 mod plane_head;
+pub(crate) mod split;
 mod stream;
 use builder::PlaneBuilder;
 use plane_head::{read_plane_head, PlaneHead};
@@ -28,6 +29,19 @@ const EPOCH_NS_THRESHOLD: i64 = 1_000_000_000_000_000_000;
 /// at a time straight into the model's columns, so the decoded protobuf
 /// never exists whole in memory.
 pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profile, Error> {
+    let (head, planes) = read_heads(bytes, progress)?;
+    // A second try reports only progress past the first's.
+    let progress = &mut forward_only(progress);
+    if let Ok(Some(profile)) = build_planes(&head, &planes, Stamps::Heads, progress) {
+        return Ok(profile);
+    }
+    // Never `None`: only heads are checked against their lines.
+    let none = || Error::Corrupt { detail: "its lines could not be read".into() };
+    build_planes(&head, &planes, Stamps::Whole, progress)?.ok_or_else(none)
+}
+
+/// The space's own fields and its planes' heads, lines where they lie.
+fn read_heads<'a>(bytes: &'a [u8], progress: &mut dyn FnMut(Progress)) -> Result<(XSpace, Vec<PlaneHead<'a>>), Error> {
     if let (_, Some(FramingBreak::Truncated { at })) = top_level_fields(bytes) {
         return Err(Error::Truncated {
             detail: format!("it ends inside a record that starts at byte {at} of {}", bytes.len()),
@@ -39,20 +53,19 @@ pub fn decode(bytes: &[u8], progress: &mut dyn FnMut(Progress)) -> Result<Profil
     for payload in wire::payloads(bytes, PLANES, "profile") {
         planes.push(read_plane_head(payload?)?);
     }
-    // A second try reports only progress past the first's.
+    Ok((head, planes))
+}
+
+/// `progress`, passed on only where it is past what was shown (a decode
+/// started again does not show its progress going back).
+fn forward_only(progress: &mut dyn FnMut(Progress)) -> impl FnMut(Progress) + '_ {
     let mut shown = 0.0;
-    let progress = &mut |p: Progress| {
+    move |p: Progress| {
         if p.fraction() >= shown {
             shown = p.fraction();
             progress(p);
         }
-    };
-    if let Ok(Some(profile)) = build_planes(&head, &planes, Stamps::Heads, progress) {
-        return Ok(profile);
     }
-    // Never `None`: only heads are checked against their lines.
-    let none = || Error::Corrupt { detail: "its lines could not be read".into() };
-    build_planes(&head, &planes, Stamps::Whole, progress)?.ok_or_else(none)
 }
 
 /// How the lines' timestamps are read before any line is built (the
@@ -93,13 +106,7 @@ fn build_planes(
         line_starts.push(timestamp_ns);
         counts.push(count);
     }
-    let window = planes.iter().find(|p| p.plane.name == TASK_ENVIRONMENT_PLANE).map_or((None, None), |env| match &env
-        .metadata
-    {
-        Some(metadata) => window_of(&metadata.stat_names, &env.plane.stats),
-        None => capture_window(&[&env.plane]),
-    });
-    let mut profile = new_profile(head, planes.len(), window, &line_starts)?;
+    let mut profile = new_profile(head, planes.len(), heads_window(planes), &line_starts)?;
     let origin = profile.origin_ns.map(|o| i64::try_from(o).unwrap_or(i64::MAX));
     let total_lines = line_starts.len() as u64;
     let mut lines_done = 0u64;
@@ -275,6 +282,15 @@ pub fn build(mut space: XSpace, progress: &mut dyn FnMut(Progress)) -> Result<Pr
         profile.planes.push(builder.finish(built));
     }
     Ok(profile)
+}
+
+/// [`capture_window`] of planes' heads.
+fn heads_window(planes: &[PlaneHead]) -> (Option<u64>, Option<u64>) {
+    let env = planes.iter().find(|p| p.plane.name == TASK_ENVIRONMENT_PLANE);
+    env.map_or((None, None), |env| match &env.metadata {
+        Some(metadata) => window_of(&metadata.stat_names, &env.plane.stats),
+        None => capture_window(&[&env.plane]),
+    })
 }
 
 /// `profile_start_time` / `profile_stop_time` of the Task Environment plane.

@@ -47,6 +47,16 @@ impl Interner {
         id
     }
 
+    /// Interns `part`'s strings in `part`'s order, as if the calls that
+    /// made `part` had been made here, and counts `cuts` of its cut strings
+    /// as made here; returns each of `part`'s ids' id here. One profile
+    /// decoded in parts ends with the strings and ids of one decoder when
+    /// the parts are adopted in order (`proflens_format::xspace`'s split).
+    pub fn adopt(&mut self, part: &Interner, cuts: u64) -> Vec<StrId> {
+        self.cut += cuts;
+        part.strings.iter().map(|s| self.intern(s)).collect()
+    }
+
     /// How many strings [`Interner::intern`] cut to [`MAX_STRING_BYTES`].
     pub fn cut_strings(&self) -> u64 {
         self.cut
@@ -68,6 +78,14 @@ impl Interner {
 
     pub fn is_empty(&self) -> bool {
         self.strings.is_empty()
+    }
+}
+
+/// Two interners are equal when they hold the same strings under the same
+/// ids and cut as many (the map only finds them).
+impl PartialEq for Interner {
+    fn eq(&self, other: &Interner) -> bool {
+        self.strings == other.strings && self.cut == other.cut
     }
 }
 
@@ -99,6 +117,32 @@ mod tests {
         assert_eq!(i.get(c), "hlo_op");
         assert_eq!(i.get(StrId::default()), "");
         assert_eq!(i.lookup("missing"), None);
+    }
+
+    #[test]
+    fn adopting_parts_in_order_gives_one_interners_ids() {
+        let calls = ["a", "b", "a", "c", "d", "b", "e"];
+        let mut one = Interner::new();
+        let ids: Vec<StrId> = calls.iter().map(|s| one.intern(s)).collect();
+        // Two parts: the first three calls, then the rest, each from a fresh interner.
+        let (mut first, mut second) = (Interner::new(), Interner::new());
+        let local: Vec<StrId> =
+            calls[..3].iter().map(|s| first.intern(s)).chain(calls[3..].iter().map(|s| second.intern(s))).collect();
+        let mut merged = Interner::new();
+        let map1 = merged.adopt(&first, 0);
+        let map2 = merged.adopt(&second, 0);
+        assert_eq!(merged, one);
+        let remapped: Vec<StrId> = local
+            .iter()
+            .enumerate()
+            .map(|(i, id)| if i < 3 { map1[id.0 as usize] } else { map2[id.0 as usize] })
+            .collect();
+        assert_eq!(remapped, ids);
+        // Adopted in the other order, "c" would come before "a": not one interner's ids.
+        let mut swapped = Interner::new();
+        swapped.adopt(&second, 0);
+        swapped.adopt(&first, 0);
+        assert_ne!(swapped, one);
     }
 
     #[test]

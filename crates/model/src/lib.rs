@@ -23,7 +23,7 @@ pub use stats::{StatKind, StatList, StatRef, StatValue, Stats};
 pub use times::Times;
 
 /// One host's profile (one XSpace).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Profile {
     pub strings: Interner,
     pub planes: Vec<Plane>,
@@ -56,7 +56,7 @@ pub enum Origin {
 }
 
 /// A device, or one kind of host activity.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Plane {
     pub id: i64,
     pub name: StrId,
@@ -72,7 +72,7 @@ pub struct Plane {
 /// Dense index into [`Plane::event_metadata`].
 pub type MetaIdx = u32;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct EventMetadata {
     /// The id the file used.
     pub id: i64,
@@ -86,7 +86,7 @@ pub struct EventMetadata {
 }
 
 /// A timeline: a host thread, a GPU stream, or a derived row.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Line {
     pub id: i64,
     pub display_id: i64,
@@ -99,7 +99,7 @@ pub struct Line {
 }
 
 /// Events of one line as parallel columns, sorted by (start asc, duration desc).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Events {
     /// Start, ps relative to the profile origin.
     pub start_ps: Times,
@@ -211,6 +211,14 @@ impl Plane {
 }
 
 impl Line {
+    /// Each string id of the line (names, stat keys and values) becomes
+    /// `map[id]` ([`Stats::remap_strings`]).
+    pub fn remap_strings(&mut self, map: &[StrId]) {
+        self.name = map[self.name.0 as usize];
+        self.display_name = self.display_name.map(|d| map[d.0 as usize]);
+        self.events.stats.remap_strings(map);
+    }
+
     /// The name to show: display name when present, else the name.
     pub fn shown_name(&self) -> StrId {
         self.display_name.unwrap_or(self.name)

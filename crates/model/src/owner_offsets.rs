@@ -10,7 +10,7 @@
 const BLOCK: usize = 64;
 
 /// Non-decreasing stat positions.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) enum OwnerOffsets {
     Packed {
         bases: Vec<u32>,

@@ -9,7 +9,7 @@ use crate::StrId;
 /// Past this many names a column keeps every key whole.
 const MAX_NAMES: usize = 256;
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) enum KeyColumn {
     Indexed {
         /// The names seen, in order of first sight.
@@ -74,6 +74,15 @@ impl KeyColumn {
             }
             KeyColumn::Plain(all) => all.push(key),
         }
+    }
+
+    /// Each key `k` becomes `map[k]` (a one-to-one map: the names stay distinct).
+    pub(crate) fn remap(&mut self, map: &[StrId]) {
+        let names = match self {
+            KeyColumn::Indexed { names, .. } => names,
+            KeyColumn::Plain(all) => all,
+        };
+        names.iter_mut().for_each(|k| *k = map[k.0 as usize]);
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {

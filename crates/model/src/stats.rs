@@ -104,7 +104,7 @@ pub struct StatRef {
 /// (8 bytes more). Most values are small integers and string ids (94% of a
 /// Kineto trace's, 75% of a TensorFlow host's). An owner's start takes about
 /// 2 bytes ([`OwnerOffsets`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Stats {
     keys: KeyColumn,
     tags: Vec<u8>,
@@ -283,6 +283,18 @@ impl Stats {
         self.offsets = offsets;
     }
 
+    /// Each string id `s` (keys and string values) becomes `map[s]`: stats
+    /// built with a part's interner, moved to the interner that adopted it
+    /// ([`crate::Interner::adopt`]). String ids are always narrow values.
+    pub fn remap_strings(&mut self, map: &[StrId]) {
+        self.keys.remap(map);
+        for (tag, value) in self.tags.iter().zip(&mut self.values) {
+            if *tag == StatKind::Str as u8 {
+                *value = map[*value as usize].0;
+            }
+        }
+    }
+
     /// Makes room, at once, for `owners` more owners with as many stats each
     /// as the `so_far` owners stored hold (a sixteenth more), and room for at
     /// most `most` stats and owners: columns that grow by doubling leave
@@ -320,7 +332,7 @@ impl Stats {
 }
 
 /// The stats of a single owner (a plane or an event metadata).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct StatList(pub Stats);
 
 impl StatList {

@@ -60,6 +60,14 @@ pub trait Hooks {
     /// A shared pass (one of [`PASSES`]) just ran: where memory is
     /// measured, the owner notes what the pass took.
     fn pass_done(&self, _pass: &'static str) {}
+    /// How many threads one host's passes may use at once: a raw XSpace is
+    /// decoded in as many parts, each on its thread, into the profile one
+    /// thread decodes (`proflens_format::load_parts::decode_parts`). 1 (the
+    /// default) decodes as it streams, on this thread; the CLI gives a host
+    /// that is alone all cores.
+    fn threads(&self) -> usize {
+        1
+    }
 }
 
 /// What loading the host's events cost.
@@ -266,9 +274,15 @@ impl HostContext {
                 hooks.progress(Some(p.fraction()), phase_label(&p));
             }
         };
-        let profile =
-            proflens_format::load_profile_source(&self.files[file].path, &timed, &Limits::default(), &mut on_progress)
-                .map_err(|e| e.to_string())?;
+        let (path, threads) = (&self.files[file].path, self.hooks.threads());
+        let profile = proflens_format::load_parts::load_profile_source_parts(
+            path,
+            &timed,
+            &Limits::default(),
+            threads,
+            &mut on_progress,
+        )
+        .map_err(|e| e.to_string())?;
         let mut profile = profile;
         // Other CSV files (a table saved beside the profile) are left alone.
         for &log in &self.counter_logs {

@@ -23,6 +23,12 @@ struct PlaneContext {
 const RECENT: usize = 256;
 
 impl PlaneContext {
+    fn new(plane: &XPlane, metadata: &MetadataIn, strings: &mut Interner) -> PlaneContext {
+        let stat_keys = metadata.stat_names.iter().map(|&(id, name)| (id, strings.intern(name))).collect();
+        let recent = Box::new(std::array::from_fn(|_| Cell::new(StrId::default())));
+        PlaneContext { stat_keys: IdIndex::new(stat_keys), name: plane.name.clone(), recent }
+    }
+
     /// `strings.intern(s)` for the value of a stat of metadata `id`: events
     /// repeat their stats' last values (the same op, the same allocator),
     /// found here without hashing them.
@@ -99,11 +105,32 @@ impl PlaneBuilder {
         }
     }
 
+    /// What a plane's lines need of its metadata (stat names, interned in
+    /// `strings`, and the event metadata's indices), not the metadata
+    /// itself: a part of a split decode builds its lines with it
+    /// ([`super::split`]), and one builder the plane's metadata.
+    pub(super) fn for_lines(head: &PlaneHead, strings: &mut Interner) -> PlaneBuilder {
+        let of_plane;
+        let metadata = match &head.metadata {
+            Some(metadata) => metadata,
+            None => {
+                of_plane = MetadataIn::of(&head.plane);
+                &of_plane
+            }
+        };
+        PlaneBuilder {
+            id: head.plane.id,
+            name: StrId::default(),
+            ctx: PlaneContext::new(&head.plane, metadata, strings),
+            index: metadata_index(metadata),
+            event_metadata: Vec::new(),
+            stats: StatList::default(),
+        }
+    }
+
     fn build(plane: &XPlane, metadata: &MetadataIn, strings: &mut Interner) -> Result<PlaneBuilder, Error> {
         let name = strings.intern(&plane.name);
-        let stat_keys = metadata.stat_names.iter().map(|&(id, name)| (id, strings.intern(name))).collect();
-        let recent = Box::new(std::array::from_fn(|_| Cell::new(StrId::default())));
-        let ctx = PlaneContext { stat_keys: IdIndex::new(stat_keys), name: plane.name.clone(), recent };
+        let ctx = PlaneContext::new(plane, metadata, strings);
         let mut plane_stats = Stats::default();
         // A plane stat naming metadata the plane lacks is left out (XProf's
         // XPlaneVisitor reads it as nameless). JAX 0.11's GPU profiles have such
@@ -115,9 +142,7 @@ impl PlaneBuilder {
         }
         plane_stats.end_owner();
 
-        // Dense metadata indices, in id order so output is deterministic.
-        let ids = metadata.events.iter().enumerate().map(|(i, m)| (m.id, i as MetaIdx)).collect();
-        let index = IdIndex::new(ids);
+        let index = metadata_index(metadata);
         let mut event_metadata = Vec::with_capacity(metadata.events.len());
         for m in &metadata.events {
             let owner = || format!("event metadata {} ({})", m.id, crate::quoted(m.name));
@@ -234,6 +259,11 @@ impl PlaneBuilder {
             counters: Vec::new(),
         }
     }
+}
+
+/// Dense metadata indices, in id order so that output is deterministic.
+fn metadata_index(metadata: &MetadataIn) -> IdIndex<MetaIdx> {
+    IdIndex::new(metadata.events.iter().enumerate().map(|(i, m)| (m.id, i as MetaIdx)).collect())
 }
 
 /// A plane's metadata ids → what they stand for. Writers number metadata
