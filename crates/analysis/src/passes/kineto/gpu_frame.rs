@@ -62,6 +62,9 @@ pub const WORKING_BYTES_PER_EVENT: u64 = FRAME_BYTES_PER_EVENT + LAUNCH_STATS_BY
 /// [`Detached::marks`]: kept by HTA's last-step filter
 /// ([`hta::traced_mask`]) without, and with, the last step.
 const KEPT: [u8; 2] = [1, 2];
+/// [`Detached::marks`] while the frame is built: on the GPU side or a step,
+/// so in the frame whatever the GPU side's ids.
+const SURE: u8 = 4;
 
 /// The events of [`hta::events`] that the analyses of launched GPU work
 /// read (module docs), in the same order, built once per load of a host
@@ -88,14 +91,6 @@ pub struct GpuFrame {
 /// On a stream or one of HTA's GPU events.
 fn gpu_side(e: &HtaEvent) -> bool {
     e.stream != -1 || e.is_gpu()
-}
-
-/// Whether the frame holds `e` (module docs), given the GPU side's
-/// correlation ids, sorted.
-fn keeps(e: &HtaEvent, gpu_correlations: &[u64]) -> bool {
-    gpu_side(e)
-        || e.name().contains("ProfilerStep")
-        || e.correlation().is_some_and(|c| gpu_correlations.binary_search(&c).is_ok())
 }
 
 /// Events are gathered in blocks of this many (224 KiB) rather than in one
@@ -145,6 +140,49 @@ impl LeftOut {
     }
 }
 
+/// Marks the events [`hta::traced_mask`] keeps with each window (without
+/// the last step, and with it), both at once: a GPU event is kept when a
+/// CPU event with its correlation id is, and as a window keeps the CPU
+/// events up to a time, when the earliest of them is.
+fn mark_traced(events: &mut [Detached], profile: &Profile, windows: &[Window; 2]) {
+    let strings = &profile.strings;
+    // (correlation id, start, position) of the CPU events, the earliest of
+    // each id first: sorted rather than hashed, for millions of launches.
+    let mut launches: Vec<(u64, i64, usize)> = events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let e = d.attach(strings);
+            Some((e.correlation().filter(|_| !e.is_gpu())?, e.ts_us, i))
+        })
+        .collect();
+    launches.sort_unstable();
+    launches.dedup_by_key(|l| l.0);
+    for i in 0..events.len() {
+        let e = events[i].attach(strings);
+        let launch = match e.is_gpu() {
+            true => e.correlation().and_then(|c| {
+                let at = launches.binary_search_by_key(&c, |l| l.0).ok()?;
+                Some(events[launches[at].2].attach(strings))
+            }),
+            false => None,
+        };
+        let mut marks = 0;
+        for (window, mark) in windows.iter().zip(KEPT) {
+            let kept = match (window.keeps_all(), e.is_gpu(), &launch) {
+                (true, _, _) => true,
+                (false, true, Some(launch)) => window.keeps_cpu(launch),
+                (false, true, None) => false,
+                (false, false, _) => window.keeps_cpu(&e),
+            };
+            if kept {
+                marks |= mark;
+            }
+        }
+        events[i].marks = marks;
+    }
+}
+
 /// `span` widened to cover `by` (both (start, end)).
 fn widen(span: Option<Span>, by: Span) -> Span {
     span.map_or(by, |(start, end)| (start.min(by.0), end.max(by.1)))
@@ -179,14 +217,17 @@ impl GpuFrame {
             if side {
                 ids.extend(e.correlation());
             }
-            if !(side || e.correlation().is_some() || is_step(e.name())) {
+            let sure = side || is_step(e.name());
+            if !sure && e.correlation().is_none() {
                 left.add(&e);
                 return;
             }
             if blocks.last().is_none_or(|b| b.len() == b.capacity()) {
                 blocks.push(Vec::with_capacity(BLOCK));
             }
-            blocks.last_mut().expect("pushed").push(e.detach());
+            let mut d = e.detach();
+            d.marks = if sure { SURE } else { 0 };
+            blocks.last_mut().expect("pushed").push(d);
         });
         ids.sort_unstable();
         ids.dedup();
@@ -194,9 +235,13 @@ impl GpuFrame {
         // left out too.
         let strings = &profile.strings;
         for block in &mut blocks {
-            block.retain(|d| {
+            block.retain_mut(|d| {
+                if d.marks & SURE != 0 {
+                    d.marks = 0;
+                    return true;
+                }
                 let e = d.attach(strings);
-                let kept = keeps(&e, &ids);
+                let kept = e.correlation().is_some_and(|c| ids.binary_search(&c).is_ok());
                 if !kept {
                     left.add(&e);
                 }
@@ -213,15 +258,7 @@ impl GpuFrame {
             events.extend(block);
         }
 
-        // HTA's last-step filter, by its rules over the events with their texts.
-        let attached: Vec<HtaEvent> = events.iter().map(|d| d.attach(strings)).collect();
-        for (window, mark) in left.windows.iter().zip(KEPT) {
-            for (d, kept) in events.iter_mut().zip(window.mask(&attached)) {
-                if kept {
-                    d.marks |= mark;
-                }
-            }
-        }
+        mark_traced(&mut events, profile, &left.windows);
         GpuFrame { events, steps, left_out_first_ts_us: left.first_ts_us, left_out_spans: left.spans }
     }
 
