@@ -41,11 +41,10 @@ use std::collections::BTreeMap;
 /// its events (14.1 bytes an event of the trace).
 pub const FRAME_BYTES_PER_EVENT: u64 = 16;
 
-/// What building the frame holds at its peak (32.1): the candidates (the
-/// frame and the runtime calls that launch nothing), then the frame put
-/// together beside them, then the frame's events again with their texts
-/// (64 bytes) for the last-step masks.
-pub const FRAME_BUILD_BYTES_PER_EVENT: u64 = 36;
+/// What building the frame holds at its peak (28.3): the candidates (the
+/// frame and the runtime calls that launch nothing, 56 bytes each), then the
+/// frame put together beside them.
+pub const FRAME_BUILD_BYTES_PER_EVENT: u64 = 32;
 
 /// The kernel launch stats' own work beside the kept frame (37.9): the
 /// frame's events it analyses, copied with their texts (64 bytes each), the
