@@ -288,6 +288,29 @@ fn a_tool_that_would_not_fit_in_the_memory_left_is_refused_and_the_host_stays_op
 }
 
 #[test]
+fn the_gpu_side_s_frame_is_counted_once_as_the_host_s_pass() {
+    use proflens_analysis::context::Request;
+    use proflens_analysis::passes::kineto::gpu_frame;
+    use proflens_analysis::registry;
+    let path = trace("kineto-h100-hf-inference", "gaunernst_bert-small-uncased__1016001.json.gz");
+    let events = bert().event_count() as u64;
+    // Room for the kernel launch stats' own work, not for the frame beside it.
+    let room = events * gpu_frame::LAUNCH_STATS_BYTES_PER_EVENT;
+    let host = vec![proflens_tests::host_context_with_room("bert", &path, room)];
+    host[0].profile().unwrap();
+    let run = |id: &str| registry::run(registry::find(id).unwrap(), &host, &Request::default());
+    let refused = run("kernel_launch_stats").err().expect("the frame is not kept yet").to_string();
+    assert!(refused.contains("needs about"), "{refused}");
+    // Once the host keeps the frame, each analysis over it needs its own
+    // work only, and none builds the frame again.
+    host[0].gpu_frame().unwrap();
+    for id in ["kernel_launch_stats", "idle_time_breakdown", "queue_length", "memory_bandwidth"] {
+        run(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+    }
+    assert!(host[0].pass_runs().contains(&("gpu_frame", 1)));
+}
+
+#[test]
 fn the_gpu_side_analyses_fit_where_hta_s_whole_frame_did_not() {
     use proflens_analysis::context::{Format, Request};
     use proflens_analysis::passes::kineto::gpu_frame;

@@ -4,6 +4,8 @@
 //! (`cargo run --release -p proflens-analysis --example hta_heap FILE`). A
 //! measuring aid, not a test.
 
+use proflens_analysis::passes::kineto::describe::Ties;
+use proflens_analysis::passes::kineto::gpu_frame::GpuFrame;
 use proflens_analysis::tools::{
     critical_path, idle_time_breakdown, kernel_launch_stats, kernel_sequences, memory_bandwidth, queue_length,
     stragglers,
@@ -44,12 +46,24 @@ fn main() {
             peak as f64 / events as f64
         )
     };
+    // The GPU side's frame is a host's shared pass: its build's peak, what
+    // it keeps, then each analysis over it beside it (as the tools run).
+    let base = LIVE.load(Relaxed);
+    let (peak, frame) = peak_above(|| GpuFrame::new(p));
+    row("gpu_frame (build)", peak);
+    row("gpu_frame (kept)", LIVE.load(Relaxed).saturating_sub(base));
+    let f = &frame;
     let params = kernel_launch_stats::Params::default();
-    row("kernel_launch_stats", peak_above(|| black_box(kernel_launch_stats::rank_launches(p, "h", &params))).0);
-    row("idle_time_breakdown", peak_above(|| black_box(idle_time_breakdown::rank_idle(p, 0, "h", false, 30))).0);
-    row("queue_length", peak_above(|| black_box(queue_length::rank_queue_length(p, "h", false))).0);
-    row("memory_bandwidth", peak_above(|| black_box(memory_bandwidth::rank_memory_bandwidth(p, "h", false))).0);
-    row("stragglers (map)", peak_above(|| black_box(stragglers::RankSummary::new(0, "h", p, false))).0);
+    let ties = Ties::default();
+    row("kernel_launch_stats", peak_above(|| black_box(kernel_launch_stats::rank_launches_in(p, f, "h", &params))).0);
+    row("idle_time_breakdown", peak_above(|| black_box(idle_time_breakdown::rank_idle_in(p, f, 0, "h", false, 30))).0);
+    row("queue_length", peak_above(|| black_box(queue_length::rank_queue_length_in(p, f, "h", false, ties))).0);
+    row(
+        "memory_bandwidth",
+        peak_above(|| black_box(memory_bandwidth::rank_memory_bandwidth_in(p, f, "h", false, ties))).0,
+    );
+    row("stragglers (map)", peak_above(|| black_box(stragglers::RankSummary::of_frame(0, "h", p, f, false))).0);
+    drop(frame);
     row("kernel_sequences", peak_above(|| black_box(kernel_sequences::kernel_sequences(p, "aten::", 2, false))).0);
     row("critical_path (1)", peak_above(|| black_box(critical_path::critical_paths(p, Some(0)))).0);
 }

@@ -19,6 +19,7 @@ pub use tool::{
 use crate::hlo::gpu::GpuHlo;
 use crate::passes::grouping::{group_events, Grouping};
 use crate::passes::host_analysis::HostAnalysis;
+use crate::passes::kineto::gpu_frame::GpuFrame;
 use crate::passes::kineto::KinetoIndex;
 use crate::passes::trace::index::TraceIndex;
 use crate::passes::xla_ops::{xla_ops, XlaOpDb};
@@ -86,7 +87,8 @@ pub struct Hlo {
 }
 
 /// The shared passes, in the order [`HostContext::pass_runs`] lists them.
-pub const PASSES: [&str; 7] = ["decode", "hlo", "grouping", "host_analysis", "xla_ops", "kineto_index", "trace_index"];
+pub const PASSES: [&str; 8] =
+    ["decode", "hlo", "grouping", "host_analysis", "xla_ops", "kineto_index", "gpu_frame", "trace_index"];
 
 /// One host: its files, and each pass over them computed at most once per load.
 pub struct HostContext {
@@ -113,6 +115,7 @@ pub struct HostContext {
     rank_parts: given_parts::Parts,
     xla_ops: Slot<XlaOpDb>,
     kineto: Slot<KinetoIndex>,
+    gpu_frame: Slot<GpuFrame>,
     trace: Slot<TraceIndex>,
     /// Tools' results on this host, by tool and request.
     outputs: Kept,
@@ -153,6 +156,7 @@ impl HostContext {
             rank_parts: given_parts::Parts::default(),
             xla_ops: Slot::default(),
             kineto: Slot::default(),
+            gpu_frame: Slot::default(),
             trace: Slot::default(),
             outputs: Kept::new(KEPT_OUTPUTS),
             runs: RefCell::new([0; PASSES.len()]),
@@ -408,6 +412,14 @@ impl HostContext {
         Ok(self.pass(&self.kineto, "kineto_index", "Indexing the PyTorch trace", || KinetoIndex::new(&profile)))
     }
 
+    /// A PyTorch trace's events as HTA loads them, cut to what the analyses
+    /// of launched GPU work read: built once per load and shared by them
+    /// (each built its own before, reading the model four times).
+    pub fn gpu_frame(&self) -> Result<Rc<GpuFrame>, String> {
+        let profile = self.profile()?;
+        Ok(self.pass(&self.gpu_frame, "gpu_frame", "Finding the GPU work and its launches", || GpuFrame::new(&profile)))
+    }
+
     /// The trace viewer's timeline.
     pub fn trace(&self) -> Result<Rc<TraceIndex>, String> {
         if let Some(found) = self.trace.borrow().clone() {
@@ -431,6 +443,8 @@ impl HostContext {
         *self.hlo.borrow_mut() = None;
         *self.grouping.borrow_mut() = None;
         *self.kineto.borrow_mut() = None;
+        // Read back from the profile it was built from: it goes with it.
+        *self.gpu_frame.borrow_mut() = None;
         *self.trace.borrow_mut() = None;
     }
 

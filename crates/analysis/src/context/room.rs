@@ -17,7 +17,11 @@ impl HostContext {
             return Ok(());
         };
         let events = profile.event_count() as u64;
-        let held = Held { origin: profile.origin, grouped: self.grouping.borrow().is_some() };
+        let held = Held {
+            origin: profile.origin,
+            grouped: self.grouping.borrow().is_some(),
+            gpu_frame: self.gpu_frame.borrow().is_some(),
+        };
         let need = events.saturating_mul(tool.working_bytes_per_event(held));
         if need <= left {
             return Ok(());

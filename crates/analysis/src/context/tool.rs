@@ -4,6 +4,7 @@
 //! numbers for the same host.
 
 use super::HostContext;
+use crate::passes::kineto::gpu_frame;
 use proflens_format::legacy::LegacyTool;
 use proflens_model::Origin;
 use serde_json::Value;
@@ -50,6 +51,23 @@ pub struct Held {
     pub origin: Origin,
     /// Grouping (an XSpace's largest pass) is done and kept.
     pub grouped: bool,
+    /// The GPU side's frame of a PyTorch trace
+    /// ([`crate::passes::kineto::gpu_frame`]) is built and kept.
+    pub gpu_frame: bool,
+}
+
+impl Held {
+    /// What an analysis over the GPU side's frame holds at once per event,
+    /// given `own`, its own work beside the kept frame: only that once the
+    /// host keeps the frame, so that the frame is counted once, as the
+    /// pass; before, the more of building the frame and of the kept frame
+    /// with the tool's work beside it (the build's lists are gone by then).
+    pub fn over_gpu_frame(&self, own: u64) -> u64 {
+        match self.gpu_frame {
+            true => own,
+            false => gpu_frame::FRAME_BUILD_BYTES_PER_EVENT.max(gpu_frame::FRAME_BYTES_PER_EVENT + own),
+        }
+    }
 }
 
 /// [`Tool::working_bytes_per_event`]'s default. An XSpace's tools need

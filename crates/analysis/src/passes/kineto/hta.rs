@@ -116,6 +116,41 @@ impl<'p> HtaEvent<'p> {
     }
 }
 
+/// An [`HtaEvent`] without its pointer to the profile's texts, for a pass
+/// that is kept beside the profile rather than borrowing it
+/// ([`super::gpu_frame::GpuFrame`]): 56 bytes, and the same again by
+/// [`Detached::attach`] to the profile it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct Detached {
+    name: StrId,
+    cat: StrId,
+    ts_us: i64,
+    dur_us: i64,
+    stream: i64,
+    correlation: u64,
+    at: [u32; 3],
+    /// Free for the holder's own flags: it fills what would be padding.
+    pub marks: u8,
+}
+
+impl<'p> HtaEvent<'p> {
+    /// The event without its texts' table, no marks set.
+    pub fn detach(&self) -> Detached {
+        let HtaEvent { strings: _, name, cat, ts_us, dur_us, stream, correlation, at } = *self;
+        Detached { name, cat, ts_us, dur_us, stream, correlation, at, marks: 0 }
+    }
+}
+
+impl Detached {
+    /// The event again, reading its texts from `strings`: the interner of
+    /// the profile it was detached from (another profile's would name it
+    /// wrongly).
+    pub fn attach(self, strings: &Interner) -> HtaEvent<'_> {
+        let Detached { name, cat, ts_us, dur_us, stream, correlation, at, marks: _ } = self;
+        HtaEvent { strings, name, cat, ts_us, dur_us, stream, correlation, at }
+    }
+}
+
 /// The categories of device work HolisticTraceAnalysis 0.5.0 keeps for the
 /// idle time breakdown (`BreakdownAnalysis.get_idle_time_breakdown`,
 /// `hta/analyzers/breakdown_analysis.py`: "filter out events with
@@ -148,7 +183,18 @@ pub fn events(profile: &Profile) -> Vec<HtaEvent<'_>> {
 
 /// Calls `f` with each event [`events`] keeps, in its order, holding none
 /// of them: what an analysis needs of the events it does not keep.
-pub fn scan<'p>(profile: &'p Profile, mut f: impl FnMut(HtaEvent<'p>)) {
+pub fn scan<'p>(profile: &'p Profile, f: impl FnMut(HtaEvent<'p>)) {
+    scan_named(profile, |_, _| true, f)
+}
+
+/// [`scan`] of the events whose name `named` accepts, asked once per name
+/// of each plane (its index, the name) and not per event: a read of a few
+/// kinds of event (the steps) that skips the others' args.
+pub fn scan_named<'p>(
+    profile: &'p Profile,
+    mut named: impl FnMut(usize, &str) -> bool,
+    mut f: impl FnMut(HtaEvent<'p>),
+) {
     let key = |k: &str| profile.strings.lookup(k);
     let picker = StatPicker::new(profile, &[key("cat"), key("correlation_id"), key("stream")]);
     let offset_ps = frame_offset_ps(profile);
@@ -157,9 +203,14 @@ pub fn scan<'p>(profile: &'p Profile, mut f: impl FnMut(HtaEvent<'p>)) {
     let mut last_cat: Option<(&str, StrId)> = None;
     let narrow = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
     for (p, plane) in profile.planes.iter().enumerate() {
+        let wanted: Vec<bool> = plane.event_metadata.iter().map(|m| named(p, profile.str(m.name))).collect();
         for (l, line) in plane.lines.iter().enumerate() {
             let ev = &line.events;
             for i in 0..ev.len() {
+                // An event without a name (metadata) is not kept either way.
+                if !ev.metadata.get(i).is_some_and(|&m| wanted.get(m as usize).copied().unwrap_or(false)) {
+                    continue;
+                }
                 picker.pick(profile, plane, line, i, &mut values);
                 let Some(StatValue::Str(cat)) = values[0] else { continue };
                 if cat.is_empty() || cat == "Trace" || cat == "cpu_instant_event" {
@@ -229,20 +280,7 @@ pub fn traced_iterations<'p>(mut events: Vec<HtaEvent<'p>>, include_last: bool) 
 /// need HTA's view of the whole trace (iterations are assigned before the
 /// filter, as HTA's parser does).
 pub fn traced_mask(events: &[HtaEvent], include_last: bool) -> Vec<bool> {
-    let window = Window::of(events, include_last);
-    if window.keeps_all() {
-        return vec![true; events.len()];
-    }
-    // Sorted rather than hashed: a trace has millions of launches.
-    let mut launched: Vec<u64> =
-        events.iter().filter(|e| window.keeps_cpu(e)).filter_map(|e| e.correlation()).collect();
-    launched.sort_unstable();
-    launched.dedup();
-    let launched = |c: u64| launched.binary_search(&c).is_ok();
-    events
-        .iter()
-        .map(|e| if e.is_gpu() { e.correlation().is_some_and(launched) } else { window.keeps_cpu(e) })
-        .collect()
+    Window::of(events, include_last).mask(events)
 }
 
 /// The CPU side of [`traced_mask`]: with at least two distinct names
@@ -269,6 +307,24 @@ impl Window {
         let cpu_steps = events.iter().filter(|e| !e.is_gpu() && e.name().contains("ProfilerStep"));
         let last = cpu_steps.fold((i64::MIN, i64::MIN), |(s, e), ev| (s.max(ev.ts_us), e.max(ev.end_us())));
         Window { last: Some(last), include_last }
+    }
+
+    /// [`traced_mask`] of `events` with this window, found from them or from
+    /// their steps alone.
+    pub fn mask(&self, events: &[HtaEvent]) -> Vec<bool> {
+        if self.keeps_all() {
+            return vec![true; events.len()];
+        }
+        // Sorted rather than hashed: a trace has millions of launches.
+        let mut launched: Vec<u64> =
+            events.iter().filter(|e| self.keeps_cpu(e)).filter_map(|e| e.correlation()).collect();
+        launched.sort_unstable();
+        launched.dedup();
+        let launched = |c: u64| launched.binary_search(&c).is_ok();
+        events
+            .iter()
+            .map(|e| if e.is_gpu() { e.correlation().is_some_and(launched) } else { self.keeps_cpu(e) })
+            .collect()
     }
 
     /// Fewer than two step names: every event is kept, GPU events too.

@@ -32,7 +32,7 @@ mod tool;
 pub use tool::{rank_part, IdlePart, IdleTimeBreakdownTool};
 
 use crate::passes::kineto::gpu_frame::GpuFrame;
-use crate::passes::kineto::hta::{self, HtaEvent, Iteration, StepLookup, Window};
+use crate::passes::kineto::hta::{self, HtaEvent, Iteration};
 use proflens_model::Profile;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -107,15 +107,25 @@ pub struct IdleTimeBreakdown {
 
 /// The idle time breakdown of one rank's trace.
 pub fn rank_idle(profile: &Profile, rank: i64, host: &str, include_last: bool, delay_us: i64) -> RankIdle {
+    rank_idle_in(profile, &GpuFrame::new(profile), rank, host, include_last, delay_us)
+}
+
+/// [`rank_idle`] over the trace's frame already built (the host's shared pass).
+pub fn rank_idle_in(
+    profile: &Profile,
+    frame: &GpuFrame,
+    rank: i64,
+    host: &str,
+    include_last: bool,
+    delay_us: i64,
+) -> RankIdle {
     // Launches and the GPU work they started (the trace's host ops only
     // add the steps they fall in, below).
-    let frame = GpuFrame::new(profile);
-    let all = &frame.events;
-    let step_ranges = hta::steps_of(all);
-    let iterations = hta::assign_iterations(all, &step_ranges);
+    let all = &frame.events(profile);
+    let iterations = hta::assign_iterations(all, &hta::steps_of(all));
     // Which events the analysis keeps, by position in `all` (one list of
     // events: a trace has millions).
-    let kept = hta::traced_mask(all, include_last);
+    let kept = frame.traced_mask(include_last);
 
     let mut steps: BTreeSet<i64> = iterations
         .iter()
@@ -125,12 +135,7 @@ pub fn rank_idle(profile: &Profile, rank: i64, host: &str, include_last: bool, d
         .collect();
     // The host events the frame left out (stream −1, so HTA's iteration is
     // the step they start in) that the last-step filter keeps.
-    let (window, lookup) = (Window::of(all, include_last), StepLookup::new(&step_ranges));
-    frame.left_out(|e| {
-        if window.keeps_all() || window.keeps_cpu(e) {
-            steps.extend(lookup.step_at(e.ts_us).filter(|&n| n >= 0));
-        }
-    });
+    steps.extend(frame.left_out_spans(include_last).keys().filter(|&&n| n >= 0));
     let steps: Vec<i64> = steps.into_iter().collect();
 
     // A GPU event's launch: the last CPU event in trace order with its

@@ -1,7 +1,7 @@
 //! The idle time breakdown as a registry tool: one PyTorch rank, or every
 //! rank of a job (HTA's `ranks=[…]`), with HTA's default parameters.
 
-use super::{rank_idle, to_csv, to_hta_json, IdleTimeBreakdown, RankIdle, CONSECUTIVE_KERNEL_DELAY_US};
+use super::{rank_idle_in, to_csv, to_hta_json, IdleTimeBreakdown, RankIdle, CONSECUTIVE_KERNEL_DELAY_US};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
 use crate::passes::kineto::hta;
 use serde::{Deserialize, Serialize};
@@ -19,12 +19,13 @@ impl Tool for IdleTimeBreakdownTool {
         "Idle time breakdown"
     }
 
-    /// HTA's frame cut to the GPU side (`passes::kineto::gpu_frame`) and
-    /// what the tool builds over it: 35.8 bytes an event measured on the
-    /// 1.0 GB synthetic Kineto trace (`examples/hta_heap.rs`), a tenth more
-    /// for margin.
-    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
-        40
+    /// Its own work beside HTA's frame cut to the GPU side (the host's shared pass
+    /// `gpu_frame`, counted once by [`crate::context::Held::over_gpu_frame`]): the
+    /// frame's events copied with their texts (64 bytes each) and the launches and
+    /// streams over them, 34.8 bytes an event measured on the 1.0 GB synthetic
+    /// Kineto trace (`examples/hta_heap.rs`), a tenth more for margin.
+    fn working_bytes_per_event(&self, held: crate::context::Held) -> u64 {
+        held.over_gpu_frame(40)
     }
 
     fn inputs(&self) -> Inputs {
@@ -88,7 +89,8 @@ fn of_trace(host: &HostContext, include_last: bool) -> Result<IdlePart, ToolErro
         return Err(ToolError::Failed(format!("{} is not a PyTorch (Kineto) trace", host.name())));
     }
     let profile = host.profile()?;
-    let idle = rank_idle(&profile, 0, host.name(), include_last, CONSECUTIVE_KERNEL_DELAY_US);
+    let frame = host.gpu_frame()?;
+    let idle = rank_idle_in(&profile, &frame, 0, host.name(), include_last, CONSECUTIVE_KERNEL_DELAY_US);
     Ok(IdlePart { rank: hta::rank(&profile), idle })
 }
 

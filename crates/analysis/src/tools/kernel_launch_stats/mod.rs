@@ -209,12 +209,17 @@ impl Summary {
 
 /// One trace's launches (the host named `host`).
 pub fn rank_launches(profile: &Profile, host: &str, params: &Params) -> RankLaunches {
+    rank_launches_in(profile, &GpuFrame::new(profile), host, params)
+}
+
+/// [`rank_launches`] over the trace's frame already built (the host's
+/// shared pass).
+pub fn rank_launches_in(profile: &Profile, frame: &GpuFrame, host: &str, params: &Params) -> RankLaunches {
     // Launches and the GPU work they started: the events HTA's merges join.
-    let all = GpuFrame::new(profile).events;
-    let every_step = hta::step_numbers(&all);
-    let events = hta::traced_iterations(all, params.include_last_profiler_step);
+    let events = frame.traced(profile, params.include_last_profiler_step);
     let profiler_steps_used = hta::step_numbers(&events);
-    let dropped_steps = every_step.into_iter().filter(|s| profiler_steps_used.binary_search(s).is_err()).collect();
+    let dropped_steps =
+        frame.step_numbers().iter().copied().filter(|s| profiler_steps_used.binary_search(s).is_err()).collect();
     let counted =
         |name: &str| LAUNCH_CALLS.contains(&name) || (params.include_memory_events && MEMORY_CALLS.contains(&name));
     // Sorted lists rather than maps: a trace has millions of launches.

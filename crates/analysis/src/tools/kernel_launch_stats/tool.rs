@@ -1,8 +1,9 @@
 //! Kernel launch stats as a registry tool: one PyTorch trace, or every rank
 //! of a job side by side.
 
-use super::{rank_launches, to_csv, to_hta_json, KernelLaunchStats, Params};
+use super::{rank_launches_in, to_csv, to_hta_json, KernelLaunchStats, Params};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::kineto::gpu_frame;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -20,8 +21,10 @@ impl Tool for KernelLaunchStatsTool {
         "Kernel launch stats"
     }
 
-    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
-        crate::passes::kineto::gpu_frame::WORKING_BYTES_PER_EVENT
+    /// Its own work ([`gpu_frame::LAUNCH_STATS_BYTES_PER_EVENT`]), and the
+    /// frame's while the host does not hold it yet.
+    fn working_bytes_per_event(&self, held: crate::context::Held) -> u64 {
+        held.over_gpu_frame(gpu_frame::LAUNCH_STATS_BYTES_PER_EVENT)
     }
 
     fn inputs(&self) -> Inputs {
@@ -74,7 +77,8 @@ fn one_rank(host: &HostContext, params: &Params) -> Result<super::RankLaunches, 
         return Err(ToolError::Failed("Kernel launch stats need a PyTorch (Kineto) trace.".into()));
     }
     host.progress("Matching launches to GPU work");
-    Ok(rank_launches(&profile, host.name(), params))
+    let frame = host.gpu_frame()?;
+    Ok(rank_launches_in(&profile, &frame, host.name(), params))
 }
 
 impl Rendered for KernelLaunchStats {

@@ -124,7 +124,19 @@ pub fn rank_memory_bandwidth_with(
     include_last_step: bool,
     ties: Ties,
 ) -> MemoryBandwidth {
-    let events = hta::traced_iterations(GpuFrame::new(profile).events, include_last_step);
+    rank_memory_bandwidth_in(profile, &GpuFrame::new(profile), name, include_last_step, ties)
+}
+
+/// [`rank_memory_bandwidth_with`] over the trace's frame already built (the
+/// host's shared pass).
+pub fn rank_memory_bandwidth_in(
+    profile: &Profile,
+    frame: &GpuFrame,
+    name: &str,
+    include_last_step: bool,
+    ties: Ties,
+) -> MemoryBandwidth {
+    let events = frame.traced(profile, include_last_step);
     let rank = hta::rank(profile).unwrap_or(0);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();

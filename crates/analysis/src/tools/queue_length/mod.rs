@@ -120,7 +120,19 @@ pub fn rank_queue_length(profile: &Profile, name: &str, include_last_step: bool)
 
 /// [`rank_queue_length`] with a choice of order at equal times.
 pub fn rank_queue_length_with(profile: &Profile, name: &str, include_last_step: bool, ties: Ties) -> QueueLength {
-    let events = hta::traced_iterations(GpuFrame::new(profile).events, include_last_step);
+    rank_queue_length_in(profile, &GpuFrame::new(profile), name, include_last_step, ties)
+}
+
+/// [`rank_queue_length_with`] over the trace's frame already built (the
+/// host's shared pass).
+pub fn rank_queue_length_in(
+    profile: &Profile,
+    frame: &GpuFrame,
+    name: &str,
+    include_last_step: bool,
+    ties: Ties,
+) -> QueueLength {
+    let events = frame.traced(profile, include_last_step);
     let rank = hta::rank(profile).unwrap_or(0);
     let info = HtaRank { rank, name: name.to_string(), steps: hta::step_numbers(&events) };
     let mut rows = Vec::new();

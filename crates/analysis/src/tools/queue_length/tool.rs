@@ -1,7 +1,8 @@
 //! Queue length as a registry tool: one PyTorch rank, or all of a job's.
 
-use super::{combine, rank_queue_length, to_csv, QueueLength};
+use super::{combine, rank_queue_length_in, to_csv, QueueLength};
 use crate::context::{Format, HostContext, Inputs, Output, Rendered, Request, Tool, ToolError};
+use crate::passes::kineto::describe::Ties;
 use crate::passes::kineto::describe::{hta_row, hta_summary};
 use serde_json::{json, Value};
 use std::rc::Rc;
@@ -17,12 +18,13 @@ impl Tool for QueueLengthTool {
         "Queue length"
     }
 
-    /// HTA's frame cut to the GPU side (`passes::kineto::gpu_frame`) and
-    /// what the tool builds over it: 32.0 bytes an event measured on the
-    /// 1.0 GB synthetic Kineto trace (`examples/hta_heap.rs`), a tenth more
-    /// for margin.
-    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
-        36
+    /// Its own work beside HTA's frame cut to the GPU side (the host's shared pass
+    /// `gpu_frame`, counted once by [`crate::context::Held::over_gpu_frame`]): the
+    /// copy of the frame's events it analyses (64 bytes each) and the queue points,
+    /// 32.0 bytes an event measured on the 1.0 GB synthetic Kineto trace
+    /// (`examples/hta_heap.rs`), a tenth more for margin.
+    fn working_bytes_per_event(&self, held: crate::context::Held) -> u64 {
+        held.over_gpu_frame(36)
     }
 
     fn inputs(&self) -> Inputs {
@@ -58,7 +60,8 @@ fn of_host(host: &HostContext, request: &Request) -> Result<QueueLength, ToolErr
         return Err(ToolError::Failed(format!("{}: queue length needs a PyTorch (Kineto) trace", host.name())));
     }
     host.progress("Counting the stream queues");
-    Ok(rank_queue_length(&*host.profile()?, host.name(), request.include_last_step))
+    let (profile, frame) = (host.profile()?, host.gpu_frame()?);
+    Ok(rank_queue_length_in(&profile, &frame, host.name(), request.include_last_step, Ties::default()))
 }
 
 impl Rendered for QueueLength {

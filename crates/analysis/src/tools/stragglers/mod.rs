@@ -33,7 +33,7 @@ pub use tool::{rank_part, StragglerPart, StragglersTool};
 
 use crate::passes::kineto::describe::describe;
 use crate::passes::kineto::gpu_frame::GpuFrame;
-use crate::passes::kineto::hta::{self, StepLookup, Window};
+use crate::passes::kineto::hta;
 use proflens_model::Profile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,14 +71,18 @@ pub struct RankSummary {
 impl RankSummary {
     /// The map step: one rank's trace as HTA sees it.
     pub fn new(rank: i64, label: &str, profile: &Profile, include_last: bool) -> RankSummary {
+        RankSummary::of_frame(rank, label, profile, &GpuFrame::new(profile), include_last)
+    }
+
+    /// [`RankSummary::new`] over the trace's frame already built (the
+    /// host's shared pass).
+    pub fn of_frame(rank: i64, label: &str, profile: &Profile, frame: &GpuFrame, include_last: bool) -> RankSummary {
         let origin = hta::origin_us(profile);
         // Launches and the GPU work they started; the host ops the frame
         // leaves out only widen the steps' extents (below).
-        let frame = GpuFrame::new(profile);
-        let events = &frame.events;
-        let step_ranges = hta::steps_of(events);
-        let iterations = hta::assign_iterations(events, &step_ranges);
-        let kept = hta::traced_mask(events, include_last);
+        let events = &frame.events(profile);
+        let iterations = hta::assign_iterations(events, &hta::steps_of(events));
+        let kept = frame.traced_mask(include_last);
         let mut summary = RankSummary {
             rank,
             label: label.to_string(),
@@ -111,19 +115,18 @@ impl RankSummary {
             }
         }
         // The host events the frame left out: stream −1, none a step or a
-        // launch, so HTA's iteration is the step they start in.
-        let (window, lookup) = (Window::of(events, include_last), StepLookup::new(&step_ranges));
-        frame.left_out(|e| {
-            let ts = origin.saturating_add(e.ts_us);
-            summary.first_ts_us = Some(summary.first_ts_us.map_or(ts, |first| first.min(ts)));
-            if !(window.keeps_all() || window.keeps_cpu(e)) {
-                return;
-            }
-            let Some(n) = lookup.step_at(e.ts_us) else { return };
-            let end = origin.saturating_add(e.end_us());
+        // launch, so HTA's iteration is the step they start in. The frame
+        // keeps their earliest start and each step's extent; adding the
+        // origin keeps the order, so their least and most are the same.
+        if let Some(first) = frame.left_out_first_ts_us() {
+            let ts = origin.saturating_add(first);
+            summary.first_ts_us = Some(summary.first_ts_us.map_or(ts, |f| f.min(ts)));
+        }
+        for (&n, &(start, end)) in frame.left_out_spans(include_last) {
+            let (ts, end) = (origin.saturating_add(start), origin.saturating_add(end));
             let span = summary.spans.entry(n).or_insert((ts, end));
             *span = (span.0.min(ts), span.1.max(end));
-        });
+        }
         summary
     }
 }

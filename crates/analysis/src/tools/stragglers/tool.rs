@@ -19,12 +19,13 @@ impl Tool for StragglersTool {
         "Stragglers"
     }
 
-    /// HTA's frame cut to the GPU side (`passes::kineto::gpu_frame`) and
-    /// what the tool builds over it: 26.2 (one rank's map step) bytes an event measured on the
-    /// 1.0 GB synthetic Kineto trace (`examples/hta_heap.rs`), a tenth more
-    /// for margin.
-    fn working_bytes_per_event(&self, _: crate::context::Held) -> u64 {
-        29
+    /// Its own work beside HTA's frame cut to the GPU side (the host's shared pass
+    /// `gpu_frame`, counted once by [`crate::context::Held::over_gpu_frame`]): one
+    /// rank's map step: the frame's events copied with their texts (64 bytes each)
+    /// and their iterations, 25.1 bytes an event measured on the 1.0 GB synthetic
+    /// Kineto trace (`examples/hta_heap.rs`), a tenth more for margin.
+    fn working_bytes_per_event(&self, held: crate::context::Held) -> u64 {
+        held.over_gpu_frame(29)
     }
 
     fn inputs(&self) -> Inputs {
@@ -83,7 +84,8 @@ fn of_trace(host: &HostContext, include_last: bool) -> Result<StragglerPart, Too
         )));
     }
     let rank = host.kineto()?.rank;
-    Ok(StragglerPart { rank, summary: RankSummary::new(0, host.name(), &*host.profile()?, include_last) })
+    let (profile, frame) = (host.profile()?, host.gpu_frame()?);
+    Ok(StragglerPart { rank, summary: RankSummary::of_frame(0, host.name(), &profile, &frame, include_last) })
 }
 
 impl Rendered for Stragglers {
