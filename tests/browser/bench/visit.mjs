@@ -8,7 +8,7 @@
 // wasm memory and its `timings` (file read, each shared pass, the tool,
 // conversion to JS; crates/app/src/worker/timings.rs).
 import fs from 'node:fs';
-import { openPage } from '../harness.mjs';
+import { openPage, TOOL_OPTIONS } from '../harness.mjs';
 import { memoryOf, rendererPids } from './procs.mjs';
 
 /** Installed before the page's scripts: times of user choices and of worker messages. */
@@ -135,7 +135,8 @@ export async function coldVisit(env, profile, { timeoutMs, only = null, pickAfte
     if (shown.error) errors.overview_page = shown.error;
     tools.overview_page.avg_step_time_shown = await page.locator('#avg-step-time').isVisible();
     tools.overview_page.render_phases = await renderPhases(page);
-    const offered = await page.$$eval('#tool > option', (options) =>
+    // The selector groups its tools (TOOL_OPTIONS: those built, in every group).
+    const offered = await page.$$eval(TOOL_OPTIONS, (options) =>
       options.filter((o) => !o.disabled && o.value !== 'trace_diff').map((o) => o.value));
     for (const tool of offered.filter((t) => t !== 'overview_page' && (!only || only.includes(t)))) {
       const mark = await page.evaluate(() => {
