@@ -8,43 +8,10 @@
 //! hosts are named and grouped exactly as the app groups a dropped folder
 //! (`proflens_format::logdir::discover`).
 
-use proflens_format::logdir::HostFiles;
+pub use proflens_format::logdir_index::build;
+use proflens_format::logdir_index::Index;
 pub use proflens_format::logdir_index::FILE_NAME as INDEX_FILE;
-use proflens_format::logdir_index::{Index, IndexHost, IndexRun};
 use std::path::{Path, PathBuf};
-
-/// Deeper trees are not log directories; this also stops symlink loops.
-const MAX_DEPTH: usize = 16;
-/// The index format this writer produces.
-const VERSION: u32 = 1;
-
-/// Builds the index of every profile under `logdir`.
-pub fn build(logdir: &Path) -> Result<Index, String> {
-    let mut files = Vec::new();
-    walk(logdir, PathBuf::new(), 0, &mut files)?;
-    files.sort();
-    let size = |rel: &str| std::fs::metadata(logdir.join(rel)).map(|m| m.len()).unwrap_or(0);
-    let found = proflens_format::logdir::discover(files.iter().map(String::as_str), ".");
-    let runs = found
-        .runs
-        .into_iter()
-        .map(|run| IndexRun {
-            name: run.name,
-            hosts: run
-                .hosts
-                .into_iter()
-                // Only XSpace files are walked: every host is one file of events.
-                .filter_map(|h| match h.files {
-                    HostFiles::Events(file) => {
-                        Some(IndexHost { name: h.name, path: files[file].clone(), bytes: size(&files[file]) })
-                    }
-                    HostFiles::Tools { .. } => None,
-                })
-                .collect(),
-        })
-        .collect();
-    Ok(Index { version: VERSION, runs })
-}
 
 /// Builds the index and writes it (through a rename, so the app never reads half of it).
 pub fn write(logdir: &Path) -> Result<(PathBuf, Index), String> {
@@ -56,30 +23,6 @@ pub fn write(logdir: &Path) -> Result<(PathBuf, Index), String> {
         .and_then(|()| std::fs::rename(&tmp, &path))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok((path, index))
-}
-
-/// Collects the relative paths of the XSpace files below `dir`.
-fn walk(root: &Path, rel: PathBuf, depth: usize, out: &mut Vec<String>) -> Result<(), String> {
-    let dir = root.join(&rel);
-    let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue; // our own temporary files, editor and VCS folders
-        }
-        let rel = rel.join(&name);
-        let Ok(kind) = std::fs::metadata(root.join(&rel)).map(|m| m.file_type()) else {
-            continue; // dangling link
-        };
-        if kind.is_dir() && depth < MAX_DEPTH {
-            walk(root, rel, depth + 1, out)?;
-        } else if kind.is_file() && proflens_format::logdir::host_name(&name).is_some() {
-            let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-            out.push(parts.join("/"));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

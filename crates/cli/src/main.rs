@@ -13,6 +13,8 @@ mod hosts;
 mod info;
 mod output;
 mod parallel;
+mod serve;
+mod static_files;
 mod summaries;
 mod summarize;
 mod tool;
@@ -151,6 +153,21 @@ enum Command {
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
     },
+    /// Serve the page and LOGDIR on 127.0.0.1 (read-only) and print the URL to open:
+    /// the page lists LOGDIR's runs and hosts and reads a profile when it is chosen.
+    Serve {
+        /// A log directory (or any folder of profiles).
+        logdir: PathBuf,
+        /// The port on 127.0.0.1 (0: any free port, printed).
+        #[arg(long, default_value_t = 6060)]
+        port: u16,
+        /// Open the URL in the default browser too.
+        #[arg(long)]
+        open: bool,
+        /// The built page (default: PROFLENS_PAGE, the page installed beside the program, or a dist/ above it).
+        #[arg(long, value_name = "DIR")]
+        page: Option<PathBuf>,
+    },
     /// List the tools: id, label, what each reads, output formats.
     Tools {
         /// Print JSON instead of a table.
@@ -253,6 +270,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Summarize { path, run, jobs } => summarize::run(&path, run.as_deref(), jobs),
+        Command::Serve { logdir, port, open, page } => serve::run(&serve::Args { logdir, port, open, page }),
         Command::ExportTrace { path, output, run, host } => {
             export_trace::run(&path, &output, run.as_deref(), host.as_deref())
         }

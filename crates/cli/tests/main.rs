@@ -16,6 +16,7 @@ mod output;
 mod perfetto;
 mod rank_summaries;
 mod registry;
+mod serve;
 mod summaries;
 mod threads;
 mod trace_hosts;

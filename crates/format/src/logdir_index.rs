@@ -50,7 +50,66 @@ pub fn paths(bytes: &[u8]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn is_inside(path: &str) -> bool {
+/// Deeper trees are not log directories; this also stops symlink loops.
+const MAX_DEPTH: usize = 16;
+/// The index format [`build`] writes.
+const VERSION: u32 = 1;
+
+/// The index of every XSpace profile under `logdir`, its runs and hosts
+/// named and grouped as the app groups a dropped folder
+/// ([`crate::logdir::discover`]): what `proflens-collect index` writes and
+/// `proflens serve` answers.
+pub fn build(logdir: &std::path::Path) -> Result<Index, String> {
+    use crate::logdir::HostFiles;
+    let mut files = Vec::new();
+    walk(logdir, std::path::PathBuf::new(), 0, &mut files)?;
+    files.sort();
+    let size = |rel: &str| std::fs::metadata(logdir.join(rel)).map(|m| m.len()).unwrap_or(0);
+    let found = crate::logdir::discover(files.iter().map(String::as_str), ".");
+    let runs = found.runs.into_iter().map(|run| IndexRun {
+        name: run.name,
+        hosts: run
+            .hosts
+            .into_iter()
+            // Only XSpace files are walked: every host is one file of events.
+            .filter_map(|h| match h.files {
+                HostFiles::Events(file) => {
+                    Some(IndexHost { name: h.name, path: files[file].clone(), bytes: size(&files[file]) })
+                }
+                HostFiles::Tools { .. } => None,
+            })
+            .collect(),
+    });
+    Ok(Index { version: VERSION, runs: runs.collect() })
+}
+
+/// Collects the relative paths of the XSpace files below `root/rel`.
+fn walk(root: &std::path::Path, rel: std::path::PathBuf, depth: usize, out: &mut Vec<String>) -> Result<(), String> {
+    let dir = root.join(&rel);
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue; // temporary files, editor and VCS folders
+        }
+        let rel = rel.join(&name);
+        let Ok(kind) = std::fs::metadata(root.join(&rel)).map(|m| m.file_type()) else {
+            continue; // dangling link
+        };
+        if kind.is_dir() && depth < MAX_DEPTH {
+            walk(root, rel, depth + 1, out)?;
+        } else if kind.is_file() && crate::logdir::host_name(&name).is_some() {
+            let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            out.push(parts.join("/"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether an index's path stays inside the log directory: relative, `/`
+/// separated, no `.` or `..` part, no drive or scheme.
+pub fn is_inside(path: &str) -> bool {
     !path.is_empty()
         && !path.starts_with('/')
         && !path.contains(':')

@@ -4,7 +4,8 @@
 //! The text is first blanked of comments and literals (keeping line breaks,
 //! so line numbers stay right): `"crate::x"` in a string or a comment is not
 //! a dependency. Then a small tokenizer and a `use`-tree parser read the rest.
-//! Items under `#[cfg(test)]` are skipped: tests may import anything.
+//! Items under `#[cfg(test)]` are skipped: tests may import anything. A
+//! `mod x;` under `#[path = ".."]` names a file of another tree, not a child.
 
 /// What one file declares and names.
 #[derive(Debug, Default)]
@@ -36,6 +37,8 @@ pub fn scan(text: &str) -> FileScan {
     let mut depth = 0usize;
     let mut inline: Vec<(String, usize)> = Vec::new();
     let mut test_only = false;
+    // `#[path = ".."] mod x;` includes another crate's file (checked in that crate's tree).
+    let mut by_path = false;
     let mut i = 0;
     while i < tokens.len() {
         let word = get(i);
@@ -49,6 +52,7 @@ pub fn scan(text: &str) -> FileScan {
                 return FileScan::default();
             }
             test_only |= is_cfg_test && !inner;
+            by_path |= !inner && get(open + 1) == "path";
             i = close + 1;
             continue;
         }
@@ -66,7 +70,7 @@ pub fn scan(text: &str) -> FileScan {
                 }
             }
             "mod" if get(i + 2) == ";" => {
-                if depth == 0 {
+                if depth == 0 && !std::mem::take(&mut by_path) {
                     out.mods.push(get(i + 1).to_string());
                 }
                 i += 3;

@@ -178,3 +178,10 @@ fn files_over_600_lines_are_reported() {
     files.insert(PathBuf::from("tests/big.rs"), "x\n".repeat(601));
     assert_eq!(violations(&files), ["tests/big.rs: 601 lines (limit 600)"]);
 }
+
+#[test]
+fn a_module_included_by_path_is_not_a_child() {
+    let found = headlines(&[("lib.rs", "#[path = \"../../other/src/shared.rs\"]\nmod shared;\nmod gone;\n")]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("`mod gone;`"), "{found:?}");
+}
