@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::{app_host, data, fixtures, proflens, spawn, NoHooks};
+use common::{app_host, data, fixtures, proflens, spawn, untimed, NoHooks};
 use proflens_analysis::context::{Format, HostContext, HostFile, Request};
 use proflens_analysis::registry;
 use serde_json::Value;
@@ -79,24 +79,6 @@ fn all_hosts_combine_alike() {
         assert!(printed == app, "{}: the CLI and the app differ at {}", tool.id(), difference(&printed, &app));
     }
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Printed JSON without what measures this run's time (the trace
-/// viewer's build time, the decode time in the profile info).
-fn untimed(text: &[u8]) -> Value {
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                map.retain(|k, _| k != "build_ms" && k != "decode_ms");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    let mut value: Value = serde_json::from_slice(text).expect("JSON");
-    strip(&mut value);
-    value
 }
 
 /// Where two values first differ, as a JSON path with both sides.

@@ -63,9 +63,10 @@ impl Held {
     /// pass; before, the more of building the frame and of the kept frame
     /// with the tool's work beside it (the build's lists are gone by then).
     pub fn over_gpu_frame(&self, own: u64) -> u64 {
-        match self.gpu_frame {
-            true => own,
-            false => gpu_frame::FRAME_BUILD_BYTES_PER_EVENT.max(gpu_frame::FRAME_BYTES_PER_EVENT + own),
+        if self.gpu_frame {
+            own
+        } else {
+            gpu_frame::FRAME_BUILD_BYTES_PER_EVENT.max(gpu_frame::FRAME_BYTES_PER_EVENT + own)
         }
     }
 }

@@ -87,3 +87,21 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Printed JSON without what measures this run's time (the trace
+/// viewer's build time, the decode time in the profile info).
+pub fn untimed(text: &[u8]) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.retain(|k, _| k != "build_ms" && k != "decode_ms");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value: Value = serde_json::from_slice(text).expect("JSON");
+    strip(&mut value);
+    value
+}
