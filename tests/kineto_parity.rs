@@ -35,6 +35,7 @@
 
 use proflens_analysis::passes::kineto::{facts, KinetoIndex};
 use proflens_analysis::tools::overview::distributed::{rank_view, RankView, Scope};
+use proflens_analysis::tools::overview::hta_breakdowns::hta_rounded;
 use proflens_model::{Origin, Profile};
 use proflens_tests::json_diff::{Mismatches, Tol};
 use serde_json::{json, Value};
@@ -67,19 +68,6 @@ fn index(path: &Path) -> Arc<KinetoIndex> {
     let built = Arc::new(KinetoIndex::new(&load(path)));
     CACHE.lock().unwrap().insert(path.to_path_buf(), built.clone());
     built
-}
-
-/// HTA's `ns_rounding` (its default): starts rounded up and ends rounded
-/// down to whole µs, so sub-µs events vanish and every event loses up to
-/// 2 µs. Applied to compare shares with HTA's, never in the analysis itself.
-fn hta_rounded(index: &KinetoIndex) -> KinetoIndex {
-    const US: i64 = 1_000_000;
-    let mut out = index.clone();
-    for d in &mut out.device {
-        d.start_ps = d.start_ps.div_euclid(US) * US + if d.start_ps.rem_euclid(US) > 0 { US } else { 0 };
-        d.end_ps = d.end_ps.div_euclid(US) * US;
-    }
-    out
 }
 
 fn cases() -> Vec<String> {

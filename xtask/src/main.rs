@@ -9,6 +9,7 @@ mod bench_web;
 mod browser_tests;
 mod dist;
 mod phases;
+mod python;
 mod serve;
 mod tools;
 mod wasm_size;
@@ -23,11 +24,13 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   serve [--port N]   install what is missing, build, serve the app on 127.0.0.1 (default port 8000)
   test               install what is missing, run every test (format, architecture, lint, native, browser:
-                     every file in Chromium, in Firefox those tests/browser/suites.mjs lists) and print
-                     the time of each phase
+                     every file in Chromium, in Firefox those tests/browser/suites.mjs lists; the Python
+                     package's wheel in a fresh venv with its pytest suite) and print the time of each phase
   check-arch         check the architecture from the source text: no module circles, the layer
                      order crate roots declare (//! Layers: a < b), no file over 600 lines
   dist               build the static app into dist/ (plus the single-file dist/proflens.html)
+  wheel              build dist/ and the Python package's wheel (the page inside) into
+                     target/python/wheels: pip install it, then `proflens serve LOGDIR`
   bench-web PATH [--runs N]
                      in headless Chromium, N cold runs (default 3) of PATH (a profile, or a folder of
                      a run's hosts): file chosen → overview shown, then each tool chosen → shown, with
@@ -43,6 +46,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("dist") => tools::ensure_build_tools().and_then(|()| dist::build().map(|_| ())),
         Some("serve") => serve_command(&args[1..]),
+        Some("wheel") => tools::ensure_build_tools()
+            .and_then(|()| dist::build())
+            .and_then(|dist| python::wheel(&dist, python::Build::Release).map(|_| ())),
         Some("test") => test_command(),
         Some("check-arch") => arch::check(&root()),
         Some("bench-web") if args.len() > 1 => bench_web::bench_web(&args[1..]),
@@ -123,10 +129,14 @@ fn test_phases(phases: &mut Phases) -> Result<(), String> {
         }),
     )?;
     // Every browser test in Chromium (over CDP); in Firefox ESR (over WebDriver BiDi) the
-    // files tests/browser/suites.mjs lists, which show every view and Firefox's own paths.
-    for browser in [Browser::Chromium, Browser::Firefox] {
-        phases.run(&format!("browser tests in {}", browser.name()), || browser_tests::run(browser, &dist))?;
-    }
+    // files tests/browser/suites.mjs lists, which show every view and Firefox's own paths;
+    // beside Firefox's, the Python package: its wheel (linking what the native phase
+    // built) in a fresh venv, and its tests.
+    phases.run("browser tests in Chromium", || browser_tests::run(Browser::Chromium, &dist))?;
+    phases.run_both(
+        ("browser tests in Firefox", || browser_tests::run(Browser::Firefox, &dist)),
+        ("python package", || python::test(&dist)),
+    )?;
     Ok(())
 }
 

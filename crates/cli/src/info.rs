@@ -1,4 +1,5 @@
-//! `proflens info PATH`: what each run and host holds, as JSON.
+//! `proflens info PATH`: what each run and host holds, as JSON; with
+//! `--list`, only the runs, hosts and their files, without reading them.
 
 use crate::{hosts, Failure};
 use proflens_analysis::registry;
@@ -51,8 +52,39 @@ struct LegacyFile {
     file_kind: &'static str,
 }
 
-pub fn run(path: &Path) -> Result<(), Failure> {
+/// `--list`: a run's hosts and the files each is read from, as found.
+#[derive(Serialize)]
+struct Listed {
+    runs: Vec<ListedRun>,
+}
+
+#[derive(Serialize)]
+struct ListedRun {
+    name: String,
+    hosts: Vec<ListedHost>,
+}
+
+#[derive(Serialize)]
+struct ListedHost {
+    name: String,
+    files: Vec<PathBuf>,
+}
+
+pub fn run(path: &Path, list: bool) -> Result<(), Failure> {
     let opened = hosts::open(path)?;
+    if list {
+        let runs = opened
+            .runs
+            .iter()
+            .map(|run| ListedRun {
+                name: run.name.clone(),
+                hosts: (run.hosts.iter().zip(&run.files))
+                    .map(|(host, files)| ListedHost { name: host.name().to_string(), files: files.clone() })
+                    .collect(),
+            })
+            .collect();
+        return crate::output::print(&(serde_json::to_string_pretty(&Listed { runs })? + "\n"));
+    }
     // A file of events that does not decode may be a TensorBoard tool JSON named like a trace.
     for host in opened.runs.iter().flat_map(|r| &r.hosts) {
         if host.has_events() && host.tool_file_kinds().is_empty() && host.profile().is_err() {

@@ -46,9 +46,33 @@ pub fn write(output: Option<&Path>, text: &str) -> Result<(), Failure> {
     }
 }
 
-/// Prints `text` on standard output. A reader that went away (`proflens …
-/// | head`) ends the output quietly; a full disk is a plain error.
+thread_local! {
+    /// Where [`print`] writes while [`captured`] runs on this thread.
+    static CAPTURE: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with what [`print`] prints on this thread kept, not printed;
+/// returns `f`'s result and what was printed.
+pub fn captured<T>(f: impl FnOnce() -> T) -> (T, Vec<u8>) {
+    let outer = CAPTURE.with(|c| c.borrow_mut().replace(Vec::new()));
+    let result = f();
+    let printed = CAPTURE.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer)).unwrap_or_default();
+    (result, printed)
+}
+
+/// Whether [`captured`] runs on this thread.
+pub fn capturing() -> bool {
+    CAPTURE.with(|c| c.borrow().is_some())
+}
+
+/// Prints `text` on standard output (or keeps it, inside [`captured`]). A
+/// reader that went away (`proflens … | head`) ends the output quietly; a
+/// full disk is a plain error.
 pub fn print(text: &str) -> Result<(), Failure> {
+    let kept = CAPTURE.with(|c| c.borrow_mut().as_mut().map(|kept| kept.extend_from_slice(text.as_bytes())));
+    if kept.is_some() {
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -2,7 +2,8 @@
 //! PyTorch rank's, beside its profile (`<host>.proflens-summary.bin.gz`),
 //! hosts in parallel. Later commands on the run read the summaries instead
 //! of the profiles for the tools of all hosts (or ranks); the summaries
-//! alone (copied elsewhere) are a run too.
+//! alone (copied elsewhere) are a run too. With `--output-dir DIR` they are
+//! written under DIR instead, each in its run's folder as found under PATH.
 
 use crate::hosts::{self, HostSpec};
 use crate::parallel;
@@ -13,7 +14,7 @@ use proflens_analysis::rank_summary::Summary;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>) -> Result<(), Failure> {
+pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>, output_dir: Option<&Path>) -> Result<(), Failure> {
     let mut opened = hosts::open(path)?;
     let runs: Vec<&hosts::Run> = match only_run {
         Some(_) => vec![crate::combine::choose(&mut opened, only_run, None, path)?.0],
@@ -22,7 +23,11 @@ pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>) -> Result<(
     // Each host with its profile and the summary written beside it.
     let mut todo: Vec<(&HostSpec, &Path, PathBuf)> = Vec::new();
     for spec in runs.iter().flat_map(|r| &r.specs) {
-        let Some((profile, target)) = summarised(spec) else { continue };
+        let Some((profile, beside)) = summarised(spec) else { continue };
+        let target = match output_dir {
+            Some(dir) => elsewhere(dir, spec, &beside),
+            None => beside,
+        };
         // `h.xplane.pb` and `h.xplane.pb.gz` in one folder: one summary name.
         if todo.iter().any(|(_, _, t)| *t == target) {
             eprintln!("proflens: {}: two profiles of one host here; only the first is summarised", target.display());
@@ -44,7 +49,7 @@ pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>) -> Result<(
     let mut skipped = 0;
     for line in lines.into_iter().flatten() {
         match line {
-            Ok(Some(done)) => println!("{done}"),
+            Ok(Some(done)) => crate::output::print(&format!("{done}\n"))?,
             Ok(None) => skipped += 1,
             Err(why) => failed.push(why),
         }
@@ -71,6 +76,14 @@ fn summarised(spec: &HostSpec) -> Option<(&Path, PathBuf)> {
     is_trace.then(|| Some((profile, summaries::path_for(profile)?))).flatten()
 }
 
+/// The summary's place under `dir`: the folder the host's events were found
+/// in, relative to the opened path, under `dir`.
+fn elsewhere(dir: &Path, spec: &HostSpec, beside: &Path) -> PathBuf {
+    let found = spec.files.iter().find(|(_, _, tool)| tool.is_none()).map(|(relative, _, _)| Path::new(relative));
+    let folder = found.and_then(Path::parent).map_or_else(|| dir.to_path_buf(), |p| dir.join(p));
+    folder.join(beside.file_name().unwrap_or_default())
+}
+
 /// One host: skipped when its summary is up to date, else computed and
 /// written; `None` for trace JSON that is no PyTorch trace (it has no summary).
 fn summarize(host: &HostContext, profile: &Path, target: &Path) -> Result<Option<String>, String> {
@@ -85,6 +98,9 @@ fn summarize(host: &HostContext, profile: &Path, target: &Path) -> Result<Option
     }
     let summary = Summary::of(host, Some(source)).map_err(|e| format!("{}: {e}", profile.display()))?;
     let bytes = summary.encode();
+    if let Some(folder) = target.parent() {
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
     summaries::write_atomic(target, &bytes)?;
     Ok(Some(format!(
         "{}: written ({} bytes, {:.0} ms)",

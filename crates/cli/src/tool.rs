@@ -2,35 +2,69 @@
 //! hosts of a run, through the same entry point as the app
 //! (`proflens_analysis::registry::run`).
 
-use crate::hosts::{self, names};
+use crate::hosts::{names, Opened};
 use crate::output::{self, Format};
 use crate::Failure;
-use proflens_analysis::context::{GroupBy, Request, ToolError};
+use proflens_analysis::context::{GroupBy, Request, Tool, ToolError};
 use proflens_analysis::registry;
 use std::path::PathBuf;
 
+/// `proflens tool`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
+    /// A profile file, a run directory, a whole log directory, or a .tar / .tar.gz archive of profiles.
     pub path: PathBuf,
+    /// A tool of `proflens tools` (XProf's names: overview_page, framework_op_stats, …).
     pub tool: String,
+    /// The run, when PATH holds several; `RUN1+RUN2` combines runs captured together (their
+    /// capture windows overlap, as the run folders of one multi-host JAX job; `info` lists them).
+    #[arg(long)]
     pub run: Option<String>,
+    /// One host of the run; without it, all hosts together (XProf's "all hosts").
+    #[arg(long)]
     pub host: Option<String>,
+    /// json: Proflens's view model; csv: the main table; xprof: XProf 2.24's JSON
+    /// (graph_viewer: its long_txt HLO text); hta: HolisticTraceAnalysis 0.5.0's numbers
+    /// (PyTorch analyses HTA has); txt, svg: graph_viewer's HLO text and graph drawing;
+    /// md: the advisor's Markdown report.
+    #[arg(long, value_enum, default_value = "json")]
     pub format: Format,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// memory_viewer: the XLA module (`name(program id)`).
-    pub module: Option<String>,
-    /// op_profile: the grouping of `--format xprof`.
-    pub group_by: Grouping,
-    /// HTA's `include_last_profiler_step` for the PyTorch analyses.
+    /// PyTorch analyses that follow HTA: keep the last ProfilerStep (HTA's
+    /// include_last_profiler_step=True); by default it is left out, as HTA does.
+    #[arg(long)]
     pub include_last_step: bool,
-    /// graph_viewer: the node, the hops around it, fusions as one node.
+    /// memory_viewer, graph_viewer: the XLA module, as XProf names it (`jit_f(12)`) or by
+    /// plain name; default: the module with the most memory (graph_viewer: the most
+    /// instructions).
+    #[arg(long)]
+    pub module: Option<String>,
+    /// op_profile --format xprof: group by program (XProf's default) or by category.
+    #[arg(long, value_enum, default_value = "program")]
+    pub group_by: Grouping,
+    /// graph_viewer: the instruction to draw the graph around; default: the entry's root.
+    #[arg(long)]
     pub node: Option<String>,
+    /// graph_viewer: hops around the node (XProf's graph_width; default 3, at most 10).
+    #[arg(long)]
     pub graph_width: Option<u32>,
+    /// graph_viewer: draw each fusion as one node instead of its fused instructions.
+    #[arg(long)]
     pub merge_fusion: bool,
-    /// critical_path: only this step's path (its place, from 0).
+    /// critical_path: find only this step's path (its place among the steps, from 0;
+    /// HTA's instance_id); the other steps are listed without theirs. Default: every step's.
+    #[arg(long, value_name = "N", visible_alias = "instance")]
     pub step: Option<usize>,
-    /// critical_path: the annotation whose instances are the iterations.
+    /// critical_path: the iterations are the host events whose name contains NAME (HTA's
+    /// annotation; "" for the whole trace). Default: ProfilerStep, or on a trace without it
+    /// the longest top-level user annotation if its instances cover half the trace (else the
+    /// whole trace).
+    #[arg(long, value_name = "NAME")]
     pub annotation: Option<String>,
-    /// All hosts: threads that analyse hosts at once (`None`: one per core).
+    /// All hosts: hosts analysed at once, one per thread (default: one per core).
+    #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 }
 
@@ -58,8 +92,16 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             names(registry::TOOLS.iter().map(|t| t.id()))
         ))
     })?;
-    let mut opened = hosts::open(&args.path)?;
-    let (run, hosts) = crate::combine::choose(&mut opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
+    // Kept for the next command in a Python process (crate::session).
+    let mut opened = crate::session::open(&args.path)?;
+    let text = answer(args, tool, &mut opened);
+    crate::session::keep(&args.path, opened);
+    output::write(args.output.as_deref(), &text?)
+}
+
+/// The tool's result on the chosen hosts of `opened`, as text.
+fn answer(args: &Args, tool: &'static dyn Tool, opened: &mut Opened) -> Result<String, Failure> {
+    let (run, hosts) = crate::combine::choose(opened, args.run.as_deref(), args.host.as_deref(), &args.path)?;
     let request = Request {
         format: args.format.into(),
         module: args.module.clone(),
@@ -98,6 +140,5 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     for warning in result.model.warnings() {
         eprintln!("proflens: {}: {}", tool.id(), proflens_format::escape_controls(&warning));
     }
-    let text = result.text(request.format).map_err(|e| Failure(format!("{}: {e}", tool.id())))?;
-    output::write(args.output.as_deref(), &text)
+    result.text(request.format).map_err(|e| Failure(format!("{}: {e}", tool.id())))
 }

@@ -206,3 +206,31 @@ fn critical_path_of_an_annotation() {
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("“no such range”"));
 }
+
+/// `overview_page --format hta` prints HTA 0.5.0's temporal breakdown and
+/// comm/comp overlap of all ranks: this fixture's goldens, both variants,
+/// every rank and column, exactly (HTA rounds the shares to 2 decimals, as
+/// the output does; tests/kineto_parity.rs checks every golden's figures).
+#[test]
+fn overview_prints_htas_temporal_breakdown_and_overlap() {
+    let dir = data("kineto-multirank-sampled");
+    let d = dir.to_str().unwrap();
+    for (flags, suffix) in [(&[][..], ""), (&["--include-last-step"][..], ".include_last_step")] {
+        let mut args = vec!["tool", d, "overview_page", "--format", "hta"];
+        args.extend_from_slice(flags);
+        let ours = json(&args);
+        for (part, golden) in
+            [("temporal_breakdown", "hta_temporal_breakdown"), ("comm_comp_overlap", "hta_comm_comp_overlap")]
+        {
+            let file = dir.join("goldens").join(format!("{golden}{suffix}.json"));
+            let hta: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+            assert_eq!(ours[part]["api"], hta["api"], "{part}{suffix}");
+            assert_eq!(ours[part]["per_rank"], hta["per_rank"], "{part}{suffix}");
+        }
+        assert_eq!(ours["load"]["include_last_profiler_step"], !suffix.is_empty());
+    }
+    // An XSpace host has no HTA analysis like it.
+    let bert = common::data("xspace/external/34.83.195.179_6003.xplane.pb");
+    let out = proflens(&["tool", bert.to_str().unwrap(), "overview_page", "--format", "hta"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("HTA has no analysis like it"));
+}

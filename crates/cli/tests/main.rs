@@ -12,6 +12,7 @@ mod compare;
 mod input;
 mod kineto;
 mod legacy;
+mod library;
 mod output;
 mod perfetto;
 mod rank_summaries;

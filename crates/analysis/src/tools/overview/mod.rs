@@ -5,6 +5,7 @@
 //! Proflens's own, drawn from the TensorFlow profiler guide's best practices.
 
 pub mod distributed;
+pub mod hta_breakdowns;
 pub mod legacy;
 pub mod pytorch;
 mod tool;

@@ -1,6 +1,7 @@
 //! The overview as a registry tool: XSpace hosts (one, or all of a run),
 //! PyTorch ranks, and TensorBoard's `overview_page.pb` / overview JSON.
 
+use super::hta_breakdowns::breakdowns;
 use super::pytorch::{self, multi_rank_of, steps_csv, MultiRankOverview, OverviewPart};
 use super::{legacy, overview, to_xprof_json, OverviewPage};
 use crate::context::{
@@ -35,6 +36,11 @@ impl Tool for OverviewTool {
         }
     }
 
+    /// hta: on PyTorch traces, HTA's temporal breakdown and comm/comp overlap.
+    fn formats(&self) -> &'static [Format] {
+        &[Format::Json, Format::Csv, Format::Xprof, Format::Hta]
+    }
+
     fn inputs(&self) -> Inputs {
         Inputs {
             xspace: true,
@@ -57,6 +63,9 @@ impl Tool for OverviewTool {
             };
             return Ok(Output::new("overview_page", page));
         }
+        if host.is_kineto()? && request.format == Format::Hta {
+            return Ok(Output::new("pytorch_overview", breakdowns(&[host], request.include_last_step)?));
+        }
         if host.is_kineto()? {
             return Ok(Output::new("pytorch_overview", multi_rank_of(vec![rank_part(host)?])));
         }
@@ -64,7 +73,12 @@ impl Tool for OverviewTool {
     }
 
     fn combine(&self, hosts: &[Rc<HostContext>], request: &Request) -> Result<Output, ToolError> {
-        if hosts.first().map(|h| h.is_kineto()).transpose()? == Some(true) {
+        let kineto = hosts.first().map(|h| h.is_kineto()).transpose()? == Some(true);
+        if kineto && request.format == Format::Hta {
+            let hosts: Vec<&HostContext> = hosts.iter().map(|h| &**h).collect();
+            return Ok(Output::new("pytorch_overview", breakdowns(&hosts, request.include_last_step)?));
+        }
+        if kineto {
             let parts = hosts.iter().map(|h| rank_part(h)).collect::<Result<Vec<_>, _>>()?;
             return Ok(Output::new("pytorch_overview", multi_rank_of(parts)));
         }

@@ -1,0 +1,5 @@
+"""``python -m proflens``: the ``proflens`` command."""
+
+from ._cli import main
+
+main()
