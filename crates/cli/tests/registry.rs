@@ -2,12 +2,13 @@
 //! `proflens_analysis::registry::run`. This test opens every fixture as the
 //! app's worker does (the file's bytes behind a `HostContext`, the host named
 //! by `discover` from the name the browser gives), runs every registry
-//! tool on it, and checks that the `proflens` binary names the same host and
-//! prints the same JSON (exactly equal values) or fails where the app fails.
+//! tool on it, and checks that the CLI (the `proflens` program's library, in
+//! this process) names the same host and prints the same JSON (exactly equal
+//! values) or fails where the app fails.
 
 use crate::common;
 
-use common::{app_host, data, fixtures, proflens, spawn, untimed, NoHooks};
+use common::{app_host, data, fixtures, proflens, untimed, NoHooks};
 use proflens_analysis::context::{Format, HostContext, HostFile, Request};
 use proflens_analysis::registry;
 use serde_json::Value;
@@ -15,36 +16,32 @@ use std::rc::Rc;
 
 #[test]
 fn cli_and_app_name_hosts_alike_and_print_the_same_numbers() {
-    // The CLI's runs of one fixture go a few at a time, one per core (each
-    // reads the whole file; a run per tool at once would hold a file's model
-    // per tool), while this thread runs the same tools as the app.
-    let at_once = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // The CLI's side runs in this process through the program's library
+    // (`proflens_cli::capture`; library.rs checks it prints what the program
+    // prints), which keeps the opened fixture between tools as the Python API
+    // does: each fixture is decoded once a side, not once a tool.
     let mut compared = 0;
     for path in fixtures() {
         let host = app_host(&path);
         let p = path.to_str().unwrap();
-        for tools in registry::TOOLS.chunks(at_once) {
-            let clis: Vec<_> = tools.iter().map(|tool| spawn(&["tool", p, tool.id(), "--host", host.name()])).collect();
-            for (tool, cli) in tools.iter().zip(clis) {
-                let app = registry::run(*tool, std::slice::from_ref(&host), &Request::default())
-                    .and_then(|o| o.text(Format::Json));
-                let cli = cli.wait_with_output().expect("proflens runs");
-                match app {
-                    Ok(text) => {
-                        assert!(cli.status.success(), "{p} {}: {}", tool.id(), String::from_utf8_lossy(&cli.stderr));
-                        let (printed, value) = (untimed(&cli.stdout), untimed(text.as_bytes()));
-                        assert!(
-                            printed == value,
-                            "{p} {}: the CLI and the app differ at {}",
-                            tool.id(),
-                            difference(&printed, &value)
-                        );
-                        compared += 1;
-                    }
-                    Err(e) => {
-                        assert!(!cli.status.success(), "{p} {}: the app fails ({e}), the CLI does not", tool.id())
-                    }
+        for tool in registry::TOOLS {
+            let args = ["proflens", "tool", p, tool.id(), "--host", host.name()];
+            let cli = proflens_cli::capture(args.map(std::ffi::OsString::from));
+            let app = registry::run(*tool, std::slice::from_ref(&host), &Request::default())
+                .and_then(|o| o.text(Format::Json));
+            match app {
+                Ok(text) => {
+                    assert!(cli.error.is_none(), "{p} {}: {:?}", tool.id(), cli.error);
+                    let (printed, value) = (untimed(&cli.stdout), untimed(text.as_bytes()));
+                    assert!(
+                        printed == value,
+                        "{p} {}: the CLI and the app differ at {}",
+                        tool.id(),
+                        difference(&printed, &value)
+                    );
+                    compared += 1;
                 }
+                Err(e) => assert!(cli.error.is_some(), "{p} {}: the app fails ({e}), the CLI does not", tool.id()),
             }
         }
         // Every tool ran on this host: each shared pass ran at most once.
