@@ -50,8 +50,9 @@ def run(module, trace_dir):
         [sys.executable, "-c", NOTEBOOK.format(module=module), trace_dir],
         capture_output=True,
         text=True,
-        check=True,
     )
+    if out.returncode != 0:
+        sys.exit(f"{module} failed on {trace_dir}:\n{out.stderr.strip()[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

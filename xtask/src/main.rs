@@ -29,6 +29,7 @@ commands:
   check-arch         check the architecture from the source text: no module circles, the layer
                      order crate roots declare (//! Layers: a < b), no file over 600 lines
   dist               build the static app into dist/ (plus the single-file dist/proflens.html)
+  test-python        the Python phase of `test` alone, with the dist/ built before
   wheel              build dist/ and the Python package's wheel (the page inside) into
                      target/python/wheels: pip install it, then `proflens serve LOGDIR`
   bench-web PATH [--runs N]
@@ -46,6 +47,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("dist") => tools::ensure_build_tools().and_then(|()| dist::build().map(|_| ())),
         Some("serve") => serve_command(&args[1..]),
+        // The Python phase of `test` alone, on the dist/ built before.
+        Some("test-python") => python::test(&root().join("dist")),
         Some("wheel") => tools::ensure_build_tools()
             .and_then(|()| dist::build())
             .and_then(|dist| python::wheel(&dist, python::Build::Release).map(|_| ())),

@@ -40,7 +40,7 @@ pub fn wheel(dist: &Path, build: Build) -> Result<PathBuf, String> {
         .arg(&out)
         .current_dir(root());
     match build {
-        Build::Release => cmd.arg("--release"),
+        Build::Release => cmd.args(["--release", "--strip"]),
         Build::Tested => crate::clippy_linted(cmd.args(["--profile", "dev"])),
     };
     run(&mut cmd)?;
