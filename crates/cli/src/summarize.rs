@@ -20,7 +20,7 @@ pub fn run(path: &Path, only_run: Option<&str>, jobs: Option<usize>, output_dir:
         Some(_) => vec![crate::combine::choose(&mut opened, only_run, None, path)?.0],
         None => opened.runs.iter().collect(),
     };
-    // Each host with its profile and the summary written beside it.
+    // Each host with its profile and where its summary goes (beside it, or under DIR).
     let mut todo: Vec<(&HostSpec, &Path, PathBuf)> = Vec::new();
     for spec in runs.iter().flat_map(|r| &r.specs) {
         let Some((profile, beside)) = summarised(spec) else { continue };
