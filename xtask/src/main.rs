@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         Some("dist") => tools::ensure_build_tools().and_then(|()| dist::build().map(|_| ())),
         Some("serve") => serve_command(&args[1..]),
         // The Python phase of `test` alone, on the dist/ built before.
-        Some("test-python") => python::test(&root().join("dist")),
+        Some("test-python") => python::prepare().and_then(|()| python::test(&root().join("dist"))),
         Some("wheel") => tools::ensure_build_tools()
             .and_then(|()| dist::build())
             .and_then(|dist| python::wheel(&dist, python::Build::Release).map(|_| ())),
@@ -104,8 +104,10 @@ fn test_phases(phases: &mut Phases) -> Result<(), String> {
         // crates (warnings denied) as `cargo clippy --workspace --all-targets` checks them,
         // so they are not compiled twice. Also builds the binaries the browser tests run
         // (`proflens`, `proflens-collect`): the CLI's and the collector's tests need them.
-        ("clippy + cargo test (native)", || {
-            run(clippy_linted(Command::new("cargo").args(["test", "--workspace"])).current_dir(&root))
+        // Then the Python package's module and test venv (`python::prepare`).
+        ("clippy + cargo test (native), python module", || {
+            run(clippy_linted(Command::new("cargo").args(["test", "--workspace"])).current_dir(&root))?;
+            python::prepare()
         }),
         // Beside it (no shared build directory: cargo locks target/debug and target/<profile>
         // apart), so its single-threaded stretches (a long test, an LTO link) leave a core to
@@ -133,8 +135,8 @@ fn test_phases(phases: &mut Phases) -> Result<(), String> {
     )?;
     // Every browser test in Chromium (over CDP); in Firefox ESR (over WebDriver BiDi) the
     // files tests/browser/suites.mjs lists, which show every view and Firefox's own paths;
-    // beside Firefox's, the Python package: its wheel (linking what the native phase
-    // built) in a fresh venv, and its tests.
+    // beside Firefox's, the Python package: its wheel (the module the native half
+    // compiled, the page inside) installed in the fresh test venv, and its tests.
     phases.run("browser tests in Chromium", || browser_tests::run(Browser::Chromium, &dist))?;
     phases.run_both(
         ("browser tests in Firefox", || browser_tests::run(Browser::Firefox, &dist)),

@@ -1,6 +1,7 @@
 //! The Python package (crates/python): `cargo xtask wheel` builds its wheel
 //! with maturin, the built page inside; `cargo xtask test` builds it, installs
-//! it into a fresh venv and runs its pytest suite (crates/python/tests).
+//! it into a fresh venv and runs its pytest suite (crates/python/tests), in two
+//! halves ([`prepare`] beside the wasm build, [`test`] beside Firefox's tests).
 
 use crate::{root, run, target_dir};
 use std::path::{Path, PathBuf};
@@ -22,28 +23,12 @@ pub enum Build {
 
 /// Builds the wheel with `dist` (the built page) inside; returns its path.
 pub fn wheel(dist: &Path, build: Build) -> Result<PathBuf, String> {
-    let python = venv(&target_dir().join("python/build"), &[MATURIN], false)?;
     let page = root().join("crates/python/python/proflens/page");
-    if page.exists() {
-        std::fs::remove_dir_all(&page).map_err(|e| format!("clearing {}: {e}", page.display()))?;
-    }
+    clear(&page)?;
     copy_dir(dist, &page, &[SINGLE_FILE])?;
     let out = target_dir().join("python/wheels");
-    if out.exists() {
-        std::fs::remove_dir_all(&out).map_err(|e| format!("clearing {}: {e}", out.display()))?;
-    }
-    let maturin = python.with_file_name("maturin");
-    let mut cmd = Command::new(&maturin);
-    cmd.args(["build", "--manifest-path", "crates/python/Cargo.toml", "--interpreter"])
-        .arg(&python)
-        .arg("--out")
-        .arg(&out)
-        .current_dir(root());
-    match build {
-        Build::Release => cmd.args(["--release", "--strip"]),
-        Build::Tested => crate::clippy_linted(cmd.args(["--profile", "dev"])),
-    };
-    run(&mut cmd)?;
+    clear(&out)?;
+    maturin(build, &out)?;
     let wheel = std::fs::read_dir(&out)
         .map_err(|e| format!("{}: {e}", out.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -54,11 +39,21 @@ pub fn wheel(dist: &Path, build: Build) -> Result<PathBuf, String> {
     Ok(wheel)
 }
 
-/// Builds the wheel, installs it into a fresh venv with pandas, pytest and
-/// Ray, and runs the package's tests there.
+/// `cargo xtask test`'s first half, beside the wasm build (whose long
+/// single-threaded links leave a core free): the extension module compiled
+/// as the tested wheel's (maturin builds the package alone, so cargo's
+/// feature unification differs from the workspace's and the native phase's
+/// builds are not reused), and the fresh test venv with its packages.
+pub fn prepare() -> Result<(), String> {
+    maturin(Build::Tested, &target_dir().join("python/compiled"))?;
+    venv(&test_venv(), TEST_PACKAGES, true).map(|_| ())
+}
+
+/// The second half, once the page is built: the wheel (maturin finds the
+/// module compiled), installed into the test venv, and the package's tests.
 pub fn test(dist: &Path) -> Result<(), String> {
     let wheel = wheel(dist, Build::Tested)?;
-    let python = venv(&target_dir().join("python/test"), TEST_PACKAGES, true)?;
+    let python = test_venv().join("bin/python");
     run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--no-deps"]).arg(&wheel))?;
     run(Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "crates/python/tests"])
@@ -67,11 +62,39 @@ pub fn test(dist: &Path) -> Result<(), String> {
         .current_dir(root()))
 }
 
+fn test_venv() -> PathBuf {
+    target_dir().join("python/test")
+}
+
+/// Runs maturin (from a venv of its own) on the package, the wheel to `out`.
+fn maturin(build: Build, out: &Path) -> Result<(), String> {
+    let python = venv(&target_dir().join("python/build"), &[MATURIN], false)?;
+    let mut cmd = Command::new(python.with_file_name("maturin"));
+    cmd.args(["build", "--manifest-path", "crates/python/Cargo.toml", "--interpreter"])
+        .arg(&python)
+        .arg("--out")
+        .arg(out)
+        .current_dir(root());
+    match build {
+        Build::Release => cmd.args(["--release", "--strip"]),
+        Build::Tested => crate::clippy_linted(cmd.args(["--profile", "dev"])),
+    };
+    run(&mut cmd)
+}
+
+/// Removes the folder `dir` if it is there.
+fn clear(dir: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("clearing {}: {e}", dir.display())),
+        _ => Ok(()),
+    }
+}
+
 /// A venv at `dir` with `packages` (made fresh when `fresh`); its python.
 fn venv(dir: &Path, packages: &[&str], fresh: bool) -> Result<PathBuf, String> {
     let python = dir.join("bin/python");
-    if fresh && dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| format!("clearing {}: {e}", dir.display()))?;
+    if fresh {
+        clear(dir)?;
     }
     if !python.exists() {
         run(Command::new("python3").args(["-m", "venv"]).arg(dir))?;
