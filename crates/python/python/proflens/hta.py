@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ._api import _pandas
+from ._api import Profile, _pandas
 from ._run import flags, run_json
 
 if TYPE_CHECKING:
@@ -151,11 +151,10 @@ class TraceAnalysis:
         ``annotation`` (``instance_id``: only that one, from 0). HTA returns its
         graph object; this returns the path as a table (a row per segment, as
         ``proflens tool ... critical_path --format csv``) and whether one was found."""
-        ranks = self._hta("queue_length")["load"]["ranks"]
+        self._breakdown("temporal_breakdown")
+        ranks = self._breakdowns["load"]["ranks"] if self._breakdowns else {}
         if str(rank) not in ranks:
             raise ValueError(f"no rank {rank}; the ranks are: {', '.join(ranks)}")
-        from ._api import Profile
-
         options = {"host": ranks[str(rank)], "annotation": annotation, "step": instance_id}
         result = Profile(self.trace_dir).tool("critical_path", **options)
         path = result.to_pandas()
