@@ -103,7 +103,11 @@ class Profile:
 
     def files(self, host: str, run: str | None = None) -> list[str]:
         """The files ``host`` of ``run`` (default :attr:`run`) is read from."""
-        return list(self._files[run or self.run or ""][host])
+        run = run or self.run or ""
+        for part in run.split("+"):
+            if host in self._files.get(part, {}):
+                return list(self._files[part][host])
+        raise ProflensError(f"run {run!r} has no host {host!r}")
 
     def _where(self, run: str | None, host: str | None) -> list[str]:
         run = run if run is not None else self.run
