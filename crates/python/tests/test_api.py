@@ -65,6 +65,8 @@ def test_runs_hosts_and_files():
     assert p.runs == ["kineto-multirank-sampled"] and p.run == p.runs[0]
     assert p.hosts == ["sampled_rank-0", "sampled_rank-1"]
     assert p.files("sampled_rank-1")[0].endswith("sampled_rank-1.json.gz")
+    with pytest.raises(proflens.ProflensError, match="no host 'nope'"):
+        p.files("nope")
     several = proflens.open(XSPACE_RUN.parent)
     assert len(several.runs) >= 5 and several.run is None
     with pytest.raises(proflens.ProflensError, match="choose one"):
