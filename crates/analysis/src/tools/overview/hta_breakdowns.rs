@@ -7,7 +7,7 @@
 
 use super::distributed::{rank_view, RankView, Scope};
 use crate::context::{HostContext, Rendered, ToolError};
-use crate::passes::kineto::{hta, KinetoIndex};
+use crate::passes::kineto::KinetoIndex;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -37,7 +37,8 @@ pub fn breakdowns(hosts: &[&HostContext], include_last_step: bool) -> Result<Hta
     let mut ranks = Vec::new();
     for host in hosts {
         let view = rank_view(&hta_rounded(&*host.kineto()?), host.name(), scope);
-        let rank = view.rank.or_else(|| host.profile().ok().and_then(|p| hta::rank(&p))).unwrap_or(0);
+        // The index's rank is the host plane's `rank` stat, as HTA's rank (`hta::rank`) reads it.
+        let rank = view.rank.unwrap_or(0);
         ranks.push((rank, host.name().to_string(), view));
     }
     ranks.sort_by_key(|(rank, _, _)| *rank);
